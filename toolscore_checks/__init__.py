@@ -1,0 +1,1 @@
+"""Judges: one module per evidence check, and the metrics in ``metrics``."""

@@ -1,0 +1,1 @@
+"""Metrics: one module per metric, each a registered plugin."""

@@ -1,0 +1,24 @@
+"""cost_metrics: total and mean call cost in USD, measured / partial / unknown."""
+
+from __future__ import annotations
+
+from toolscore_checks.metrics._measured import summarize
+from toolscore_core.evaluation import EvaluationContext
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Metric, MetricOutcome
+
+
+def compute(context: EvaluationContext) -> MetricOutcome:
+    value = summarize([c.cost for c in context.calls], "total_cost")
+    value["run_cost"] = context.trace.run_cost
+    return MetricOutcome(value=value, score=None)
+
+
+@hookimpl
+def toolscore_register_metrics() -> list[Metric]:
+    return [Metric(
+        id="cost_metrics",
+        description="Per-call cost in USD: status measured/partial/unknown; totals cover the "
+                    "priced calls and are null when none is priced. run_cost is a run total.",
+        compute=compute, weightable=False,
+    )]

@@ -1,0 +1,27 @@
+"""selection_accuracy: the share of calls made to a tool the contract expects."""
+
+from __future__ import annotations
+
+from toolscore_core.evaluation import EvaluationContext
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Metric, MetricOutcome
+
+
+def compute(context: EvaluationContext) -> MetricOutcome:
+    calls, expected = context.calls, context.expected
+    if not calls:
+        value = 1.0 if not expected else 0.0
+    else:
+        tools = {call.tool for call in expected}
+        value = sum(1 for call in calls if call.tool in tools) / len(calls)
+    return MetricOutcome(value=value, score=value)
+
+
+@hookimpl
+def toolscore_register_metrics() -> list[Metric]:
+    return [Metric(
+        id="selection_accuracy",
+        description="Share of calls made to a tool the contract expects "
+                    "(no calls: 1.0 when none were expected, else 0.0).",
+        compute=compute, default_weight=0.4,
+    )]

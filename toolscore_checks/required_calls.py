@@ -1,0 +1,54 @@
+"""required-calls: every required call was made and did not fail."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_core.evaluation import EvaluationContext
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Check, CheckOutcome
+
+
+def run(context: EvaluationContext) -> CheckOutcome:
+    required = [i for i, call in enumerate(context.expected) if call.required]
+    if not required:
+        return CheckOutcome("unknown", "nothing was required: the contract has no required call")
+    paired = {pair.expected: pair.actual for pair in context.pairing.pairs}
+    missing: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    no_outcome: list[dict[str, Any]] = []
+    for i in required:
+        tool = context.expected[i].tool
+        j = paired.get(i)
+        if j is None:
+            missing.append({"expected": i, "tool": tool})
+            continue
+        status = context.calls[j].is_error
+        if status is True:
+            failed.append({"expected": i, "call": j, "tool": tool})
+        elif status is None:
+            no_outcome.append({"expected": i, "call": j, "tool": tool})
+    details = {"required": len(required), "missing": missing, "failed": failed,
+               "no_outcome": no_outcome}
+    if missing or failed:
+        parts = []
+        if missing:
+            parts.append("not made: " + ", ".join(m["tool"] for m in missing))
+        if failed:
+            parts.append("failed: " + ", ".join(f["tool"] for f in failed))
+        return CheckOutcome("fail", "; ".join(parts), details)
+    if no_outcome:
+        return CheckOutcome(
+            "unknown",
+            f"{len(no_outcome)} required call(s) were made but the trace has no result or "
+            "error for them: " + ", ".join(n["tool"] for n in no_outcome),
+            {**details, "results": "missing"},
+        )
+    return CheckOutcome("pass", f"all {len(required)} required call(s) made and succeeded",
+                        details)
+
+
+@hookimpl
+def toolscore_register_checks() -> list[Check]:
+    return [Check(id="required-calls",
+                  description="Every required call was made and did not fail.", run=run)]

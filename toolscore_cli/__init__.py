@@ -1,0 +1,1 @@
+"""The ``toolscore`` command line: one module per command group, loaded on demand."""

@@ -1,0 +1,81 @@
+"""``toolscore eval``: evaluate one trace against a contract."""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO, cast
+
+import click
+
+from toolscore_cli import console
+from toolscore_cli.options import format_option, parse_fail_under, weight_option, weights_from
+from toolscore_core.atomic import atomic_writer
+from toolscore_core.errors import InputError
+
+
+def _final_answer(value: str | None) -> str | None:
+    """``--final-answer TEXT`` or ``@file``."""
+    if value is None or not value.startswith("@"):
+        return value
+    from toolscore_core.documents import read_bytes
+
+    path = value[1:]
+    try:
+        return read_bytes(path, what="final answer file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=path, fix="save the file as UTF-8") from None
+
+
+@click.command("eval")
+@click.argument("gold", type=click.Path(dir_okay=False))
+@click.argument("trace", type=click.Path(dir_okay=False))
+@format_option
+@click.option("--explain-format", is_flag=True, help="Say which format read the trace and why.")
+@weight_option
+@click.option("--fail-under", metavar="SCORE|GRADE",
+              help="Exit 1 when the score is below this (0.85, 85% or a grade like B).")
+@click.option("--json", "json_path", metavar="PATH|-", help="Write the JSON report (- = stdout).")
+@click.option("--forbidden", "forbidden_path", type=click.Path(dir_okay=False),
+              help="Forbidden-call rules (JSON or YAML).")
+@click.option("--final-answer", metavar="TEXT|@FILE",
+              help="The agent's final answer (else the one in the trace).")
+@click.option("--injected", "injected_path", type=click.Path(dir_okay=False),
+              help="What a recording proxy planted (injected.json).")
+@click.option("--honesty-config", "honesty_path", type=click.Path(dir_okay=False),
+              help="Words and tool names the honesty checks use (YAML or JSON).")
+@click.option("--validate-side-effects", is_flag=True,
+              help="Probe the side effects the contract declares.")
+@click.pass_context
+def eval_command(
+    ctx: click.Context, gold: str, trace: str, trace_format: str, explain_format: bool,
+    weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
+    forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
+    honesty_path: str | None, validate_side_effects: bool,
+) -> None:
+    """Evaluate TRACE against the contract GOLD and print the verdict."""
+    from toolscore_core.evaluation import evaluate_files
+    from toolscore_core.plugins import default_registry
+
+    threshold = parse_fail_under(fail_under) if fail_under is not None else None
+    registry = default_registry()
+    evaluation = evaluate_files(
+        gold, trace, trace_format=trace_format, weights=weights_from(weights),
+        forbidden_path=forbidden_path, final_answer=_final_answer(final_answer),
+        injected_path=injected_path, honesty_config_path=honesty_path,
+        validate_side_effects=validate_side_effects, registry=registry,
+    )
+    out = console.stderr() if json_path == "-" else console.stdout()
+    if explain_format and evaluation.format is not None:
+        out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
+                  markup=False)
+    registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
+    if json_path:
+        writer = registry.report_writers["json"]
+        if json_path == "-":
+            writer.write(evaluation, sys.stdout)
+        else:
+            with atomic_writer(json_path) as handle:
+                writer.write(evaluation, cast(TextIO, handle))
+    if threshold is not None and (evaluation.score is None or evaluation.score < threshold):
+        out.print(f"score below --fail-under {fail_under}", markup=False)
+        ctx.exit(1)

@@ -1,0 +1,43 @@
+"""Options and parsers several commands share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from toolscore_core.errors import InputError
+from toolscore_core.scoring import GRADES, parse_weight
+
+
+def weights_from(values: Sequence[str]) -> dict[str, float] | None:
+    """``--weight NAME=VALUE`` options as a mapping (None when none were given)."""
+    if not values:
+        return None
+    return dict(parse_weight(v) for v in values)
+
+
+def parse_fail_under(text: str) -> float:
+    """A score threshold: ``0.85``, ``85%`` or a grade letter (``B`` = 0.8)."""
+    value = text.strip()
+    letters = dict(GRADES)
+    if value.upper() in letters:
+        return letters[value.upper()]
+    try:
+        number = float(value[:-1]) / 100 if value.endswith("%") else float(value)
+    except ValueError:
+        number = -1.0
+    if not 0.0 <= number <= 1.0:
+        raise InputError(f"bad threshold {text!r}", place="--fail-under",
+                         fix="give a score 0..1, a percentage like 85%, or a grade A-D")
+    return number
+
+
+weight_option = click.option(
+    "--weight", "weights", multiple=True, metavar="NAME=VALUE",
+    help="Override a metric's weight (repeatable); weights are renormalized to sum 1.",
+)
+format_option = click.option(
+    "--format", "trace_format", default="auto", show_default=True, metavar="ID",
+    help="Trace format id (see `toolscore formats`), or auto to decide by content.",
+)

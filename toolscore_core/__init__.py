@@ -1,0 +1,1 @@
+"""toolscore's engine: hook contracts, records, plugin manager, evaluation pipeline."""

@@ -1,0 +1,57 @@
+"""Canonical JSON and SHA-256: the one rule every toolscore hash follows."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+from toolscore_core.errors import CanonicalJSONError
+
+_CHUNK = 1 << 20
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, separators ``,`` and ``:``, UTF-8 characters kept, NaN/infinity refused."""
+    try:
+        return json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except ValueError as exc:
+        raise CanonicalJSONError(
+            f"no canonical JSON for this value ({exc}); NaN and infinities are refused"
+        ) from None
+    except TypeError as exc:
+        raise CanonicalJSONError(f"no canonical JSON for this value ({exc})") from None
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The canonical JSON of ``value`` as UTF-8 bytes."""
+    return canonical_json(value).encode("utf-8")
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of ``data`` in lowercase hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_sha256(value: Any) -> str:
+    """SHA-256 of the canonical JSON of ``value``."""
+    return sha256_hex(canonical_bytes(value))
+
+
+def file_sha256(path: str | os.PathLike[str]) -> tuple[str, int]:
+    """SHA-256 and size of a file's bytes on disk, read in 1 MiB chunks."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb", buffering=0) as handle:
+        buffer = bytearray(_CHUNK)
+        view = memoryview(buffer)
+        while True:
+            n = handle.readinto(buffer)
+            if not n:
+                break
+            digest.update(view[:n])
+            size += n
+    return digest.hexdigest(), size

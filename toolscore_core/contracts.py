@@ -1,0 +1,181 @@
+"""Contracts (gold files): expected calls, forbidden rules and side effects, validated."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolscore_core.documents import load_document, type_name
+from toolscore_core.errors import InputError
+from toolscore_core.matchers import Matcher, from_json, to_json
+from toolscore_core.models import Contract, ExpectedCall, ForbiddenRule, SideEffect
+
+CONTRACT_KEYS = ("expected", "forbidden", "side_effects", "name", "description")
+EXPECTED_KEYS = ("tool", "args", "required", "description")
+FORBIDDEN_KEYS = ("tool", "args", "reason")
+SIDE_EFFECT_TYPES = ("file_exists", "file_contains", "http_get", "sqlite_query")
+
+
+def load_contract(path: str | os.PathLike[str]) -> Contract:
+    """Read a gold file (JSON or YAML) into a Contract."""
+    return parse_contract(load_document(path, what="gold file"), file=str(path))
+
+
+def parse_contract(data: Any, *, file: str | None = None) -> Contract:
+    """A Contract from decoded JSON/YAML: a list of expected calls, or an object."""
+    if isinstance(data, Contract):
+        return data
+    if isinstance(data, list | tuple):
+        return Contract(expected=parse_expected(data, file=file, path="$"))
+    if not isinstance(data, Mapping):
+        raise InputError(
+            f"a contract is a list of expected calls or an object, not {type_name(data)}",
+            file=file, place="$",
+            fix='write [{"tool": "name", "args": {...}}] or {"expected": [...]}',
+        )
+    _refuse_unknown(data, CONTRACT_KEYS, file=file, path="$")
+    if "expected" not in data:
+        raise InputError('missing "expected"', file=file, place="$",
+                         fix='add "expected": [...] (the expected calls)')
+    return Contract(
+        expected=parse_expected(data["expected"], file=file, path="$.expected"),
+        forbidden=parse_forbidden(data.get("forbidden") or [], file=file, path="$.forbidden"),
+        side_effects=parse_side_effects(data.get("side_effects") or [], file=file,
+                                        path="$.side_effects"),
+    )
+
+
+def parse_expected(
+    items: Any, *, file: str | None = None, path: str = "$"
+) -> tuple[ExpectedCall, ...]:
+    """Expected calls from a list of objects or ExpectedCall records."""
+    if not isinstance(items, list | tuple):
+        raise InputError(f"expected calls must be a list, not {type_name(items)}", file=file,
+                         place=path, fix='write [{"tool": "name", "args": {...}}]')
+    calls = []
+    for i, item in enumerate(items):
+        where = f"{path}[{i}]"
+        if isinstance(item, ExpectedCall):
+            calls.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise InputError(f"an expected call is an object, not {type_name(item)}", file=file,
+                             place=where, fix='write {"tool": "name", "args": {...}}')
+        _refuse_unknown(item, EXPECTED_KEYS, file=file, path=where)
+        tool = item.get("tool")
+        if not isinstance(tool, str) or not tool:
+            raise InputError('"tool" must be a non-empty string', file=file, place=where,
+                             fix='add "tool": "<tool name>"')
+        args = item.get("args")
+        if args is not None and not isinstance(args, Mapping):
+            raise InputError(f'"args" must be an object, not {type_name(args)}', file=file,
+                             place=f"{where}.args",
+                             fix='write "args": {...}, or omit it to not check arguments')
+        required = item.get("required", True)
+        if not isinstance(required, bool):
+            raise InputError('"required" must be true or false', file=file,
+                             place=f"{where}.required")
+        description = item.get("description")
+        if description is not None and not isinstance(description, str):
+            raise InputError('"description" must be a string', file=file,
+                             place=f"{where}.description")
+        calls.append(ExpectedCall(
+            tool=tool,
+            args=None if args is None else _matchers(args, file=file, path=f"{where}.args"),
+            required=required,
+            description=description,
+        ))
+    return tuple(calls)
+
+
+def parse_forbidden(
+    items: Any, *, file: str | None = None, path: str = "$"
+) -> tuple[ForbiddenRule, ...]:
+    """Forbidden-call rules: a list of ``{"tool", "args", "reason"}`` objects.
+
+    ``{"forbidden": [...]}`` is read the same way.
+    """
+    if isinstance(items, Mapping) and set(items) == {"forbidden"}:
+        items, path = items["forbidden"], f"{path}.forbidden"
+    if not isinstance(items, list | tuple):
+        raise InputError(f"forbidden rules must be a list, not {type_name(items)}", file=file,
+                         place=path, fix='write [{"tool": "name", "reason": "why"}]')
+    rules = []
+    for i, item in enumerate(items):
+        where = f"{path}[{i}]"
+        if isinstance(item, ForbiddenRule):
+            rules.append(item)
+            continue
+        if not isinstance(item, Mapping):
+            raise InputError(f"a forbidden rule is an object, not {type_name(item)}", file=file,
+                             place=where, fix='write {"tool": "name", "reason": "why"}')
+        _refuse_unknown(item, FORBIDDEN_KEYS, file=file, path=where)
+        tool = _matchers(item.get("tool"), file=file, path=f"{where}.tool")
+        if not (isinstance(tool, Matcher) or (isinstance(tool, str) and tool)):
+            raise InputError('"tool" must be a tool name or a matcher', file=file, place=where,
+                             fix='add "tool": "<tool name>"')
+        args = item.get("args")
+        if args is not None and not isinstance(args, Mapping):
+            raise InputError(f'"args" must be an object, not {type_name(args)}', file=file,
+                             place=f"{where}.args")
+        reason = item.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise InputError('"reason" must be a string', file=file, place=f"{where}.reason")
+        rules.append(ForbiddenRule(
+            tool=tool,
+            args=None if args is None else _matchers(args, file=file, path=f"{where}.args"),
+            reason=reason,
+        ))
+    return tuple(rules)
+
+
+def parse_side_effects(
+    items: Any, *, file: str | None = None, path: str = "$"
+) -> tuple[SideEffect, ...]:
+    """Declared side effects: a list of ``{"type": ..., ...}`` objects."""
+    if not isinstance(items, list | tuple):
+        raise InputError(f"side effects must be a list, not {type_name(items)}", file=file,
+                         place=path, fix='write [{"type": "file_exists", "path": "..."}]')
+    effects = []
+    for i, item in enumerate(items):
+        where = f"{path}[{i}]"
+        if isinstance(item, SideEffect):
+            effects.append(item)
+            continue
+        if not isinstance(item, Mapping) or item.get("type") not in SIDE_EFFECT_TYPES:
+            raise InputError('a side effect needs "type"', file=file, place=where,
+                             fix=f"use one of {', '.join(SIDE_EFFECT_TYPES)}")
+        spec = {k: v for k, v in item.items() if k not in ("type", "description")}
+        effects.append(SideEffect(type=item["type"], spec=spec,
+                                  description=item.get("description")))
+    return tuple(effects)
+
+
+def contract_json(contract: Contract) -> list[dict[str, Any]]:
+    """The expected calls in JSON form (matchers as ``{"$...": ...}``), for hashing."""
+    return [expected_call_json(call) for call in contract.expected]
+
+
+def expected_call_json(call: ExpectedCall) -> dict[str, Any]:
+    data: dict[str, Any] = {"tool": call.tool, "required": call.required}
+    if call.args is not None:
+        data["args"] = to_json(call.args)
+    if call.description is not None:
+        data["description"] = call.description
+    return data
+
+
+def _matchers(value: Any, *, file: str | None, path: str) -> Any:
+    if isinstance(value, Matcher):
+        return value
+    return from_json(value, path=path, file=file)
+
+
+def _refuse_unknown(item: Mapping[str, Any], allowed: Iterable[str], *, file: str | None,
+                    path: str) -> None:
+    allowed = tuple(allowed)
+    for key in item:
+        if key not in allowed:
+            raise InputError(f"unknown key {key!r}", file=file, place=f"{path}.{key}",
+                             fix=f"use only {', '.join(allowed)}")

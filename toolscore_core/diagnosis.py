@@ -1,0 +1,49 @@
+"""What went wrong, in sentences: missing, unexpected, mismatched and failed calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_core.evaluation import Evaluation
+from toolscore_core.matchers import to_repr, values_match
+from toolscore_core.redaction import redact_text
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(to_repr(value))
+    text = redact_text(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
+    """Problems in order of weight: missing required calls, failures, arguments, extras."""
+    ctx = evaluation.context
+    expected, calls, pairing = ctx.expected, ctx.calls, ctx.pairing
+    out: list[str] = []
+    for i in pairing.unpaired_expected:
+        kind = "required call" if expected[i].required else "expected call"
+        out.append(f"missing {kind} #{i} {expected[i].tool}")
+    for j, call in enumerate(calls):
+        if call.is_error:
+            detail = f": {_short(call.error)}" if call.error else ""
+            out.append(f"call #{j} {call.tool} failed{detail}")
+    for pair in pairing.pairs:
+        want = expected[pair.expected].args
+        if want is None or pair.score >= 1.0:
+            continue
+        got = calls[pair.actual].args or {}
+        diffs = []
+        for name, value in want.items():
+            if name not in got:
+                diffs.append(f"{name} missing")
+            elif not values_match(value, got[name]):
+                diffs.append(f"{name}: expected {_short(value, 30)}, got {_short(got[name], 30)}")
+        diffs.extend(f"{name} unexpected" for name in got if name not in want)
+        out.append(f"call #{pair.actual} {calls[pair.actual].tool} arguments differ: "
+                   + "; ".join(diffs[:4]) + (" …" if len(diffs) > 4 else ""))
+    for j in pairing.unpaired_actual:
+        out.append(f"unexpected call #{j} {calls[j].tool}")
+    for j, call in enumerate(calls):
+        if call.raw_args is not None:
+            out.append(f"call #{j} {call.tool} has arguments that are not a JSON object")
+    return out if limit is None else out[:limit]

@@ -1,0 +1,371 @@
+"""The evaluation pipeline: trace + contract -> pairing -> metrics -> checks -> score."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+from attrs import field, frozen
+
+from toolscore_core.canonical import canonical_sha256
+from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
+from toolscore_core.documents import load_document
+from toolscore_core.errors import InputError
+from toolscore_core.matchers import to_repr
+from toolscore_core.models import (
+    STATUSES,
+    CheckOutcome,
+    CheckResult,
+    Contract,
+    ExpectedCall,
+    ForbiddenRule,
+    MetricOutcome,
+    MetricResult,
+    PluginInfo,
+    ToolCall,
+    Trace,
+)
+from toolscore_core.pairing import Pairing, pair_calls
+from toolscore_core.plugins import Registry, default_registry
+from toolscore_core.redaction import redact
+from toolscore_core.scoring import composite, grade_for, resolve_weights
+from toolscore_core.traces import AUTO, FormatChoice, load_trace, parse_trace
+
+SCHEMA_VERSION = "2"
+
+
+@frozen
+class Options:
+    """Inputs beyond the contract and the trace that checks may use."""
+
+    forbidden: tuple[ForbiddenRule, ...] = ()
+    """Forbidden-call rules (from ``--forbidden`` and the contract)."""
+    injected: Mapping[str, Any] | None = None
+    """What a recording proxy planted (``--injected``): faults and prompt injections."""
+    honesty: Mapping[str, Any] | None = None
+    """Words and tool names the honesty checks use (``--honesty-config``)."""
+    validate_side_effects: bool = False
+    """Whether declared side effects are probed."""
+    judge_model: str | None = None
+    """The LLM judge model, when one was asked for (none by default)."""
+
+
+@frozen
+class EvaluationContext:
+    """Everything a metric or a check may look at; built once per evaluation."""
+
+    contract: Contract
+    trace: Trace
+    final_answer: str | None
+    """The final answer given with ``--final-answer``, else the trace's."""
+    pairing: Pairing
+    options: Options = field(factory=Options)
+
+    @property
+    def expected(self) -> tuple[ExpectedCall, ...]:
+        return self.contract.expected
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        return self.trace.calls
+
+
+@frozen
+class Coverage:
+    """How much of the trace holds the evidence."""
+
+    calls: int
+    with_outcome: int
+    with_duration: int
+    with_cost: int
+    final_answer_known: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "with_outcome": self.with_outcome,
+                "with_duration": self.with_duration, "with_cost": self.with_cost,
+                "final_answer_known": self.final_answer_known}
+
+
+@frozen
+class Evidence:
+    """The checks' results, in order, and their counts."""
+
+    checks: tuple[CheckResult, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        for result in self.checks:
+            counts[result.status] += 1
+        return counts
+
+    def summary(self) -> str:
+        """``Evidence: 4 pass, 0 fail, 3 unknown``."""
+        c = self.counts
+        return f"Evidence: {c['pass']} pass, {c['fail']} fail, {c['unknown']} unknown"
+
+    def get(self, check_id: str) -> CheckResult | None:
+        return next((r for r in self.checks if r.check == check_id), None)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.checks)
+
+    def __len__(self) -> int:
+        return len(self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"counts": self.counts, "checks": [r.to_dict() for r in self.checks]}
+
+
+@frozen
+class Evaluation:
+    """The result of one evaluation. ``to_dict()`` is the complete, deterministic record."""
+
+    context: EvaluationContext
+    weights: Mapping[str, float]
+    metric_results: tuple[MetricResult, ...]
+    evidence: Evidence
+    score: float | None
+    unscored: tuple[str, ...]
+    """Weighted metrics left out of the score because their value is unknown."""
+    format: FormatChoice | None
+    plugins: tuple[PluginInfo, ...]
+    """The plugins that took part: the format's, every metric's and every check's."""
+    format_plugin: PluginInfo | None = None
+    """The plugin of the trace format that read the trace (None for in-memory calls)."""
+
+    @property
+    def grade(self) -> str | None:
+        return None if self.score is None else grade_for(self.score)
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return {r.id: r.value for r in self.metric_results}
+
+    @property
+    def trace(self) -> Trace:
+        return self.context.trace
+
+    @property
+    def contract(self) -> Contract:
+        return self.context.contract
+
+    @property
+    def final_answer(self) -> str | None:
+        return self.context.final_answer
+
+    @property
+    def required_call_recall(self) -> float | None:
+        value = self.metrics.get("required_call_recall")
+        return value if isinstance(value, int | float) else None
+
+    @property
+    def coverage(self) -> Coverage:
+        calls = self.context.calls
+        return Coverage(
+            calls=len(calls),
+            with_outcome=sum(1 for c in calls if c.is_error is not None),
+            with_duration=sum(1 for c in calls if c.duration is not None),
+            with_cost=sum(1 for c in calls if c.cost is not None),
+            final_answer_known=self.context.final_answer is not None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The complete record (schema_version "2"), credentials redacted."""
+        return dict(self._record)
+
+    @cached_property
+    def _record(self) -> dict[str, Any]:
+        trace = self.context.trace
+        record = {
+            "schema_version": SCHEMA_VERSION,
+            "score": self.score,
+            "grade": self.grade,
+            "weights": dict(self.weights),
+            "unscored": list(self.unscored),
+            "required_call_recall": self.required_call_recall,
+            "metrics": self.metrics,
+            "evidence": self.evidence.to_dict(),
+            "coverage": self.coverage.to_dict(),
+            "calls": {
+                "expected": [_expected_dict(c) for c in self.context.expected],
+                "actual": [call_dict(c) for c in self.context.calls],
+            },
+            "final_answer": self.context.final_answer,
+            "trace": {
+                "format": trace.format,
+                "model": trace.model,
+                "usage": None if trace.usage is None else dict(trace.usage),
+                "run_cost": trace.run_cost,
+                "run_duration": trace.run_duration,
+                "notes": list(trace.notes),
+            },
+            "plugins": [p.to_dict() for p in self.plugins],
+            "provenance": {
+                "format": None if self.format_plugin is None else self.format_plugin.name,
+                "metrics": {r.id: r.plugin.name for r in self.metric_results},
+            },
+        }
+        redacted: dict[str, Any] = redact(record)
+        return redacted
+
+    @property
+    def record_sha256(self) -> str:
+        """SHA-256 of the canonical JSON of ``to_dict()``."""
+        return canonical_sha256(self._record)
+
+
+def call_dict(call: ToolCall) -> dict[str, Any]:
+    """A ToolCall as JSON, every field present (null where absent)."""
+    return {
+        "id": call.id, "tool": call.tool, "args": call.args, "raw_args": call.raw_args,
+        "result": call.result, "is_error": call.is_error, "error": call.error,
+        "duration": call.duration, "cost": call.cost, "timestamp": call.timestamp,
+    }
+
+
+def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
+    return {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
+            "required": call.required, "description": call.description}
+
+
+def _as_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:
+    if all(isinstance(c, ToolCall) for c in items):
+        return tuple(items)
+    return None
+
+
+def evaluate(
+    expected: Any,
+    actual: Any,
+    *,
+    weights: Mapping[str, float] | None = None,
+    forbidden: Any = None,
+    final_answer: str | None = None,
+    trace_format: str = AUTO,
+    injected: Mapping[str, Any] | None = None,
+    honesty_config: Mapping[str, Any] | None = None,
+    validate_side_effects: bool = False,
+    registry: Registry | None = None,
+) -> Evaluation:
+    """Evaluate ``actual`` (a Trace, ToolCalls, or any trace document) against ``expected``.
+
+    ``expected`` is a Contract, a list of expected calls (dicts or ExpectedCall), or a
+    contract object. ``weights`` override the default weights and are renormalized.
+    """
+    registry = registry or default_registry()
+    contract = parse_contract(expected)
+    choice: FormatChoice | None = None
+    if isinstance(actual, Trace):
+        trace = actual
+    elif isinstance(actual, list | tuple) and actual and _as_calls(actual) is not None:
+        trace = Trace(calls=tuple(actual))
+    else:
+        trace, choice = parse_trace(actual, trace_format=trace_format, registry=registry)
+    rules = contract.forbidden + (parse_forbidden(forbidden) if forbidden is not None else ())
+    options = Options(forbidden=rules, injected=injected, honesty=honesty_config,
+                      validate_side_effects=validate_side_effects)
+    return run_evaluation(contract, trace, options=options, weights=weights,
+                          final_answer=final_answer, choice=choice, registry=registry)
+
+
+def run_evaluation(
+    contract: Contract, trace: Trace, *, options: Options, weights: Mapping[str, float] | None,
+    final_answer: str | None, choice: FormatChoice | None, registry: Registry,
+) -> Evaluation:
+    """Run every metric and check of ``registry`` on a parsed contract and trace."""
+    normalized = resolve_weights(registry.metrics, weights)
+    context = EvaluationContext(
+        contract=contract, trace=trace,
+        final_answer=final_answer if final_answer is not None else trace.final_answer,
+        pairing=pair_calls(contract.expected, trace.calls), options=options,
+    )
+    metric_results = tuple(_run_metric(m, context) for m in registry.metrics.values())
+    checks = tuple(r for r in (_run_check(c, context) for c in registry.checks.values()) if r)
+    score, unscored = composite(metric_results, normalized)
+    used: dict[str, PluginInfo] = {}
+    fmt_plugin = None
+    if trace.format and trace.format in registry.trace_formats:
+        fmt_plugin = registry.trace_formats[trace.format].plugin
+        if fmt_plugin:
+            used[fmt_plugin.name] = fmt_plugin
+    for plugin in [r.plugin for r in metric_results] + [c.plugin for c in checks]:
+        used.setdefault(plugin.name, plugin)
+    return Evaluation(
+        context=context, weights=normalized, metric_results=metric_results,
+        evidence=Evidence(checks=checks), score=score, unscored=unscored, format=choice,
+        plugins=tuple(sorted(used.values(), key=lambda p: p.name)), format_plugin=fmt_plugin,
+    )
+
+
+def _run_metric(metric: Any, context: EvaluationContext) -> MetricResult:
+    plugin = metric.plugin or PluginInfo(name="unknown")
+    try:
+        outcome = metric.compute(context)
+        if not isinstance(outcome, MetricOutcome):
+            outcome = MetricOutcome(value=outcome)
+    except Exception as exc:  # a broken metric is unknown, never a number
+        return MetricResult(id=metric.id, value={"error": f"{type(exc).__name__}: {exc}"},
+                            score=None, plugin=plugin)
+    return MetricResult(id=metric.id, value=outcome.value, score=outcome.score, plugin=plugin)
+
+
+def _run_check(check: Any, context: EvaluationContext) -> CheckResult | None:
+    plugin = check.plugin or PluginInfo(name="unknown")
+    try:
+        outcome = check.run(context)
+    except Exception as exc:  # a check that raises is unknown, never pass
+        return CheckResult(check=check.id, status="unknown",
+                           reason=f"the check raised {type(exc).__name__}: {exc}",
+                           details={"exception": type(exc).__name__}, plugin=plugin)
+    if outcome is None:
+        return None
+    if not isinstance(outcome, CheckOutcome) or outcome.status not in STATUSES:
+        return CheckResult(check=check.id, status="unknown",
+                           reason=f"the check returned {outcome!r}, not a CheckOutcome",
+                           details={}, plugin=plugin)
+    return CheckResult(check=check.id, status=outcome.status, reason=outcome.reason,
+                       details=dict(outcome.details), plugin=plugin)
+
+
+def evaluate_files(
+    gold_path: str | os.PathLike[str],
+    trace_path: str | os.PathLike[str],
+    *,
+    trace_format: str = AUTO,
+    weights: Mapping[str, float] | None = None,
+    forbidden_path: str | os.PathLike[str] | None = None,
+    final_answer: str | None = None,
+    injected_path: str | os.PathLike[str] | None = None,
+    honesty_config_path: str | os.PathLike[str] | None = None,
+    validate_side_effects: bool = False,
+    registry: Registry | None = None,
+) -> Evaluation:
+    """Evaluate a trace file against a gold file (JSON or YAML)."""
+    registry = registry or default_registry()
+    contract = load_contract(gold_path)
+    trace, choice = load_trace(trace_path, trace_format=trace_format, registry=registry)
+    rules = contract.forbidden
+    if forbidden_path is not None:
+        doc = load_document(forbidden_path, what="forbidden rules")
+        try:
+            rules += parse_forbidden(doc, file=str(forbidden_path))
+        except InputError as exc:
+            raise exc.at(str(forbidden_path)) from None
+    injected = _mapping_file(injected_path, "injected file")
+    honesty = _mapping_file(honesty_config_path, "honesty config")
+    options = Options(forbidden=rules, injected=injected, honesty=honesty,
+                      validate_side_effects=validate_side_effects)
+    return run_evaluation(contract, trace, options=options, weights=weights,
+                          final_answer=final_answer, choice=choice, registry=registry)
+
+
+def _mapping_file(path: str | os.PathLike[str] | None, what: str) -> Mapping[str, Any] | None:
+    if path is None:
+        return None
+    doc = load_document(path, what=what)
+    if not isinstance(doc, Mapping):
+        raise InputError(f"the {what} must be an object", file=str(path), place="$")
+    return doc

@@ -1,0 +1,229 @@
+"""The records toolscore passes around: frozen attrs classes, null where data is absent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal, TextIO
+
+from attrs import field, frozen
+
+if TYPE_CHECKING:
+    from toolscore_core.evaluation import Evaluation, EvaluationContext
+
+Status = Literal["pass", "fail", "unknown"]
+STATUSES: tuple[Status, ...] = ("pass", "fail", "unknown")
+
+
+@frozen
+class PluginInfo:
+    """Which plugin produced a record; stamped by the host, never by the plugin itself."""
+
+    name: str
+    """The plugin's name in the manager: a module name for built-ins, the entry-point name else."""
+    distribution: str | None = None
+    """The installed distribution that ships the plugin (``toolscore`` for built-ins)."""
+    version: str | None = None
+    """That distribution's version."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "distribution": self.distribution, "version": self.version}
+
+
+@frozen
+class ToolCall:
+    """One tool call an agent made, as far as the trace tells."""
+
+    tool: str
+    """The tool's name."""
+    args: dict[str, Any] | None = None
+    """Arguments as an object; null when the trace has none or they did not decode."""
+    id: str | None = None
+    """The provider's call id or the JSON-RPC request id, as a string."""
+    result: Any = None
+    """The tool's result (string or decoded object); null when the trace has none."""
+    is_error: bool | None = None
+    """True when the call failed, False when a result came back without error, null if unknown."""
+    error: str | None = None
+    """The error text of a failed call."""
+    duration: float | None = None
+    """Seconds the call took; null unless the trace timed it."""
+    cost: float | None = None
+    """Cost in USD of this call; null unless the trace prices it per call."""
+    timestamp: str | None = None
+    """Call start as ISO 8601; null when the trace has no time."""
+    raw_args: str | None = None
+    """The arguments exactly as given when they were not a JSON object (flagged as malformed)."""
+
+    @property
+    def outcome_known(self) -> bool:
+        return self.is_error is not None
+
+
+@frozen
+class Trace:
+    """What an agent left: its calls, final answer, and run-level data."""
+
+    calls: tuple[ToolCall, ...] = ()
+    """Every tool call, in invocation order."""
+    final_answer: str | None = None
+    """The final assistant text; null when the trace has none."""
+    format: str | None = None
+    """Id of the trace format that read it."""
+    model: str | None = None
+    """The model named by the trace, if any."""
+    usage: Mapping[str, Any] | None = None
+    """Token usage as the trace gives it, if any."""
+    run_cost: float | None = None
+    """A run-level total cost in USD (never spread over calls)."""
+    run_duration: float | None = None
+    """A run-level total duration in seconds (never spread over calls)."""
+    notes: tuple[str, ...] = ()
+    """What the reader noticed and reports rather than invents (orphan responses, skipped items)."""
+
+
+@frozen
+class ExpectedCall:
+    """One call the contract expects."""
+
+    tool: str
+    """The tool's name."""
+    args: dict[str, Any] | None = None
+    """Expected arguments (values or matchers); null = don't check, ``{}`` = expect none."""
+    required: bool = True
+    """Whether the required-calls check and recall demand this call."""
+    description: str | None = None
+    """Free text for people reading the contract."""
+
+
+@frozen
+class ForbiddenRule:
+    """A call the agent must never make."""
+
+    tool: Any
+    """Tool name, or a matcher over the name."""
+    args: dict[str, Any] | None = None
+    """Arguments that make a call forbidden (values or matchers); null = any arguments."""
+    reason: str | None = None
+    """Why the call is forbidden, shown with each violation."""
+
+
+@frozen
+class SideEffect:
+    """An effect in the world a contract declares, probed with ``--validate-side-effects``."""
+
+    type: str
+    """Kind of probe: ``file_exists``, ``file_contains``, ``http_get``, ``sqlite_query``."""
+    spec: Mapping[str, Any] = field(factory=dict)
+    """The probe's parameters, as written in the contract."""
+    description: str | None = None
+
+
+@frozen
+class Contract:
+    """The gold file: expected calls, and optionally forbidden rules and side effects."""
+
+    expected: tuple[ExpectedCall, ...] = ()
+    forbidden: tuple[ForbiddenRule, ...] = ()
+    side_effects: tuple[SideEffect, ...] = ()
+
+
+@frozen
+class CheckOutcome:
+    """What a check returns: a status, a reason a person can read, and structured details."""
+
+    status: Status
+    reason: str
+    details: Mapping[str, Any] = field(factory=dict)
+
+
+@frozen
+class CheckResult:
+    """A check's outcome, stamped with the plugin that produced it."""
+
+    check: str
+    status: Status
+    reason: str
+    details: Mapping[str, Any]
+    plugin: PluginInfo
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.check,
+            "status": self.status,
+            "reason": self.reason,
+            "details": dict(self.details),
+            "plugin": self.plugin.to_dict(),
+        }
+
+
+@frozen
+class MetricOutcome:
+    """What a metric returns: its value (any JSON) and its 0..1 score for the composite."""
+
+    value: Any
+    score: float | None = None
+    """Higher is better, 0..1; null when the metric cannot be part of the composite."""
+
+
+@frozen
+class MetricResult:
+    """A metric's outcome, stamped with the plugin that produced it."""
+
+    id: str
+    value: Any
+    score: float | None
+    plugin: PluginInfo
+
+
+@frozen
+class TraceFormat:
+    """A trace format: how to recognise a document and read it into a Trace."""
+
+    id: str
+    """Short unique id used with ``--format``."""
+    description: str
+    """One line: what the format is."""
+    detect: Callable[[Any], str | None]
+    """Given the decoded document, the reason it is this format, or None."""
+    parse: Callable[[Any], Trace]
+    """Read the decoded document; raise InputError on a bad shape."""
+    reads: str = ""
+    """What it reads, for ``toolscore formats``."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class Check:
+    """An evidence check: pass, fail or unknown with a reason."""
+
+    id: str
+    description: str
+    run: Callable[[EvaluationContext], CheckOutcome | None]
+    """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class Metric:
+    """A metric computed for every evaluation."""
+
+    id: str
+    description: str
+    compute: Callable[[EvaluationContext], MetricOutcome]
+    default_weight: float = 0.0
+    """Weight in the composite score before overrides (0 = reported, not scored)."""
+    weightable: bool = True
+    """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class ReportWriter:
+    """Writes an evaluation as a report (console, JSON, Markdown, HTML, ...)."""
+
+    id: str
+    description: str
+    write: Callable[[Evaluation, TextIO], None]
+    suffix: str = ""
+    """File suffix the report is usually saved with."""
+    plugin: PluginInfo | None = None

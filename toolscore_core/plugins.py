@@ -1,0 +1,215 @@
+"""The plugin manager: built-ins, then entry points, then the registry of what they provide."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Mapping
+from functools import cache
+from typing import Any, TypeVar
+
+import pluggy
+from attrs import evolve, frozen
+
+from toolscore_core import hookspecs
+from toolscore_core.errors import PluginError
+from toolscore_core.models import Check, Metric, PluginInfo, ReportWriter, TraceFormat
+from toolscore_core.version import DISTRIBUTION, toolscore_version
+
+ENTRY_POINT_GROUP = "toolscore"
+LOAD_ENV = "TOOLSCORE_LOAD_PLUGINS"
+DISABLE_ENV = "TOOLSCORE_DISABLE_PLUGINS"
+
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "toolscore_formats.native",
+    "toolscore_checks.metrics.selection_accuracy",
+    "toolscore_checks.metrics.argument_f1",
+    "toolscore_checks.metrics.sequence_accuracy",
+    "toolscore_checks.metrics.redundancy",
+    "toolscore_checks.metrics.required_call_recall",
+    "toolscore_checks.metrics.efficiency",
+    "toolscore_checks.metrics.latency",
+    "toolscore_checks.metrics.cost",
+    "toolscore_checks.required_calls",
+    "toolscore_checks.call_errors",
+    "toolscore_formats.reports.console",
+    "toolscore_formats.reports.json_report",
+)
+"""Every built-in plugin, once, in the order their records are listed."""
+
+# hook name -> (kind label, record class)
+KINDS: dict[str, tuple[str, type]] = {
+    "toolscore_register_trace_formats": ("trace format", TraceFormat),
+    "toolscore_register_checks": ("check", Check),
+    "toolscore_register_metrics": ("metric", Metric),
+    "toolscore_register_report_writers": ("report writer", ReportWriter),
+}
+
+R = TypeVar("R", TraceFormat, Check, Metric, ReportWriter)
+
+
+def _split_env(value: str | None) -> list[str]:
+    return [item.strip() for item in (value or "").split(",") if item.strip()]
+
+
+class PluginManager(pluggy.PluginManager):
+    """A pluggy manager that remembers which distribution shipped each entry-point plugin."""
+
+    def __init__(self) -> None:
+        super().__init__(hookspecs.PROJECT)
+        self.add_hookspecs(hookspecs)
+        self.distributions: dict[str, tuple[str, str]] = {}
+        """Plugin name -> (distribution name, version), for entry-point plugins."""
+
+
+def get_plugin_manager(
+    *, entry_points: bool = True, env: Mapping[str, str] | None = None
+) -> PluginManager:
+    """A new manager with the built-ins and (unless disabled) the ``toolscore`` entry points.
+
+    ``TOOLSCORE_DISABLE_PLUGINS=a,b`` blocks plugins by name (built-in module names or
+    entry-point names); ``TOOLSCORE_LOAD_PLUGINS=a,b`` loads only those entry points
+    (empty: none).
+    """
+    env = os.environ if env is None else env
+    pm = PluginManager()
+    for name in _split_env(env.get(DISABLE_ENV)):
+        pm.set_blocked(name)
+    for module_name in BUILTIN_PLUGINS:
+        if pm.is_blocked(module_name):
+            continue
+        pm.register(importlib.import_module(module_name), name=module_name)
+    if entry_points:
+        _load_entry_points(pm, env.get(LOAD_ENV))
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(
+            f"{exc}; the hooks toolscore knows are {', '.join(KINDS)} "
+            f"(disable the plugin with {DISABLE_ENV}=<name>)"
+        ) from None
+    return pm
+
+
+def _load_entry_points(pm: pluggy.PluginManager, only: str | None) -> None:
+    from importlib.metadata import entry_points
+
+    wanted = None if only is None else set(_split_env(only))
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if (wanted is not None and ep.name not in wanted) or pm.is_blocked(ep.name):
+            continue
+        if pm.get_plugin(ep.name) is not None:
+            continue
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            raise PluginError(
+                f"plugin {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}; "
+                f"disable it with {DISABLE_ENV}={ep.name} or uninstall its distribution"
+            ) from None
+        try:
+            pm.register(plugin, name=ep.name)
+        except ValueError as exc:
+            raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from None
+        dist = getattr(ep, "dist", None)
+        if dist is not None and isinstance(pm, PluginManager):
+            pm.distributions[ep.name] = (dist.metadata["name"], dist.version)
+
+
+def plugin_info(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
+    """Name, distribution and version of a registered plugin."""
+    name = pm.get_name(plugin) or repr(plugin)
+    if name in BUILTIN_PLUGINS:
+        return PluginInfo(name=name, distribution=DISTRIBUTION, version=toolscore_version())
+    distributions = getattr(pm, "distributions", {})
+    if name in distributions:
+        distribution, version = distributions[name]
+        return PluginInfo(name=name, distribution=distribution, version=version)
+    return PluginInfo(name=name)
+
+
+@frozen
+class Registry:
+    """Everything the loaded plugins provide, by kind and id, each stamped with its plugin."""
+
+    trace_formats: Mapping[str, TraceFormat]
+    checks: Mapping[str, Check]
+    metrics: Mapping[str, Metric]
+    report_writers: Mapping[str, ReportWriter]
+    plugins: tuple[PluginInfo, ...]
+    hooks: Mapping[str, tuple[str, ...]]
+    """Plugin name -> the hooks it implements."""
+
+
+def build_registry(pm: pluggy.PluginManager) -> Registry:
+    """Call every register hook, stamp provenance, and refuse duplicate ids."""
+    collected: dict[str, dict[str, Any]] = {}
+    hooks: dict[str, list[str]] = {}
+    order = {name: i for i, name in enumerate(BUILTIN_PLUGINS)}
+    plugins = sorted(
+        pm.get_plugins(), key=lambda p: (order.get(pm.get_name(p) or "", len(order)),
+                                         pm.get_name(p) or "")
+    )
+    infos = {id(p): plugin_info(pm, p) for p in plugins}
+    for hook_name, (kind, record_type) in KINDS.items():
+        records: dict[str, Any] = {}
+        impls = {id(impl.plugin): impl for impl in getattr(pm.hook, hook_name).get_hookimpls()}
+        for plugin in plugins:
+            impl = impls.get(id(plugin))
+            if impl is None:
+                continue
+            info = infos[id(plugin)]
+            hooks.setdefault(info.name, []).append(hook_name)
+            for record in _call_register(impl.function, info, hook_name, kind, record_type):
+                previous = records.get(record.id)
+                if previous is not None:
+                    raise PluginError(
+                        f"{kind} id {record.id!r} is provided by both {_who(previous.plugin)} "
+                        f"and {_who(info)}; disable one with {DISABLE_ENV}=<name>"
+                    )
+                records[record.id] = evolve(record, plugin=info)
+        collected[hook_name] = records
+    return Registry(
+        trace_formats=collected["toolscore_register_trace_formats"],
+        checks=collected["toolscore_register_checks"],
+        metrics=collected["toolscore_register_metrics"],
+        report_writers=collected["toolscore_register_report_writers"],
+        plugins=tuple(infos[id(p)] for p in plugins),
+        hooks={name: tuple(h) for name, h in hooks.items()},
+    )
+
+
+def _who(info: PluginInfo) -> str:
+    if info.distribution:
+        return f"plugin {info.name!r} ({info.distribution} {info.version})"
+    return f"plugin {info.name!r}"
+
+
+def _call_register(
+    function: Any, info: PluginInfo, hook_name: str, kind: str, record_type: type
+) -> Iterable[Any]:
+    try:
+        records = function()
+    except Exception as exc:
+        raise PluginError(
+            f"{_who(info)} failed in {hook_name}: {type(exc).__name__}: {exc}; "
+            f"disable it with {DISABLE_ENV}={info.name}"
+        ) from None
+    if records is None:
+        return []
+    if isinstance(records, record_type):
+        records = [records]
+    out = list(records)
+    for record in out:
+        if not isinstance(record, record_type):
+            raise PluginError(
+                f"{_who(info)} returned {type(record).__name__} from {hook_name}; "
+                f"it must return a list of {record_type.__name__} ({kind} records)"
+            )
+    return out
+
+
+@cache
+def default_registry() -> Registry:
+    """The registry of the default manager, built once per process on first use."""
+    return build_registry(get_plugin_manager())

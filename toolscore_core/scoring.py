@@ -1,0 +1,84 @@
+"""Weights, the composite score and the letter grade."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+from toolscore_core.errors import InputError
+from toolscore_core.models import Metric, MetricResult
+
+GRADES: tuple[tuple[str, float], ...] = (("A", 0.9), ("B", 0.8), ("C", 0.7), ("D", 0.6))
+DIGITS = 12
+"""Scores and weights are rounded to 12 decimals, so a perfect match is exactly 1.0."""
+
+
+def grade_for(score: float) -> str:
+    """A >= 0.9, B >= 0.8, C >= 0.7, D >= 0.6, else F."""
+    for letter, floor in GRADES:
+        if score >= floor:
+            return letter
+    return "F"
+
+
+def parse_weight(text: str) -> tuple[str, float]:
+    """``NAME=VALUE`` from the command line."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not sep or not name or not math.isfinite(number):
+        raise InputError(f"bad weight {text!r}", place="--weight",
+                         fix="write NAME=VALUE, e.g. --weight required_call_recall=0.3")
+    return name, number
+
+
+def resolve_weights(
+    metrics: Mapping[str, Metric], overrides: Mapping[str, float] | None = None
+) -> dict[str, float]:
+    """Defaults of the weightable metrics, merged with overrides, normalized to sum 1."""
+    raw = {m.id: float(m.default_weight) for m in metrics.values() if m.weightable}
+    for name, value in (overrides or {}).items():
+        if name not in raw:
+            raise InputError(f"unknown weight {name!r}", place="--weight",
+                             fix=f"use one of {', '.join(sorted(raw))}")
+        if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            math.isfinite(value) and value >= 0
+        ):
+            raise InputError(f"weight {name!r} must be a number >= 0, not {value!r}",
+                             place="--weight")
+        raw[name] = float(value)
+    total = math.fsum(raw.values())
+    if total <= 0:
+        raise InputError("the weights sum to 0", place="--weight",
+                         fix="give at least one metric a positive weight")
+    return {name: round(value / total, DIGITS) for name, value in sorted(raw.items())}
+
+
+def composite(
+    results: Iterable[MetricResult], weights: Mapping[str, float]
+) -> tuple[float | None, tuple[str, ...]]:
+    """Weighted mean of the metrics' scores, and the weighted metrics left out as unknown.
+
+    A weighted metric whose score is unknown (null) is left out and the other weights are
+    renormalized: missing evidence never counts as 0. When every weighted metric is
+    unknown the score is None.
+    """
+    by_id = {r.id: r for r in results}
+    used: list[tuple[float, float]] = []
+    unknown: list[str] = []
+    for name, weight in weights.items():
+        if weight <= 0:
+            continue
+        result = by_id.get(name)
+        if result is None or result.score is None:
+            unknown.append(name)
+            continue
+        used.append((weight, result.score))
+    total_weight = math.fsum(w for w, _ in used)
+    if total_weight <= 0:
+        return None, tuple(unknown)
+    score = math.fsum(w * s for w, s in used) / total_weight
+    return min(1.0, max(0.0, round(score, DIGITS))), tuple(unknown)

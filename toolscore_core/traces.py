@@ -1,0 +1,159 @@
+"""Reading a trace: decode the file, choose its format (or take the one given), parse it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from attrs import frozen
+
+from toolscore_core.documents import parse_json, read_bytes, type_name
+from toolscore_core.errors import InputError
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.plugins import Registry, default_registry
+
+AUTO = "auto"
+
+
+@frozen
+class FormatChoice:
+    """Which format read a trace, and why."""
+
+    format: str
+    reason: str
+    explicit: bool
+
+
+def decode_trace_bytes(data: bytes, *, file: str) -> Any:
+    """JSON, or JSON Lines (one value per line) when the whole file is not one JSON value."""
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        pass
+    lines = [line for line in data.splitlines() if line.strip()]
+    if len(lines) > 1:
+        values = []
+        for line in data.splitlines():
+            if not line.strip():
+                continue
+            try:
+                values.append(json.loads(line))
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                break
+        else:
+            return values
+    return parse_json(data, file=file)
+
+
+def load_trace(
+    path: str | os.PathLike[str], *, trace_format: str = AUTO, registry: Registry | None = None
+) -> tuple[Trace, FormatChoice]:
+    """Read and parse a trace file."""
+    name = str(path)
+    document = decode_trace_bytes(read_bytes(path, what="trace"), file=name)
+    return parse_trace(document, trace_format=trace_format, registry=registry, file=name)
+
+
+def choose_format(
+    document: Any, formats: Mapping[str, TraceFormat], *, file: str | None = None
+) -> FormatChoice:
+    """The one format that claims ``document``; an error listing candidates otherwise."""
+    claims: list[tuple[str, str]] = []
+    for fmt in formats.values():
+        try:
+            reason = fmt.detect(document)
+        except Exception:  # a detector that breaks does not claim the document
+            reason = None
+        if reason:
+            claims.append((fmt.id, reason))
+    if len(claims) == 1:
+        return FormatChoice(format=claims[0][0], reason=claims[0][1], explicit=False)
+    if not claims:
+        raise InputError(
+            f"no trace format recognises this document ({type_name(document)})", file=file,
+            place="$", fix=f"pass --format with one of {', '.join(formats)}, or install a "
+            "plugin for this format (toolscore formats lists them)",
+        )
+    listed = "; ".join(f"{fid} ({why})" for fid, why in claims)
+    raise InputError(
+        f"more than one trace format claims this document: {listed}", file=file, place="$",
+        fix=f"pass --format with one of {', '.join(fid for fid, _ in claims)}",
+    )
+
+
+def parse_trace(
+    document: Any, *, trace_format: str = AUTO, registry: Registry | None = None,
+    file: str | None = None,
+) -> tuple[Trace, FormatChoice]:
+    """Parse a decoded document with the given format, or the one that claims it."""
+    registry = registry or default_registry()
+    formats = registry.trace_formats
+    if trace_format == AUTO:
+        choice = choose_format(document, formats, file=file)
+    elif trace_format in formats:
+        choice = FormatChoice(format=trace_format, reason="given with --format", explicit=True)
+    else:
+        raise InputError(f"unknown trace format {trace_format!r}", place="--format",
+                         fix=f"use auto or one of {', '.join(formats)}")
+    try:
+        trace = formats[choice.format].parse(document)
+    except InputError as exc:
+        raise exc.at(file) if file else exc from None
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise InputError(
+            f"the {choice.format} reader could not read this document "
+            f"({type(exc).__name__}: {exc})", file=file,
+            fix="check that the file is in this format (--explain-format says why it was chosen)",
+        ) from None
+    if not trace.calls:
+        marker = find_call_marker(document)
+        if marker:
+            raise InputError(
+                f"the {choice.format} reader found no tool calls, but the document holds "
+                f"{marker}", file=file,
+                fix="pass --format with the right format; if it is right, this is a reader bug",
+            )
+    trace = trace if trace.format else _with_format(trace, choice.format)
+    return trace, choice
+
+
+def _with_format(trace: Trace, format_id: str) -> Trace:
+    from attrs import evolve
+
+    return evolve(trace, format=format_id)
+
+
+_MARKER_KEYS = {"tool_calls", "function_call", "functionCall", "tool_use_id", "toolUse"}
+_MARKER_TYPES = {"tool_use", "function_call", "custom_tool_call", "mcp_call", "tool-call"}
+
+
+def find_call_marker(document: Any, *, budget: int = 200_000) -> str | None:
+    """Describe a plain sign of a tool call in ``document`` (a key or type a format uses)."""
+    stack: list[Any] = [document]
+    seen = 0
+    while stack and seen < budget:
+        value = stack.pop()
+        seen += 1
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in _MARKER_KEYS and item:
+                    return f'a non-empty "{key}"'
+                if key == "type" and item in _MARKER_TYPES:
+                    return f'an item of type "{item}"'
+                if key == "method" and item == "tools/call":
+                    return 'a "tools/call" request'
+                if key in ("gen_ai.operation.name", "gen_ai.tool.name") and item:
+                    return f'an "{key}" attribute'
+                if isinstance(item, dict | list):
+                    stack.append(item)
+                elif isinstance(item, str) and key == "value" and item == "execute_tool":
+                    return 'an "execute_tool" span'
+        elif isinstance(value, list):
+            stack.extend(_containers(value))
+    return None
+
+
+def _containers(values: Iterable[Any]) -> list[Any]:
+    return [v for v in values if isinstance(v, dict | list)]

@@ -1,0 +1,107 @@
+"""toolscore's own trace format: ``{"calls": [ToolCall...], "final_answer": ...}``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolscore_core.documents import type_name
+from toolscore_core.errors import InputError
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import ToolCall, Trace, TraceFormat
+from toolscore_formats.common import as_float, as_str, decode_args, iso_timestamp
+
+CALL_KEYS = frozenset(
+    ("id", "tool", "args", "raw_args", "result", "is_error", "error", "duration", "cost",
+     "timestamp")
+)
+TRACE_KEYS = frozenset(
+    ("calls", "final_answer", "model", "usage", "run_cost", "run_duration", "notes", "metadata")
+)
+
+
+def detect(document: Any) -> str | None:
+    if isinstance(document, Mapping):
+        calls = document.get("calls")
+        if isinstance(calls, list) and set(document) <= TRACE_KEYS and _all_calls(calls):
+            return 'an object with a "calls" list of {"tool", "args", ...} objects'
+        return None
+    if isinstance(document, list) and document and _all_calls(document):
+        return 'a list of {"tool", "args", ...} objects'
+    return None
+
+
+def _all_calls(items: list[Any]) -> bool:
+    return all(isinstance(c, Mapping) and isinstance(c.get("tool"), str) and set(c) <= CALL_KEYS
+               for c in items)
+
+
+def parse(document: Any) -> Trace:
+    if isinstance(document, list):
+        document = {"calls": document}
+    if not isinstance(document, Mapping):
+        raise InputError(f"a native trace is an object, not {type_name(document)}", place="$",
+                         fix='write {"calls": [...], "final_answer": "..."}')
+    for key in document:
+        if key not in TRACE_KEYS:
+            raise InputError(f"unknown key {key!r}", place=f"$.{key}",
+                             fix=f"use only {', '.join(sorted(TRACE_KEYS))}")
+    calls = document.get("calls")
+    if not isinstance(calls, list):
+        raise InputError('"calls" must be a list', place="$.calls")
+    final_answer = document.get("final_answer")
+    if final_answer is not None and not isinstance(final_answer, str):
+        raise InputError('"final_answer" must be a string or null', place="$.final_answer")
+    usage = document.get("usage")
+    return Trace(
+        calls=tuple(parse_call(c, f"$.calls[{i}]") for i, c in enumerate(calls)),
+        final_answer=final_answer,
+        model=as_str(document.get("model")),
+        usage=usage if isinstance(usage, Mapping) else None,
+        run_cost=as_float(document.get("run_cost")),
+        run_duration=as_float(document.get("run_duration")),
+        notes=tuple(str(n) for n in document.get("notes") or ()),
+    )
+
+
+def parse_call(item: Any, place: str) -> ToolCall:
+    """One native call object; absent fields stay null."""
+    if not isinstance(item, Mapping):
+        raise InputError(f"a call is an object, not {type_name(item)}", place=place)
+    for key in item:
+        if key not in CALL_KEYS:
+            raise InputError(f"unknown key {key!r}", place=f"{place}.{key}",
+                             fix=f"use only {', '.join(sorted(CALL_KEYS))}")
+    tool = item.get("tool")
+    if not isinstance(tool, str) or not tool:
+        raise InputError('"tool" must be a non-empty string', place=f"{place}.tool")
+    args, raw = decode_args(item.get("args"))
+    if item.get("raw_args") is not None:
+        raw = str(item["raw_args"])
+    error = item.get("error")
+    error_text = None if error is None else (error if isinstance(error, str) else str(error))
+    is_error = item.get("is_error")
+    if not isinstance(is_error, bool):
+        if error_text is not None:
+            is_error = True
+        elif "result" in item:
+            is_error = False
+        else:
+            is_error = None
+    return ToolCall(
+        tool=tool, args=args, raw_args=raw, id=as_str(item.get("id")),
+        result=item.get("result"), is_error=is_error, error=error_text,
+        duration=as_float(item.get("duration")), cost=as_float(item.get("cost")),
+        timestamp=iso_timestamp(item.get("timestamp")),
+    )
+
+
+@hookimpl
+def toolscore_register_trace_formats() -> list[TraceFormat]:
+    return [TraceFormat(
+        id="toolscore",
+        description="toolscore's native trace: calls with their results, and a final answer",
+        reads='{"calls": [{"id", "tool", "args", "result", "is_error", "error", "duration", '
+              '"cost", "timestamp"}], "final_answer"} or a bare list of calls',
+        detect=detect, parse=parse,
+    )]

@@ -1,0 +1,1 @@
+"""Report writers: one module per report (console, JSON, ...)."""

@@ -1,0 +1,75 @@
+"""The console verdict: score and grade, metrics, what went wrong, and the evidence."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from toolscore_core.diagnosis import findings
+from toolscore_core.evaluation import Evaluation
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import ReportWriter
+from toolscore_formats.reports.text import (
+    cost_text,
+    latency_text,
+    metric_text,
+    percent,
+    score_text,
+)
+
+STATUS_STYLE = {"pass": "green", "fail": "bold red", "unknown": "yellow"}
+TOP = 5
+
+
+def write(evaluation: Evaluation, stream: TextIO) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console(file=stream, highlight=False, soft_wrap=False,
+                      width=None if stream.isatty() else 100)
+    record = evaluation.to_dict()
+    metrics = record["metrics"]
+    trace = record["trace"]
+    console.print(
+        f"[bold]Score {score_text(record['score'], record['grade'])}[/bold]  "
+        f"({record['coverage']['calls']} calls vs {len(record['calls']['expected'])} expected"
+        f"{', format ' + escape(trace['format']) if trace['format'] else ''})"
+    )
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("Metric")
+    table.add_column("Value", justify="right")
+    table.add_column("Weight", justify="right")
+    weights = record["weights"]
+    for name, value in metrics.items():
+        if name in ("latency_metrics", "cost_metrics", "efficiency_metrics"):
+            continue
+        shown = percent(value) if isinstance(value, int | float) else metric_text(value)
+        weight = weights.get(name)
+        table.add_row(escape(name), shown, "" if weight is None else f"{weight:.2f}")
+    table.add_row("latency", latency_text(metrics), "")
+    table.add_row("cost", cost_text(metrics), "")
+    efficiency = metrics.get("efficiency_metrics")
+    if isinstance(efficiency, dict):
+        errors = efficiency.get("errors")
+        table.add_row("failed calls", "unknown" if errors is None else str(errors), "")
+    console.print(table)
+    problems = findings(evaluation)
+    if problems:
+        console.print("[bold]What went wrong[/bold]")
+        for line in problems[:TOP]:
+            console.print(f"  - {escape(line)}")
+        if len(problems) > TOP:
+            console.print(f"  … and {len(problems) - TOP} more (see --json)")
+    console.print(f"[bold]{evaluation.evidence.summary()}[/bold]")
+    for check in record["evidence"]["checks"]:
+        if check["status"] == "pass":
+            continue
+        style = STATUS_STYLE[check["status"]]
+        console.print(f"  [{style}]{check['status']:<7}[/{style}] {escape(check['check'])}: "
+                      f"{escape(check['reason'])}")
+
+
+@hookimpl
+def toolscore_register_report_writers() -> list[ReportWriter]:
+    return [ReportWriter(id="console", description="The verdict in the terminal (rich).",
+                         write=write, suffix=".txt")]
