@@ -1,0 +1,73 @@
+"""toolscore: deterministic, offline evaluation of LLM agents' tool calls.
+
+The public API. Everything here is imported on first use, so ``import toolscore`` is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolscore_core.contracts import load_contract
+    from toolscore_core.evaluation import Evaluation, evaluate, evaluate_files
+    from toolscore_core.matchers import ANY, Approx, Contains, IsType, OneOf, Regex
+    from toolscore_core.models import (
+        Check,
+        CheckOutcome,
+        Contract,
+        ExpectedCall,
+        Metric,
+        MetricOutcome,
+        ReportWriter,
+        ToolCall,
+        Trace,
+        TraceFormat,
+    )
+    from toolscore_core.hookspecs import hookimpl
+    from toolscore_core.traces import load_trace
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "evaluate": "toolscore_core.evaluation",
+    "evaluate_files": "toolscore_core.evaluation",
+    "Evaluation": "toolscore_core.evaluation",
+    "load_contract": "toolscore_core.contracts",
+    "load_trace": "toolscore_core.traces",
+    "ANY": "toolscore_core.matchers",
+    "Regex": "toolscore_core.matchers",
+    "Approx": "toolscore_core.matchers",
+    "Contains": "toolscore_core.matchers",
+    "OneOf": "toolscore_core.matchers",
+    "IsType": "toolscore_core.matchers",
+    "ToolCall": "toolscore_core.models",
+    "Trace": "toolscore_core.models",
+    "ExpectedCall": "toolscore_core.models",
+    "Contract": "toolscore_core.models",
+    "TraceFormat": "toolscore_core.models",
+    "Check": "toolscore_core.models",
+    "CheckOutcome": "toolscore_core.models",
+    "Metric": "toolscore_core.models",
+    "MetricOutcome": "toolscore_core.models",
+    "ReportWriter": "toolscore_core.models",
+    "hookimpl": "toolscore_core.hookspecs",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from toolscore_core.version import toolscore_version
+
+        return toolscore_version()
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolscore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
