@@ -55,38 +55,66 @@ def parse_expected(
                          place=path, fix='write [{"tool": "name", "args": {...}}]')
     calls = []
     for i, item in enumerate(items):
-        where = f"{path}[{i}]"
-        if isinstance(item, ExpectedCall):
-            calls.append(item)
-            continue
-        if not isinstance(item, Mapping):
-            raise InputError(f"an expected call is an object, not {type_name(item)}", file=file,
-                             place=where, fix='write {"tool": "name", "args": {...}}')
-        _refuse_unknown(item, EXPECTED_KEYS, file=file, path=where)
-        tool = item.get("tool")
-        if not isinstance(tool, str) or not tool:
-            raise InputError('"tool" must be a non-empty string', file=file, place=where,
-                             fix='add "tool": "<tool name>"')
-        args = item.get("args")
-        if args is not None and not isinstance(args, Mapping):
-            raise InputError(f'"args" must be an object, not {type_name(args)}', file=file,
-                             place=f"{where}.args",
-                             fix='write "args": {...}, or omit it to not check arguments')
-        required = item.get("required", True)
-        if not isinstance(required, bool):
-            raise InputError('"required" must be true or false', file=file,
-                             place=f"{where}.required")
-        description = item.get("description")
-        if description is not None and not isinstance(description, str):
-            raise InputError('"description" must be a string', file=file,
-                             place=f"{where}.description")
-        calls.append(ExpectedCall(
-            tool=tool,
-            args=None if args is None else _matchers(args, file=file, path=f"{where}.args"),
-            required=required,
-            description=description,
-        ))
+        if type(item) is dict and item.keys() <= _EXPECTED_KEYSET:
+            tool = item.get("tool")
+            args = item.get("args")
+            required = item.get("required", True)
+            description = item.get("description")
+            if (type(tool) is str and tool and type(required) is bool
+                    and (description is None or type(description) is str)):
+                if args is None:
+                    calls.append(ExpectedCall(tool, None, required, description))
+                    continue
+                if type(args) is dict and _plain(args):
+                    calls.append(ExpectedCall(tool, dict(args), required, description))
+                    continue
+        calls.append(_expected_call(item, file=file, where=f"{path}[{i}]"))
     return tuple(calls)
+
+
+_EXPECTED_KEYSET = frozenset(EXPECTED_KEYS)
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def _plain(args: dict[str, Any]) -> bool:
+    """Arguments of plain scalars under ordinary keys need no matcher parsing."""
+    try:
+        return set(map(type, args.values())) <= _PLAIN and "$" not in "".join(args)
+    except TypeError:  # a key that is not a string: take the long way, which reports it
+        return False
+
+
+def _expected_call(item: Any, *, file: str | None, where: str) -> ExpectedCall:
+    """One expected call, fully validated (matchers parsed, errors naming the place)."""
+    if isinstance(item, ExpectedCall):
+        return item
+    if not isinstance(item, Mapping):
+        raise InputError(f"an expected call is an object, not {type_name(item)}", file=file,
+                         place=where, fix='write {"tool": "name", "args": {...}}')
+    _refuse_unknown(item, EXPECTED_KEYS, file=file, path=where)
+    tool = item.get("tool")
+    if not isinstance(tool, str) or not tool:
+        raise InputError('"tool" must be a non-empty string', file=file, place=where,
+                         fix='add "tool": "<tool name>"')
+    args = item.get("args")
+    if args is not None and not isinstance(args, Mapping):
+        raise InputError(f'"args" must be an object, not {type_name(args)}', file=file,
+                         place=f"{where}.args",
+                         fix='write "args": {...}, or omit it to not check arguments')
+    required = item.get("required", True)
+    if not isinstance(required, bool):
+        raise InputError('"required" must be true or false', file=file,
+                         place=f"{where}.required")
+    description = item.get("description")
+    if description is not None and not isinstance(description, str):
+        raise InputError('"description" must be a string', file=file,
+                         place=f"{where}.description")
+    return ExpectedCall(
+        tool=tool,
+        args=None if args is None else _matchers(dict(args), file=file, path=f"{where}.args"),
+        required=required,
+        description=description,
+    )
 
 
 def parse_forbidden(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -231,6 +233,22 @@ def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
             "required": call.required, "description": call.description}
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while an evaluation builds its records.
+
+    An evaluation allocates many small objects and makes no reference cycles, so collector
+    passes are pure overhead that grows with the number of live objects.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def _as_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:
     if all(isinstance(c, ToolCall) for c in items):
         return tuple(items)
@@ -256,6 +274,18 @@ def evaluate(
     contract object. ``weights`` override the default weights and are renormalized.
     """
     registry = registry or default_registry()
+    with paused_gc():
+        return _evaluate(expected, actual, weights=weights, forbidden=forbidden,
+                         final_answer=final_answer, trace_format=trace_format, injected=injected,
+                         honesty_config=honesty_config,
+                         validate_side_effects=validate_side_effects, registry=registry)
+
+
+def _evaluate(
+    expected: Any, actual: Any, *, weights: Mapping[str, float] | None, forbidden: Any,
+    final_answer: str | None, trace_format: str, injected: Mapping[str, Any] | None,
+    honesty_config: Mapping[str, Any] | None, validate_side_effects: bool, registry: Registry,
+) -> Evaluation:
     contract = parse_contract(expected)
     choice: FormatChoice | None = None
     if isinstance(actual, Trace):
@@ -345,8 +375,9 @@ def evaluate_files(
 ) -> Evaluation:
     """Evaluate a trace file against a gold file (JSON or YAML)."""
     registry = registry or default_registry()
-    contract = load_contract(gold_path)
-    trace, choice = load_trace(trace_path, trace_format=trace_format, registry=registry)
+    with paused_gc():
+        contract = load_contract(gold_path)
+        trace, choice = load_trace(trace_path, trace_format=trace_format, registry=registry)
     rules = contract.forbidden
     if forbidden_path is not None:
         doc = load_document(forbidden_path, what="forbidden rules")
@@ -358,8 +389,9 @@ def evaluate_files(
     honesty = _mapping_file(honesty_config_path, "honesty config")
     options = Options(forbidden=rules, injected=injected, honesty=honesty,
                       validate_side_effects=validate_side_effects)
-    return run_evaluation(contract, trace, options=options, weights=weights,
-                          final_answer=final_answer, choice=choice, registry=registry)
+    with paused_gc():
+        return run_evaluation(contract, trace, options=options, weights=weights,
+                              final_answer=final_answer, choice=choice, registry=registry)
 
 
 def _mapping_file(path: str | os.PathLike[str] | None, what: str) -> Mapping[str, Any] | None:

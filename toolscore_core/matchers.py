@@ -234,12 +234,19 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None) -> Any:
     """Read matchers from their JSON form; an unknown ``$`` key or bad form is an InputError."""
     if isinstance(value, dict):
         dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
-        if not dollar:
-            return {k: from_json(v, path=f"{path}.{k}", file=file) for k, v in value.items()}
-        return _parse_matcher(value, dollar, path, file)
+        if dollar:
+            return _parse_matcher(value, dollar, path, file)
+        return {
+            k: from_json(v, path=f"{path}.{k}", file=file) if type(v) in _NESTED else v
+            for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [from_json(v, path=f"{path}[{i}]", file=file) for i, v in enumerate(value)]
+        return [from_json(v, path=f"{path}[{i}]", file=file) if type(v) in _NESTED else v
+                for i, v in enumerate(value)]
     return value
+
+
+_NESTED = frozenset((dict, list))
 
 
 def _parse_matcher(value: dict[str, Any], dollar: list[str], path: str, file: str | None) -> Any:

@@ -13,20 +13,19 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from attrs import frozen
 
-from toolscore_core.matchers import has_matcher, values_match
+from toolscore_core.matchers import values_match
 from toolscore_core.models import ExpectedCall, ToolCall
 
-WINDOW = 400
-_SMALL = 24
+WINDOW = 64
+_SMALL = 36
 
 
-@frozen
-class Pair:
-    """An expected call paired with the actual call that answers it."""
+class Pair(NamedTuple):
+    """An expected call paired with the actual call that answers it (a tuple: made often)."""
 
     expected: int
     """Index in the contract's expected calls."""
@@ -38,6 +37,9 @@ class Pair:
     """Per-pair argument F1 (1.0 when arguments are not checked)."""
     args_checked: bool
     """False when the expected call omits ``args``."""
+
+
+_new_pair = tuple.__new__  # Pair's fields in order, without NamedTuple's Python-level __new__
 
 
 @frozen
@@ -54,8 +56,42 @@ class Pairing:
         return None
 
 
-def _key(args: Any) -> str:
-    return json.dumps(args, sort_keys=True, separators=(",", ":"), default=repr)
+def _key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
+    """A hashable key shared by equal argument objects (None if a value is unhashable).
+
+    Equal keys still need :func:`_same_types`: ``1``, ``1.0`` and ``true`` hash alike.
+    """
+    try:
+        return frozenset(args.items())
+    except TypeError:
+        items = []
+        for name, value in args.items():
+            kind = type(value)
+            if kind is dict or kind is list:
+                try:
+                    value = (kind, json.dumps(value, sort_keys=True, allow_nan=False))
+                except (TypeError, ValueError):
+                    return None
+            items.append((name, value))
+        try:
+            return frozenset(items)
+        except TypeError:
+            return None
+
+
+def _same_types(want: dict[str, Any], got: dict[str, Any]) -> bool:
+    """With equal keys: whether every value also has the same type (true is not 1)."""
+    for name, value in want.items():
+        other = got[name]
+        kind = type(value)
+        if kind is not type(other):
+            return False
+        if (kind is dict or kind is list) and not values_match(value, other):
+            return False
+    return True
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
@@ -68,67 +104,94 @@ def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
         return 1.0, 0
     matched = 0
     for name, want in exp_args.items():
-        if name in act_args and values_match(want, act_args[name]):
-            matched += 1
+        if name in act_args:
+            got = act_args[name]
+            if type(want) is type(got) and type(want) in _PLAIN:
+                matched += want == got
+            elif values_match(want, got):
+                matched += 1
     return 2.0 * matched / (len(exp_args) + len(act_args)), matched
 
 
 def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
     """The optimal pairing (see the module docstring)."""
+    pairs: list[Pair] = []
+    used = bytearray(len(actual))
+    left_exp = _pair_identical(expected, actual, pairs, used)
     by_tool_exp: dict[str, list[int]] = defaultdict(list)
     by_tool_act: dict[str, list[int]] = defaultdict(list)
-    for i, wanted in enumerate(expected):
-        by_tool_exp[wanted.tool].append(i)
+    for i in left_exp:
+        by_tool_exp[expected[i].tool].append(i)
     for j, made in enumerate(actual):
-        by_tool_act[made.tool].append(j)
-
-    pairs: list[Pair] = []
-    for tool, exp_idx in by_tool_exp.items():
-        act_idx = by_tool_act.get(tool)
-        if not act_idx:
+        if not used[j]:
+            by_tool_act[made.tool].append(j)
+    for tool, block_exp in by_tool_exp.items():
+        block_act = by_tool_act.get(tool)
+        if not block_act:
             continue
-        left_exp, left_act = _pair_identical(expected, actual, exp_idx, act_idx, pairs)
-        for start in range(0, max(len(left_exp), len(left_act)), WINDOW):
-            block_e = left_exp[start:start + WINDOW]
-            block_a = left_act[start:start + WINDOW]
+        for start in range(0, max(len(block_exp), len(block_act)), WINDOW):
+            block_e = block_exp[start:start + WINDOW]
+            block_a = block_act[start:start + WINDOW]
             if block_e and block_a:
                 _assign(expected, actual, block_e, block_a, pairs)
-    pairs.sort(key=lambda p: p.expected)
-    paired_e = {p.expected for p in pairs}
-    paired_a = {p.actual for p in pairs}
+    pairs.sort()
+    paired_e = bytearray(len(expected))
+    for pair in pairs:
+        paired_e[pair[0]] = 1
+        used[pair[1]] = 1
     return Pairing(
         pairs=tuple(pairs),
-        unpaired_expected=tuple(i for i in range(len(expected)) if i not in paired_e),
-        unpaired_actual=tuple(j for j in range(len(actual)) if j not in paired_a),
+        unpaired_expected=tuple(i for i, done in enumerate(paired_e) if not done),
+        unpaired_actual=tuple(j for j, done in enumerate(used) if not done),
     )
 
 
 def _pair_identical(
-    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], exp_idx: list[int],
-    act_idx: list[int], pairs: list[Pair],
-) -> tuple[list[int], list[int]]:
-    """Pair expected calls with literal args to actual calls with exactly those args."""
-    queues: dict[str, deque[int]] = defaultdict(deque)
-    for j in act_idx:
-        call = actual[j]
-        if call.args is not None:
-            queues[_key(call.args)].append(j)
-    used: set[int] = set()
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], pairs: list[Pair],
+    used: bytearray,
+) -> list[int]:
+    """Pair expected calls with literal args to actual calls with exactly those args.
+
+    Marks the paired actual calls in ``used``; returns the expected calls left over.
+    """
+    # key -> the one actual call with it, or a queue when several share it
+    index: dict[tuple[str, frozenset[tuple[str, Any]]], int | deque[int]] = {}
+    for j, call in enumerate(actual):
+        if call.args is None:
+            continue
+        key = _key(call.args)
+        if key is None:
+            continue
+        slot = (call.tool, key)
+        held = index.get(slot)
+        if held is None:
+            index[slot] = j
+        elif type(held) is int:
+            index[slot] = deque((held, j))
+        else:
+            held.append(j)  # type: ignore[union-attr]
     left_exp: list[int] = []
-    for i in exp_idx:
-        args = expected[i].args
-        if args is None or has_matcher(args):
+    for i, wanted in enumerate(expected):
+        args = wanted.args
+        key = None if args is None else _key(args)
+        held = None if key is None else index.get((wanted.tool, key))  # type: ignore[arg-type]
+        if held is None or args is None:
             left_exp.append(i)
             continue
-        found = _take_best(queues.get(_key(args)), args, actual)
+        if isinstance(held, int):
+            found: int | None = held
+            del index[wanted.tool, key]  # type: ignore[arg-type]
+        else:
+            found = _take_best(held, actual)
         if found is None:
             left_exp.append(i)
             continue
-        j = found
-        used.add(j)
-        pairs.append(Pair(expected=i, actual=j, matched_args=len(args), score=1.0,
-                          args_checked=True))
-    return left_exp, [j for j in act_idx if j not in used]
+        if not _same_types(args, actual[found].args):  # type: ignore[arg-type]
+            left_exp.append(i)
+            continue
+        used[found] = 1
+        pairs.append(_new_pair(Pair, (i, found, len(args), 1.0, True)))
+    return left_exp
 
 
 _OUTCOME_RANK = {False: 0, None: 1, True: 2}
@@ -136,42 +199,96 @@ _OUTCOME_BONUS = {False: 2e-9, None: 1e-9, True: 0.0}
 _SCAN = 32
 
 
-def _take_best(queue: deque[int] | None, args: Any, actual: Sequence[ToolCall]) -> int | None:
+def _take_best(queue: deque[int] | None, actual: Sequence[ToolCall]) -> int | None:
     """The earliest identical call, preferring one that succeeded over a failed retry."""
     if not queue:
         return None
-    best_pos = None
+    if actual[queue[0]].is_error is False:
+        return queue.popleft()
+    best_pos = 0
     best_rank = 3
     for pos, j in enumerate(queue):
         if pos >= _SCAN:
             break
         rank = _OUTCOME_RANK[actual[j].is_error]
-        if rank < best_rank and values_match(args, actual[j].args):
+        if rank < best_rank:
             best_pos, best_rank = pos, rank
             if rank == 0:
                 break
-    if best_pos is None:
-        return None
     j = queue[best_pos]
     del queue[best_pos]
     return j
+
+
+def _value_key(name: str, value: Any) -> tuple[str, str, Any] | None:
+    """An index key under which strictly matching plain values meet (1 meets 1.0, not true)."""
+    kind = type(value)
+    if kind is bool:
+        return (name, "bool", value)
+    if kind is int or kind is float:
+        return (name, "number", value)
+    if kind is str:
+        return (name, "str", value)
+    if value is None:
+        return (name, "null", None)
+    return None
+
+
+def _block_scores(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
+    block_a: list[int],
+) -> tuple[list[list[float]], list[list[int]]]:
+    """Per-pair argument F1 and matched counts for a block, via an index of actual values."""
+    n_cols = len(block_a)
+    index: dict[tuple[str, str, Any], list[int]] = defaultdict(list)
+    sizes: list[int] = []
+    for c, j in enumerate(block_a):
+        args = actual[j].args or {}
+        sizes.append(len(args))
+        for name, value in args.items():
+            key = _value_key(name, value)
+            if key is not None:
+                index[key].append(c)
+    scores: list[list[float]] = []
+    matched: list[list[int]] = []
+    for i in block_e:
+        want = expected[i].args
+        if want is None:
+            scores.append([1.0] * n_cols)
+            matched.append([0] * n_cols)
+            continue
+        keys = [_value_key(name, value) for name, value in want.items()]
+        if None in keys:  # matchers or nested values: compare pair by pair
+            row = [pair_score(expected[i], actual[j]) for j in block_a]
+            scores.append([score for score, _ in row])
+            matched.append([m for _, m in row])
+            continue
+        counts = [0] * n_cols
+        for key in keys:
+            for c in index.get(key, ()):  # type: ignore[arg-type]
+                counts[c] += 1
+        size = len(want)
+        scores.append([2.0 * m / (size + sizes[c]) if size + sizes[c] else 1.0
+                       for c, m in enumerate(counts)])
+        matched.append(counts)
+    return scores, matched
 
 
 def _assign(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
     block_a: list[int], pairs: list[Pair],
 ) -> None:
-    scores = [[pair_score(expected[i], actual[j]) for j in block_a] for i in block_e]
+    scores, matched = _block_scores(expected, actual, block_e, block_a)
     # A successful call is preferred over a failed one of equal argument score.
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
-    weights = [[s + b for (s, _), b in zip(row, bonus, strict=True)] for row in scores]
+    weights = [[s + b for s, b in zip(row, bonus, strict=True)] for row in scores]
     if len(block_e) == 1 or len(block_a) == 1:
         best = max(
             ((r, c) for r in range(len(block_e)) for c in range(len(block_a))),
             key=lambda rc: (weights[rc[0]][rc[1]], -rc[0], -rc[1]),
         )
         chosen = [best]
-    elif len(block_e) <= _SMALL and len(block_a) <= _SMALL:
+    elif len(block_e) * len(block_a) <= _SMALL:
         chosen = _hungarian(weights)
     else:
         from scipy.optimize import linear_sum_assignment
@@ -179,9 +296,8 @@ def _assign(
         rows, cols = linear_sum_assignment(weights, maximize=True)
         chosen = list(zip(rows.tolist(), cols.tolist(), strict=True))
     for r, c in chosen:
-        score, matched = scores[r][c]
-        pairs.append(Pair(expected=block_e[r], actual=block_a[c], matched_args=matched,
-                          score=score, args_checked=expected[block_e[r]].args is not None))
+        pairs.append(_new_pair(Pair, (block_e[r], block_a[c], matched[r][c], scores[r][c],
+                                      expected[block_e[r]].args is not None)))
 
 
 def _hungarian(weights: list[list[float]]) -> list[tuple[int, int]]:

@@ -32,7 +32,7 @@ def detect(document: Any) -> str | None:
 
 
 def _all_calls(items: list[Any]) -> bool:
-    return all(isinstance(c, Mapping) and isinstance(c.get("tool"), str) and set(c) <= CALL_KEYS
+    return all(type(c) is dict and type(c.get("tool")) is str and c.keys() <= CALL_KEYS
                for c in items)
 
 
@@ -54,7 +54,7 @@ def parse(document: Any) -> Trace:
         raise InputError('"final_answer" must be a string or null', place="$.final_answer")
     usage = document.get("usage")
     return Trace(
-        calls=tuple(parse_call(c, f"$.calls[{i}]") for i, c in enumerate(calls)),
+        calls=tuple([parse_call(c, i) for i, c in enumerate(calls)]),
         final_answer=final_answer,
         model=as_str(document.get("model")),
         usage=usage if isinstance(usage, Mapping) else None,
@@ -64,8 +64,13 @@ def parse(document: Any) -> Trace:
     )
 
 
-def parse_call(item: Any, place: str) -> ToolCall:
-    """One native call object; absent fields stay null."""
+def parse_call(item: Any, index: int) -> ToolCall:
+    """One native call object (``$.calls[index]``); absent fields stay null."""
+    if type(item) is dict and item.keys() <= CALL_KEYS:
+        fast = _fast_call(item)
+        if fast is not None:
+            return fast
+    place = f"$.calls[{index}]"
     if not isinstance(item, Mapping):
         raise InputError(f"a call is an object, not {type_name(item)}", place=place)
     for key in item:
@@ -93,6 +98,40 @@ def parse_call(item: Any, place: str) -> ToolCall:
         result=item.get("result"), is_error=is_error, error=error_text,
         duration=as_float(item.get("duration")), cost=as_float(item.get("cost")),
         timestamp=iso_timestamp(item.get("timestamp")),
+    )
+
+
+_NUMBER = (int, float)
+
+
+def _fast_call(item: dict[str, Any]) -> ToolCall | None:
+    """The common case read directly: plain types everywhere; None sends it the long way."""
+    tool = item.get("tool")
+    args = item.get("args")
+    call_id = item.get("id")
+    error = item.get("error")
+    is_error = item.get("is_error")
+    duration = item.get("duration")
+    cost = item.get("cost")
+    stamp = item.get("timestamp")
+    if not (type(tool) is str and tool and (args is None or type(args) is dict)
+            and (call_id is None or type(call_id) is str)
+            and (error is None or type(error) is str)
+            and (is_error is None or type(is_error) is bool)
+            and (duration is None or type(duration) in _NUMBER)
+            and (cost is None or type(cost) in _NUMBER)
+            and (stamp is None or type(stamp) is str)
+            and "raw_args" not in item):
+        return None
+    if is_error is None:
+        if error is not None:
+            is_error = True
+        elif "result" in item:
+            is_error = False
+    return ToolCall(
+        tool, args, call_id, item.get("result"), is_error, error,
+        None if duration is None else float(duration), None if cost is None else float(cost),
+        stamp or None,
     )
 
 

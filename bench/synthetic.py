@@ -1,0 +1,38 @@
+"""Synthetic contracts and traces for the benchmarks (deterministic, seeded)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+
+def make_case(n_calls: int, n_tools: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """An expected list and an actual list of ``n_calls`` calls over ``n_tools`` tools.
+
+    The actual trace follows the contract with realistic noise: ~5% of calls have one
+    argument changed, ~2% are dropped, ~2% are extra, ~2% are failed-then-retried.
+    """
+    rng = random.Random(seed)
+    tools = [f"tool_{i}" for i in range(n_tools)]
+    expected: list[dict[str, Any]] = []
+    for i in range(n_calls):
+        tool = tools[rng.randrange(n_tools)]
+        expected.append({"tool": tool, "args": {"id": i, "query": f"q{rng.randrange(1000)}",
+                                                "limit": rng.choice([5, 10, 20])}})
+    actual: list[dict[str, Any]] = []
+    for call in expected:
+        roll = rng.random()
+        if roll < 0.02:
+            continue
+        args = dict(call["args"])
+        if roll < 0.07:
+            args["limit"] = args["limit"] + 1
+        if 0.07 <= roll < 0.09:
+            actual.append({"tool": call["tool"], "args": args, "error": "timeout",
+                           "is_error": True, "duration": 0.5})
+        actual.append({"tool": call["tool"], "args": args, "result": {"ok": True},
+                       "duration": round(rng.uniform(0.01, 0.5), 3)})
+        if 0.09 <= roll < 0.11:
+            actual.append({"tool": tools[rng.randrange(n_tools)], "args": {"id": -1},
+                           "result": "extra"})
+    return expected, actual
