@@ -174,7 +174,7 @@ def _pair_identical(
     for i, wanted in enumerate(expected):
         args = wanted.args
         key = None if args is None else _key(args)
-        held = None if key is None else index.get((wanted.tool, key))  # type: ignore[arg-type]
+        held = None if key is None else index.get((wanted.tool, key))
         if held is None or args is None:
             left_exp.append(i)
             continue
