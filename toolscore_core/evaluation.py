@@ -290,7 +290,7 @@ def _evaluate(
     choice: FormatChoice | None = None
     if isinstance(actual, Trace):
         trace = actual
-    elif isinstance(actual, list | tuple) and actual and _as_calls(actual) is not None:
+    elif isinstance(actual, list | tuple) and _as_calls(actual) is not None:
         trace = Trace(calls=tuple(actual))
     else:
         trace, choice = parse_trace(actual, trace_format=trace_format, registry=registry)

@@ -1,0 +1,35 @@
+"""Shared fixtures: example files, a CLI runner that behaves like the installed command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+            input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``toolscore`` in a real subprocess, as a user would."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "toolscore_cli", *args], cwd=cwd or ROOT, env=full_env,
+        capture_output=True, text=True, input=input, timeout=120,
+    )
+
+
+def write_json(path: Path, value: Any) -> Path:
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def examples() -> Path:
+    return EXAMPLES

@@ -1,0 +1,54 @@
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolscore_core.models import ExpectedCall, ToolCall
+from toolscore_core.pairing import pair_calls, pair_score
+
+tools = st.sampled_from(["a", "b"])
+values = st.sampled_from([1, 2, 1.0, True, "x", "y", None])
+arg_dicts = st.dictionaries(st.sampled_from(["p", "q", "r"]), values, max_size=3)
+
+
+def brute_force(expected, actual):
+    """Best total score with a maximum number of pairs, trying every assignment."""
+    best = (0, 0.0)
+    n, m = len(expected), len(actual)
+    for k in range(min(n, m), -1, -1):
+        for rows in itertools.combinations(range(n), k):
+            for cols in itertools.permutations(range(m), k):
+                if any(expected[r].tool != actual[c].tool for r, c in zip(rows, cols)):
+                    continue
+                total = sum(pair_score(expected[r], actual[c])[0] for r, c in zip(rows, cols))
+                best = max(best, (k, round(total, 9)))
+    return best
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(tools, arg_dicts), max_size=5),
+       st.lists(st.tuples(tools, arg_dicts), max_size=5))
+def test_pairing_is_optimal(exp, act) -> None:
+    expected = [ExpectedCall(tool=t, args=a) for t, a in exp]
+    actual = [ToolCall(tool=t, args=a) for t, a in act]
+    pairing = pair_calls(expected, actual)
+    total = round(sum(p.score for p in pairing.pairs), 9)
+    best_k, best_total = brute_force(expected, actual)
+    assert len(pairing.pairs) == best_k
+    assert total == best_total
+    assert len({p.actual for p in pairing.pairs}) == len(pairing.pairs)
+    assert all(expected[p.expected].tool == actual[p.actual].tool for p in pairing.pairs)
+
+
+def test_a_successful_retry_is_preferred_over_the_failed_attempt() -> None:
+    expected = [ExpectedCall(tool="deploy", args={"env": "prod"})]
+    actual = [ToolCall(tool="deploy", args={"env": "prod"}, is_error=True, error="503"),
+              ToolCall(tool="deploy", args={"env": "prod"}, result="ok", is_error=False)]
+    assert pair_calls(expected, actual).pairs[0].actual == 1
+
+
+def test_true_is_not_paired_as_identical_to_one() -> None:
+    expected = [ExpectedCall(tool="set", args={"v": True})]
+    actual = [ToolCall(tool="set", args={"v": 1})]
+    pair = pair_calls(expected, actual).pairs[0]
+    assert pair.score == 0.0
