@@ -68,7 +68,8 @@ class Regrade:
     result: Evaluation
     """The new evaluation."""
     receipt: Mapping[str, Any]
-    """The new receipt (written to ``receipt_path`` when a receipt folder was given)."""
+    """The new receipt, written to ``receipt_path`` when a receipt folder was given; else its
+    paths are relative to the source's folder, as if it sat beside the source."""
     previous: Mapping[str, Any] | None
     """The source receipt's ``result`` (score, grade, recall, record_sha256); null for a
     bare trace."""
@@ -189,15 +190,16 @@ def regrade_checked(
     evaluation, paths, previous = _evaluate(checked, gold=gold, weights=weights,
                                             forbidden=forbidden, final_answer=final_answer,
                                             registry=registry)
+    # Unwritten receipts are laid out as if they sat beside their source.
+    nominal = target or receipt_target(checked.source, Path(checked.source).parent)
     regraded_from = None
     if checked.receipt is not None:
-        base = target.parent if target is not None else Path(".")
-        regraded_from = {"path": relative_path(checked.source, base),
+        regraded_from = {"path": relative_path(checked.source, nominal.parent),
                          "receipt_sha256": checked.receipt.get("receipt_sha256")}
     receipt = build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
         honesty_config=paths["honesty_config"], injected=paths["injected"],
-        final_answer=final_answer, receipt_path=target, regraded_from=regraded_from,
+        final_answer=final_answer, receipt_path=nominal, regraded_from=regraded_from,
     )
     if target is not None:
         write_receipt(receipt, target)
