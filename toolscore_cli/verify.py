@@ -36,13 +36,13 @@ def verify_command(
         results.append(result)
         for problem in result.problems:
             out.print(f"{path}: {problem.message}", markup=False, soft_wrap=True)
-        if result.recompute is not None:
-            out.print(f"{path}: {result.recompute.status}: {result.recompute.reason}",
-                      markup=False, soft_wrap=True)
         if not result.problems:
             bound = sum(1 for entry in result.receipt["inputs"].values() if entry is not None)
             out.print(f"{path}: ok (receipt and {bound} input file"
                       f"{'' if bound == 1 else 's'} match)", markup=False, soft_wrap=True)
+        if result.recompute is not None:
+            out.print(f"{path}: {result.recompute.status}: {result.recompute.reason}",
+                      markup=False, soft_wrap=True)
     if json_path:
         from toolscore_cli.output import write_json
 
