@@ -44,8 +44,8 @@ class LazyGroup(click.Group):
 _SHORT_HELP: dict[str, str] = {
     "eval": "Evaluate a trace against a contract (gold file).",
     "plugins": "List the loaded plugins, their hooks and what each provides.",
-    "regrade": "Re-score receipts or traces under a new contract or weights; re-run nothing.",
-    "verify": "Re-hash a receipt's inputs and the receipt itself (--recompute: re-run it).",
+    "regrade": "Re-score receipts or traces under a new contract or weights.",
+    "verify": "Check that receipts and the inputs they bind are unchanged.",
 }
 
 

@@ -451,6 +451,11 @@ def evaluate_bound(
             raise InputError(f"the receipt binds no {role} file", place=f"$.inputs.{role}",
                              fix="re-evaluate with `toolscore eval GOLD TRACE --receipt`")
     settings = receipt["settings"]
+    if settings.get("judge_model") is not None:
+        # The judge's verdict is not in the receipt; re-asking a model is not a regrade.
+        raise InputError(f"the receipt used an LLM judge ({settings['judge_model']}), which "
+                         "a regrade does not call again", place="$.settings.judge_model",
+                         fix="re-run `toolscore eval` with the judge")
     merged = {**dict(settings["weights"] or {}), **dict(weights or {})}
     evaluation = evaluate_files(
         paths["gold"], paths["trace"],  # type: ignore[arg-type]
@@ -487,6 +492,9 @@ def recompute_receipt(
         path = input_path(receipt, role, base)
         if path is None or not path.is_file():
             return Recompute(status="cannot reproduce", reason=f"no {role} file to read")
+    if receipt["settings"].get("judge_model") is not None:
+        return Recompute(status="cannot reproduce",
+                         reason=f"an LLM judge ({receipt['settings']['judge_model']}) took part")
     evaluation, _ = evaluate_bound(receipt, base, final_answer=final_answer, registry=registry)
     recorded = receipt["result"]["record_sha256"]
     new = evaluation.record_sha256
