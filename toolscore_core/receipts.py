@@ -73,6 +73,7 @@ class Recompute:
     """The outcome of re-running an evaluation from the inputs a receipt binds."""
 
     status: RecomputeStatus
+    """``reproduced``, ``differs`` or ``cannot reproduce``."""
     reason: str
     """One line: why it differs or cannot be reproduced; what matched when reproduced."""
     changed: tuple[str, ...] = ()
@@ -93,8 +94,11 @@ class Verification:
     source: str | None
     """The receipt's path; null for a receipt given as a dict."""
     receipt: Mapping[str, Any]
+    """The receipt as read."""
     problems: tuple[Problem, ...]
+    """Every changed or missing input and every edited field, in the order found."""
     recompute: Recompute | None = None
+    """The re-run's outcome; null unless it was asked for."""
 
     @property
     def ok(self) -> bool:

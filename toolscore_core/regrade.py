@@ -47,7 +47,9 @@ class SourceCheck:
     """A regrade source read and checked, before anything is evaluated."""
 
     source: str
+    """The source as given."""
     kind: Literal["receipt", "trace"]
+    """What the source is."""
     receipt: Mapping[str, Any] | None
     """The source receipt; null for a bare trace."""
     folder: Path
@@ -65,6 +67,7 @@ class Regrade:
     source: str
     """The receipt or trace regraded, as given."""
     kind: Literal["receipt", "trace"]
+    """What the source is."""
     result: Evaluation
     """The new evaluation."""
     receipt: Mapping[str, Any]
@@ -78,6 +81,7 @@ class Regrade:
     problems: tuple[Problem, ...]
     """What did not verify (only non-empty when regraded with ``verify=False``)."""
     receipt_path: Path | None = None
+    """Where the new receipt was written; null without a receipt folder."""
 
     def to_dict(self) -> dict[str, Any]:
         before = None if self.previous is None else {

@@ -82,15 +82,28 @@ def test_a_bare_trace_needs_gold(folder: Path) -> None:
     assert result.receipt["settings"]["regraded_from"] is None
 
 
-@pytest.mark.parametrize("name", ["trace.json", "gold.json"])
-def test_changed_evidence_is_refused_naming_the_input(folder: Path, name: str) -> None:
-    path = _receipt(folder)
+@pytest.mark.parametrize(("role", "name"), [
+    ("gold", "gold.json"), ("trace", "trace.json"), ("forbidden", "forbidden.json"),
+    ("honesty_config", "honesty.json"), ("injected", "injected.json"),
+])
+def test_changed_evidence_is_refused_naming_the_input(folder: Path, role: str,
+                                                      name: str) -> None:
+    gold, trace = folder / "gold.json", folder / "trace.json"
+    extra = {"forbidden": folder / "forbidden.json",
+             "honesty_config": folder / "honesty.json", "injected": folder / "injected.json"}
+    evaluation = evaluate_files(gold, trace, forbidden_path=extra["forbidden"],
+                                honesty_config_path=extra["honesty_config"],
+                                injected_path=extra["injected"])
+    path = folder / "run.receipt.json"
+    write_evaluation_receipt(path, evaluation, gold=gold, trace=trace, **extra)
+    assert regrade(path).problems == ()
     flip_byte(folder / name)
     with pytest.raises(RegradeRefused) as caught:
-        regrade(path, gold=folder / "contract.json")
+        regrade(path, gold=folder / "contract.json", receipt_dir=folder / "v2")
     [problem] = caught.value.problems
-    assert problem.subject == name.removesuffix(".json")
-    assert f"({name})" in str(caught.value)
+    assert problem.subject == role
+    assert f"input {role} ({name}): sha256 expected" in str(caught.value)
+    assert not (folder / "v2").exists()
 
 
 def test_no_verify_regrades_and_keeps_the_problems(folder: Path) -> None:
