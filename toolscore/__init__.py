@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     )
     from toolscore_core.hookspecs import hookimpl
     from toolscore_core.traces import load_trace
+    from toolscore_core.receipts import build_receipt, verify_receipt
+    from toolscore_core.regrade import Regrade, regrade
+    from toolscore import receipts
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -51,9 +54,16 @@ _EXPORTS: dict[str, str] = {
     "MetricOutcome": "toolscore_core.models",
     "ReportWriter": "toolscore_core.models",
     "hookimpl": "toolscore_core.hookspecs",
+    "regrade": "toolscore_core.regrade",
+    "Regrade": "toolscore_core.regrade",
+    "build_receipt": "toolscore_core.receipts",
+    "verify_receipt": "toolscore_core.receipts",
 }
 
-__all__ = [*sorted(_EXPORTS), "__version__"]
+# public submodules, imported on first attribute access (``toolscore.receipts``)
+_SUBMODULES: tuple[str, ...] = ("receipts",)
+
+__all__ = [*sorted(_EXPORTS), *_SUBMODULES, "__version__"]
 
 
 def __getattr__(name: str) -> Any:
@@ -61,6 +71,8 @@ def __getattr__(name: str) -> Any:
         from toolscore_core.version import toolscore_version
 
         return toolscore_version()
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'toolscore' has no attribute {name!r}")

@@ -14,6 +14,8 @@ from toolscore_core.errors import ToolscoreError
 COMMANDS: dict[str, str] = {
     "eval": "toolscore_cli.eval:eval_command",
     "plugins": "toolscore_cli.plugins:plugins_command",
+    "regrade": "toolscore_cli.regrade:regrade_command",
+    "verify": "toolscore_cli.verify:verify_command",
 }
 
 
@@ -42,6 +44,8 @@ class LazyGroup(click.Group):
 _SHORT_HELP: dict[str, str] = {
     "eval": "Evaluate a trace against a contract (gold file).",
     "plugins": "List the loaded plugins, their hooks and what each provides.",
+    "regrade": "Re-score receipts or traces under a new contract or weights.",
+    "verify": "Check that receipts and the inputs they bind are unchanged.",
 }
 
 

@@ -45,12 +45,14 @@ def _final_answer(value: str | None) -> str | None:
               help="Words and tool names the honesty checks use (YAML or JSON).")
 @click.option("--validate-side-effects", is_flag=True,
               help="Probe the side effects the contract declares.")
+@click.option("--receipt", "receipt_path", type=click.Path(dir_okay=False),
+              help="Write a receipt (inputs' hashes, settings, plugins, result) to this path.")
 @click.pass_context
 def eval_command(
     ctx: click.Context, gold: str, trace: str, trace_format: str, explain_format: bool,
     weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
     forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
-    honesty_path: str | None, validate_side_effects: bool,
+    honesty_path: str | None, validate_side_effects: bool, receipt_path: str | None,
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
     from toolscore_core.evaluation import evaluate_files
@@ -58,9 +60,10 @@ def eval_command(
 
     threshold = parse_fail_under(fail_under) if fail_under is not None else None
     registry = default_registry()
+    answer = _final_answer(final_answer)
     evaluation = evaluate_files(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
-        forbidden_path=forbidden_path, final_answer=_final_answer(final_answer),
+        forbidden_path=forbidden_path, final_answer=answer,
         injected_path=injected_path, honesty_config_path=honesty_path,
         validate_side_effects=validate_side_effects, registry=registry,
     )
@@ -76,6 +79,12 @@ def eval_command(
         else:
             with atomic_writer(json_path) as handle:
                 writer.write(evaluation, cast(TextIO, handle))
+    if receipt_path:
+        from toolscore_core.receipts import write_evaluation_receipt
+
+        write_evaluation_receipt(receipt_path, evaluation, gold=gold, trace=trace,
+                                 forbidden=forbidden_path, honesty_config=honesty_path,
+                                 injected=injected_path, final_answer=answer)
     if threshold is not None and (evaluation.score is None or evaluation.score < threshold):
         out.print(f"score below --fail-under {fail_under}", markup=False)
         ctx.exit(1)

@@ -41,3 +41,22 @@ format_option = click.option(
     "--format", "trace_format", default="auto", show_default=True, metavar="ID",
     help="Trace format id (see `toolscore formats`), or auto to decide by content.",
 )
+
+
+def final_answer_text(value: str | None) -> str | None:
+    """``--final-answer TEXT`` or ``@FILE`` (UTF-8) as the answer's text."""
+    if value is None or not value.startswith("@"):
+        return value
+    from toolscore_core.documents import read_bytes
+
+    path = value[1:]
+    try:
+        return read_bytes(path, what="final answer file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", file=path, fix="save the file as UTF-8") from None
+
+
+final_answer_option = click.option(
+    "--final-answer", metavar="TEXT|@FILE",
+    help="The final answer the receipt was made with (its hash is checked).",
+)

@@ -54,6 +54,10 @@ def resolve_weights(
     if total <= 0:
         raise InputError("the weights sum to 0", place="--weight",
                          fix="give at least one metric a positive weight")
+    if abs(total - 1.0) <= 1e-9:
+        # Already normalized (a receipt's weights): dividing again could move the 12th
+        # decimal, and a regrade with unchanged weights must reproduce the record exactly.
+        return {name: round(value, DIGITS) for name, value in sorted(raw.items())}
     return {name: round(value / total, DIGITS) for name, value in sorted(raw.items())}
 
 

@@ -1,0 +1,160 @@
+"""``toolscore regrade`` and ``toolscore eval --receipt`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import example_folder, flip_byte, read_json
+from toolscore_cli.app import main
+from toolscore_cli.regrade import NOTHING_RERUN
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as caught:
+        main(args)
+    out, err = capsys.readouterr()
+    return int(caught.value.code or 0), out, err
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = example_folder(tmp_path)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def _eval(capsys: pytest.CaptureFixture[str], *extra: str,
+          receipt: str = "run.receipt.json") -> dict:
+    code, _, err = run(["eval", "gold.json", "trace.json", "--receipt", receipt, *extra],
+                       capsys)
+    assert code == 0, err
+    return read_json(Path(receipt))
+
+
+def test_eval_receipt_binds_the_files_given(folder: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    receipt = _eval(capsys, "--forbidden", "forbidden.json", "--final-answer", "All done.",
+                    "--weight", "required_call_recall=1", receipt="out/run.receipt.json")
+    assert receipt["inputs"]["trace"]["path"] == "../trace.json"
+    assert receipt["inputs"]["forbidden"]["path"] == "../forbidden.json"
+    assert receipt["inputs"]["injected"] is None
+    assert receipt["settings"]["final_answer_sha256"] is not None
+    assert receipt["settings"]["weights"]["required_call_recall"] == pytest.approx(0.5)
+
+
+def test_regrade_prints_the_table_and_the_note(folder: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    before = _eval(capsys)["result"]
+    code, out, _ = run(["regrade", "run.receipt.json", "--gold", "contract.json"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].strip() == "Regrade"
+    assert [c.strip() for c in lines[2].split("┃")[1:-1]] == [
+        "Source", "Before", "After", "Change"]
+    row = [c.strip() for c in lines[4].split("│")[1:-1]]
+    assert row[0] == "run.receipt.json"
+    assert row[1] == f"{before['score'] * 100:.1f}% {before['grade']}"
+    assert row[2] == "100.0% A"
+    assert row[3] == f"{(1.0 - before['score']) * 100:+.1f}%"
+    assert lines[-1] == NOTHING_RERUN
+
+
+def test_several_sources_one_row_each_and_json(folder: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys, receipt="receipts/a.receipt.json")
+    _eval(capsys, "--weight", "redundant_rate=0", receipt="receipts/b.receipt.json")
+    code, out, _ = run(["regrade", "receipts/a.receipt.json", "receipts/b.receipt.json",
+                        "--gold", "contract.json", "--json", "table.json",
+                        "--receipt-dir", "v2"], capsys)
+    assert code == 0
+    assert "receipts/a.receipt.json" in out and "receipts/b.receipt.json" in out
+    table = read_json(Path("table.json"))
+    assert [r["source"] for r in table["regrade"]] == ["receipts/a.receipt.json",
+                                                        "receipts/b.receipt.json"]
+    for row in table["regrade"]:
+        assert row["after"]["grade"] == "A"
+        assert row["change"] == pytest.approx(1.0 - row["before"]["score"])
+        new = read_json(Path(row["receipt"]))
+        assert new["settings"]["regraded_from"]["path"] == "../" + row["source"]
+    b = read_json(Path("v2/b.receipt.json"))
+    assert b["settings"]["weights"]["redundant_rate"] == 0.0
+
+
+def test_json_to_stdout_is_pure_json(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys)
+    code, out, err = run(["regrade", "run.receipt.json", "--json", "-"], capsys)
+    assert code == 0
+    assert json.loads(out)["regrade"][0]["change"] == 0.0
+    assert "Regrade" in err and NOTHING_RERUN in err
+
+
+def test_regrade_refuses_changed_evidence(folder: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys)
+    flip_byte(folder / "trace.json")
+    code, out, err = run(["regrade", "run.receipt.json", "--gold", "contract.json",
+                          "--receipt-dir", "v2"], capsys)
+    assert code == 1
+    assert "run.receipt.json: input trace (trace.json): sha256 expected" in err
+    assert "refused to regrade 1 of 1 source" in err
+    assert "Regrade" not in out and not (folder / "v2").exists()
+
+
+def test_no_verify_regrades_anyway_and_prints_the_problems(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys)
+    trace = folder / "trace.json"
+    trace.write_bytes(trace.read_bytes().replace(b'"limit": 5', b'"limit": 7'))
+    code, out, err = run(["regrade", "run.receipt.json", "--gold", "contract.json",
+                          "--no-verify"], capsys)
+    assert code == 0
+    assert "warning: input trace (trace.json): sha256 expected" in err
+    assert "100.0% A" in out
+
+
+def test_final_answer_must_be_given_again(folder: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys, "--final-answer", "I reset it.")
+    code, _, err = run(["regrade", "run.receipt.json", "--no-verify"], capsys)
+    assert code == 1 and "give the same answer again" in err
+    code, out, _ = run(["regrade", "run.receipt.json", "--final-answer", "I reset it."],
+                       capsys)
+    assert code == 0 and "+0.0%" in out
+
+
+def test_bare_trace(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["regrade", "trace.json"], capsys)
+    assert code == 2 and out == ""
+    assert err.strip() == ("error: trace.json: a bare trace needs --gold; give the contract "
+                           "to grade it against: --gold GOLD (or regrade a receipt made with "
+                           "`toolscore eval --receipt`)")
+    code, out, _ = run(["regrade", "trace.json", "--gold", "contract.json"], capsys)
+    assert code == 0 and "│ trace.json │      — │ 100.0% A │      — │" in out
+
+
+def test_study_options_are_refused_for_receipts(folder: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys)
+    code, _, err = run(["regrade", "run.receipt.json", "--spec", "study.yaml"], capsys)
+    assert code == 2 and "--spec is for agent-run JSONL files" in err
+
+
+def test_the_example_in_examples_contracts(capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The committed example verifies, and its README shows the table regrade prints."""
+    from tests.helpers import EXAMPLE
+
+    monkeypatch.chdir(EXAMPLE)
+    code, out, _ = run(["verify", "run.receipt.json"], capsys)
+    assert code == 0, out
+    recorded = read_json(EXAMPLE / "run.receipt.json")["result"]
+    assert recorded["grade"] == "F"
+    code, out, _ = run(["regrade", "run.receipt.json", "--gold", "contract.json"], capsys)
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("│ run.receipt.json"))
+    assert f"{recorded['score'] * 100:.1f}% F" in row and "% A │" in row
+    readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+    assert row in readme

@@ -1,0 +1,75 @@
+"""``toolscore verify`` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import example_folder, flip_byte, read_json, write_json
+from tests.toolscore_cli.test_regrade import run
+
+
+@pytest.fixture
+def receipt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            capsys: pytest.CaptureFixture[str]) -> Path:
+    folder = example_folder(tmp_path)
+    monkeypatch.chdir(folder)
+    code, _, err = run(["eval", "gold.json", "trace.json", "--receipt", "run.receipt.json",
+                        "--forbidden", "forbidden.json"], capsys)
+    assert code == 0, err
+    return folder / "run.receipt.json"
+
+
+def test_ok(receipt: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["verify", "run.receipt.json"], capsys)
+    assert code == 0
+    assert out == "run.receipt.json: ok (receipt and 3 input files match)\n"
+
+
+def test_recompute_reproduces(receipt: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["verify", "--recompute", "run.receipt.json"], capsys)
+    digest = read_json(receipt)["result"]["record_sha256"]
+    assert code == 0
+    assert f"run.receipt.json: reproduced: record_sha256 {digest} matches" in out
+
+
+def test_each_problem_is_one_line_and_exit_1(receipt: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    flip_byte(receipt.parent / "gold.json")
+    (receipt.parent / "forbidden.json").unlink()
+    code, out, _ = run(["verify", "run.receipt.json"], capsys)
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("run.receipt.json: input gold (gold.json): sha256 expected ")
+    assert lines[1].startswith("run.receipt.json: input forbidden (forbidden.json): missing")
+
+
+def test_edited_receipt(receipt: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = read_json(receipt)
+    data["settings"]["weights"]["argument_f1"] = 0.5
+    write_json(receipt, data)
+    code, out, _ = run(["verify", "run.receipt.json", "--json", "-"], capsys)
+    assert code == 1
+    report = json.loads(out)
+    subjects = [p["subject"] for p in report["receipts"][0]["problems"]]
+    assert subjects == ["receipt_sha256", "settings.weights"]
+
+
+def test_a_moved_folder_verifies(receipt: Path, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    moved = tmp_path / "archive.d"
+    shutil.copytree(receipt.parent, moved)
+    shutil.rmtree(receipt.parent)
+    code, out, _ = run(["verify", "--recompute", str(moved / "run.receipt.json")], capsys)
+    assert code == 0, out
+    assert "reproduced" in out
+
+
+def test_not_a_receipt_is_bad_input(receipt: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["verify", "trace.json"], capsys)
+    assert code == 2
+    assert err.startswith("error: trace.json: $.kind: not a toolscore receipt")

@@ -1,0 +1,164 @@
+"""``toolscore regrade``: re-score receipts or traces under a new contract or new weights."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from toolscore_cli import console
+from toolscore_cli.options import (
+    final_answer_option,
+    final_answer_text,
+    weight_option,
+    weights_from,
+)
+from toolscore_core.errors import InputError
+
+if TYPE_CHECKING:
+    from toolscore_core.regrade import Regrade
+
+NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
+
+
+@click.command("regrade")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--gold", "gold", type=click.Path(dir_okay=False),
+              help="The new contract (replaces a receipt's gold file; needed for a bare trace).")
+@weight_option
+@click.option("--forbidden", "forbidden", type=click.Path(dir_okay=False),
+              help="Forbidden-call rules replacing the receipt's.")
+@click.option("--no-verify", is_flag=True,
+              help="Regrade even when a receipt's inputs no longer match (problems printed).")
+@final_answer_option
+@click.option("--json", "json_path", metavar="PATH|-", help="Write the table as JSON (- = stdout).")
+@click.option("--receipt-dir", type=click.Path(file_okay=False),
+              help="Write a new receipt per source here (settings.regraded_from names the old).")
+@click.option("--spec", type=click.Path(dir_okay=False),
+              help="Agent-run JSONL only: new task definitions by task id (study YAML).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="Agent-run JSONL only: where to write the regraded rows.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Agent-run JSONL only: rows evaluated in parallel.")
+@click.pass_context
+def regrade_command(
+    ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
+    forbidden: str | None, no_verify: bool, final_answer: str | None, json_path: str | None,
+    receipt_dir: str | None, spec: str | None, output: str | None, jobs: int,
+) -> None:
+    """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
+
+    A receipt's gold file, format, weights and forbidden rules are the defaults; --gold,
+    --weight and --forbidden replace them. A receipt whose inputs no longer match its
+    hashes is refused (exit 1) unless --no-verify.
+    """
+    overrides = weights_from(weights)
+    if any(s.endswith(".jsonl") for s in sources):
+        ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
+                                weights=overrides, jobs=jobs))
+        return
+    for name, value in (("--spec", spec), ("-o/--output", output)):
+        if value is not None:
+            raise InputError(f"{name} is for agent-run JSONL files", place=name,
+                             fix="give runs.jsonl, or use --gold/--weight for receipts and traces")
+
+    from toolscore_core.regrade import inspect_source, receipt_target, regrade_checked
+
+    answer = final_answer_text(final_answer)
+    if receipt_dir is not None:
+        _refuse_name_clashes(sources, receipt_dir, receipt_target)
+    checks = [inspect_source(source, final_answer=answer) for source in sources]
+    bare = [c.source for c in checks if c.kind == "trace"]
+    if bare and gold is None:
+        raise InputError("a bare trace needs --gold", file=bare[0],
+                         fix="give the contract to grade it against: --gold GOLD "
+                         "(or regrade a receipt made with `toolscore eval --receipt`)")
+    err = console.stderr()
+    refused = [c for c in checks if c.refusal or (c.problems and not no_verify)]
+    if refused:
+        for check in refused:
+            for problem in check.refusal or check.problems:
+                err.print(f"{check.source}: {problem.message}", markup=False, soft_wrap=True)
+        err.print(f"refused to regrade {len(refused)} of {len(checks)} source"
+                  f"{'' if len(checks) == 1 else 's'}: the evidence no longer matches its "
+                  "receipt (--no-verify regrades anyway)", markup=False, soft_wrap=True)
+        ctx.exit(1)
+        return
+    for check in checks:
+        for problem in check.problems:
+            err.print(f"{check.source}: warning: {problem.message}", markup=False, soft_wrap=True)
+    results = [regrade_checked(check, gold=gold, weights=overrides, forbidden=forbidden,
+                               receipt_dir=receipt_dir, final_answer=answer)
+               for check in checks]
+    out = err if json_path == "-" else console.stdout()
+    out.print(_table(results))
+    out.print(NOTHING_RERUN, markup=False, soft_wrap=True)
+    for result in results:
+        if result.receipt_path is not None:
+            out.print(f"receipt: {result.receipt_path.as_posix()}", markup=False, soft_wrap=True)
+    if json_path:
+        from toolscore_cli.output import write_json
+
+        write_json(json_path, {"regrade": [r.to_dict() for r in results],
+                               "note": NOTHING_RERUN})
+
+
+def _table(results: Sequence[Regrade]) -> Any:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from toolscore_formats.reports.text import score_text
+
+    table = Table(title="Regrade")
+    table.add_column("Source")
+    table.add_column("Before", justify="right")
+    table.add_column("After", justify="right")
+    table.add_column("Change", justify="right")
+    for result in results:
+        before = "—" if result.previous is None else score_text(
+            result.previous.get("score"), result.previous.get("grade"))
+        change = "—" if result.previous is None else (
+            "unknown" if result.score_delta is None else f"{result.score_delta * 100:+.1f}%")
+        table.add_row(escape(result.source), before,
+                      score_text(result.result.score, result.result.grade), change)
+    return table
+
+
+def _refuse_name_clashes(sources: Sequence[str], receipt_dir: str, target: Any) -> None:
+    seen: dict[str, str] = {}
+    for source in sources:
+        path = target(source, receipt_dir).as_posix()
+        if path in seen:
+            raise InputError(f"{seen[path]} and {source} would both write {path}",
+                             place="--receipt-dir",
+                             fix="regrade them in separate calls with different folders")
+        seen[path] = source
+        if Path(path).resolve() == Path(source).resolve():
+            raise InputError("the new receipt would overwrite its source", file=source,
+                             place="--receipt-dir", fix="write the new receipts to another folder")
+
+
+def _regrade_jsonl(
+    sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
+    weights: dict[str, float] | None, jobs: int,
+) -> int:
+    if not all(s.endswith(".jsonl") for s in sources):
+        raise InputError("agent-run JSONL files cannot be regraded with receipts or traces",
+                         place="SOURCE", fix="regrade the .jsonl files in a separate call")
+    if output is not None and len(sources) > 1:
+        raise InputError("-o/--output takes one JSONL source", place="-o",
+                         fix="regrade each runs.jsonl in its own call")
+    try:
+        from toolscore_cli.study_regrade import regrade_jsonl
+    except ImportError:
+        raise InputError("regrading agent-run JSONL files is not available in this build",
+                         file=sources[0],
+                         fix="regrade receipts or traces, or install a toolscore with "
+                         "`toolscore agent`") from None
+    code = 0
+    for source in sources:
+        code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
+                                       weights=weights, jobs=jobs))
+    return code

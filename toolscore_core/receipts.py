@@ -1,0 +1,530 @@
+"""Receipts: which bytes were evaluated, how, by which plugins, with which result."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from attrs import frozen
+
+from toolscore_core.atomic import write_text_atomic
+from toolscore_core.canonical import canonical_sha256, file_sha256, sha256_hex
+from toolscore_core.contracts import contract_json
+from toolscore_core.documents import parse_json, read_bytes
+from toolscore_core.errors import InputError
+from toolscore_core.evaluation import Evaluation, evaluate_files
+from toolscore_core.models import PluginInfo
+from toolscore_core.plugins import Registry, default_registry
+from toolscore_core.scoring import grade_for
+from toolscore_core.version import toolscore_version
+
+RECEIPT_KIND = "toolscore.evaluation"
+RECEIPT_VERSION = "1"
+INPUT_ROLES: tuple[str, ...] = ("gold", "trace", "forbidden", "honesty_config", "injected")
+"""Every input file a receipt can bind, in the order they are checked."""
+TOP_KEYS: tuple[str, ...] = (
+    "kind", "receipt_version", "inputs", "settings", "contract_sha256", "toolscore_version",
+    "plugins", "created_at", "result", "receipt_sha256",
+)
+SETTINGS_KEYS: tuple[str, ...] = (
+    "trace_format", "validate_side_effects", "judge_model", "weights", "final_answer_sha256",
+    "regraded_from",
+)
+RESULT_KEYS: tuple[str, ...] = ("score", "grade", "required_call_recall", "record_sha256")
+
+ProblemKind = Literal[
+    "input_missing", "input_changed", "receipt_edited", "receipt_field", "final_answer",
+]
+
+
+@frozen
+class Problem:
+    """One thing about a receipt that no longer holds, readable as one line."""
+
+    kind: ProblemKind
+    """``input_missing``, ``input_changed``, ``receipt_edited``, ``receipt_field``, or
+    ``final_answer``."""
+    subject: str
+    """The input role (``trace``) or the receipt field (``result.grade``) concerned."""
+    message: str
+    """The problem as one line, naming the file or field and both digests."""
+    expected: str | None = None
+    """The recorded value (a digest, usually)."""
+    actual: str | None = None
+    """What was found instead; null when the file is missing."""
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "subject": self.subject, "message": self.message,
+                "expected": self.expected, "actual": self.actual}
+
+
+RecomputeStatus = Literal["reproduced", "differs", "cannot reproduce"]
+
+
+@frozen
+class Recompute:
+    """The outcome of re-running an evaluation from the inputs a receipt binds."""
+
+    status: RecomputeStatus
+    """``reproduced``, ``differs`` or ``cannot reproduce``."""
+    reason: str
+    """One line: why it differs or cannot be reproduced; what matched when reproduced."""
+    changed: tuple[str, ...] = ()
+    """What changed since the receipt: ``contract``, ``weights``, ``plugin versions``,
+    ``toolscore version`` (only for ``differs``)."""
+    record_sha256: str | None = None
+    """The new record's hash; null when it could not be recomputed."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": self.status, "reason": self.reason, "changed": list(self.changed),
+                "record_sha256": self.record_sha256}
+
+
+@frozen
+class Verification:
+    """A receipt re-checked: its own hash, every bound input, and (optionally) a re-run."""
+
+    source: str | None
+    """The receipt's path; null for a receipt given as a dict."""
+    receipt: Mapping[str, Any]
+    """The receipt as read."""
+    problems: tuple[Problem, ...]
+    """Every changed or missing input and every edited field, in the order found."""
+    recompute: Recompute | None = None
+    """The re-run's outcome; null unless it was asked for."""
+
+    @property
+    def ok(self) -> bool:
+        """No problem found, and a re-run (when asked for) reproduced the record."""
+        return not self.problems and (
+            self.recompute is None or self.recompute.status == "reproduced"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "ok": self.ok,
+                "problems": [p.to_dict() for p in self.problems],
+                "recompute": None if self.recompute is None else self.recompute.to_dict()}
+
+
+def utc_now() -> str:
+    """The current time, UTC, ISO 8601 to the second (``2026-12-02T15:52:46Z``)."""
+    now = _dt.datetime.now(_dt.UTC).replace(microsecond=0)
+    return now.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def final_answer_sha256(text: str) -> str:
+    """SHA-256 of a final answer's UTF-8 bytes."""
+    return sha256_hex(text.encode("utf-8"))
+
+
+def relative_path(path: str | os.PathLike[str], base: str | os.PathLike[str]) -> str:
+    """``path`` relative to the folder ``base``, with POSIX separators."""
+    target = os.path.abspath(path)
+    folder = os.path.abspath(base)
+    try:
+        rel = os.path.relpath(target, folder)
+    except ValueError:  # another drive on Windows: no relative path exists
+        rel = target
+    return Path(rel).as_posix()
+
+
+def input_record(path: str | os.PathLike[str], base: str | os.PathLike[str]) -> dict[str, Any]:
+    """``{"path", "sha256", "size"}`` of an input file, its path relative to ``base``."""
+    try:
+        digest, size = file_sha256(path)
+    except FileNotFoundError:
+        raise InputError("input file not found", file=str(path), fix="check the path") from None
+    except IsADirectoryError:
+        raise InputError("input is a directory", file=str(path), fix="give a file") from None
+    return {"path": relative_path(path, base), "sha256": digest, "size": size}
+
+
+def build_receipt(
+    evaluation: Evaluation,
+    *,
+    gold: str | os.PathLike[str] | None = None,
+    trace: str | os.PathLike[str] | None = None,
+    forbidden: str | os.PathLike[str] | None = None,
+    honesty_config: str | os.PathLike[str] | None = None,
+    injected: str | os.PathLike[str] | None = None,
+    final_answer: str | None = None,
+    receipt_path: str | os.PathLike[str] | None = None,
+    regraded_from: Mapping[str, Any] | None = None,
+    created_at: str | None = None,
+) -> dict[str, Any]:
+    """A sealed receipt (with ``receipt_sha256``) for ``evaluation``.
+
+    The input files are the ones the evaluation read; each is hashed as its bytes on disk
+    and named by its path relative to the folder of ``receipt_path`` (the current directory
+    when no receipt path is given). ``final_answer`` is the answer given apart from the
+    trace (``--final-answer``); when omitted, an evaluation whose final answer differs from
+    its trace's records the hash of the one it used.
+    """
+    base = Path(receipt_path).parent if receipt_path is not None else Path(".")
+    given = {"gold": gold, "trace": trace, "forbidden": forbidden,
+             "honesty_config": honesty_config, "injected": injected}
+    inputs = {role: None if path is None else input_record(path, base)
+              for role, path in given.items()}
+    if final_answer is None and evaluation.final_answer != evaluation.trace.final_answer:
+        final_answer = evaluation.final_answer
+    options = evaluation.context.options
+    receipt: dict[str, Any] = {
+        "kind": RECEIPT_KIND,
+        "receipt_version": RECEIPT_VERSION,
+        "inputs": inputs,
+        "settings": {
+            "trace_format": evaluation.trace.format,
+            "validate_side_effects": options.validate_side_effects,
+            "judge_model": options.judge_model,
+            "weights": dict(evaluation.weights),
+            "final_answer_sha256": (None if final_answer is None
+                                    else final_answer_sha256(final_answer)),
+            "regraded_from": None if regraded_from is None else dict(regraded_from),
+        },
+        "contract_sha256": canonical_sha256(contract_json(evaluation.contract)),
+        "toolscore_version": toolscore_version(),
+        "plugins": [p.to_dict() for p in evaluation.plugins],
+        "created_at": created_at or utc_now(),
+        "result": {
+            "score": evaluation.score,
+            "grade": evaluation.grade,
+            "required_call_recall": evaluation.required_call_recall,
+            "record_sha256": evaluation.record_sha256,
+        },
+    }
+    return seal(receipt)
+
+
+def seal(receipt: Mapping[str, Any]) -> dict[str, Any]:
+    """The receipt with ``receipt_sha256`` set to the hash of everything else."""
+    body = {k: v for k, v in receipt.items() if k != "receipt_sha256"}
+    return {**body, "receipt_sha256": canonical_sha256(body)}
+
+
+def receipt_text(receipt: Mapping[str, Any]) -> str:
+    """A receipt as the text written to disk: indented JSON with sorted keys, UTF-8."""
+    return json.dumps(receipt, indent=2, sort_keys=True, ensure_ascii=False,
+                      allow_nan=False) + "\n"
+
+
+def write_receipt(receipt: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Write ``receipt`` to ``path`` atomically (temp file + rename)."""
+    write_text_atomic(path, receipt_text(receipt))
+    return Path(path)
+
+
+def write_evaluation_receipt(
+    path: str | os.PathLike[str], evaluation: Evaluation, **inputs: Any
+) -> dict[str, Any]:
+    """Build the receipt of ``evaluation`` for ``path`` and write it there."""
+    receipt = build_receipt(evaluation, receipt_path=path, **inputs)
+    write_receipt(receipt, path)
+    return receipt
+
+
+def load_receipt(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a receipt file, refusing anything that is not a toolscore receipt."""
+    name = str(path)
+    data = parse_json(read_bytes(path, what="receipt"), file=name)
+    check_shape(data, file=name)
+    return dict(data)
+
+
+def is_receipt(data: Any) -> bool:
+    """Whether decoded JSON claims to be a toolscore evaluation receipt."""
+    return isinstance(data, Mapping) and data.get("kind") == RECEIPT_KIND
+
+
+def check_shape(data: Any, *, file: str | None = None) -> None:
+    """Raise InputError unless ``data`` has the shape of a version-1 receipt."""
+    if not is_receipt(data):
+        raise InputError(f'not a toolscore receipt (kind is not "{RECEIPT_KIND}")', file=file,
+                         place="$.kind",
+                         fix="give a file written by `toolscore eval --receipt`")
+    if data.get("receipt_version") != RECEIPT_VERSION:
+        raise InputError(
+            f"unsupported receipt_version {data.get('receipt_version')!r}", file=file,
+            place="$.receipt_version", fix=f"this toolscore reads version {RECEIPT_VERSION}")
+    for key in TOP_KEYS:
+        if key not in data:
+            raise InputError(f"the receipt has no {key!r}", file=file, place=f"$.{key}")
+    for key, fields in (("settings", SETTINGS_KEYS), ("result", RESULT_KEYS)):
+        section = data[key]
+        if not isinstance(section, Mapping):
+            raise InputError(f"{key!r} must be an object", file=file, place=f"$.{key}")
+        for field in fields:
+            if field not in section:
+                raise InputError(f"the receipt has no {key}.{field}", file=file,
+                                 place=f"$.{key}.{field}")
+    inputs = data["inputs"]
+    if not isinstance(inputs, Mapping):
+        raise InputError("'inputs' must be an object", file=file, place="$.inputs")
+    for role, entry in inputs.items():
+        if role not in INPUT_ROLES:
+            raise InputError(f"unknown input {role!r}", file=file, place=f"$.inputs.{role}",
+                             fix=f"inputs are {', '.join(INPUT_ROLES)}")
+        if entry is None:
+            continue
+        if not (isinstance(entry, Mapping) and isinstance(entry.get("path"), str)
+                and isinstance(entry.get("sha256"), str)):
+            raise InputError("an input needs a path and a sha256", file=file,
+                             place=f"$.inputs.{role}")
+
+
+def input_path(receipt: Mapping[str, Any], role: str, base: str | os.PathLike[str]) -> Path | None:
+    """Where the input ``role`` of a receipt is on disk (relative paths from ``base``)."""
+    entry = receipt["inputs"].get(role)
+    if entry is None:
+        return None
+    path = Path(entry["path"])
+    return path if path.is_absolute() else Path(base) / path
+
+
+def check_inputs(receipt: Mapping[str, Any], base: str | os.PathLike[str]) -> list[Problem]:
+    """Re-hash every bound input; one Problem per missing or changed file."""
+    problems: list[Problem] = []
+    for role in INPUT_ROLES:
+        entry = receipt["inputs"].get(role)
+        path = input_path(receipt, role, base)
+        if entry is None or path is None:
+            continue
+        shown = entry["path"]
+        try:
+            digest, size = file_sha256(path)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            problems.append(Problem(
+                kind="input_missing", subject=role, expected=entry["sha256"],
+                message=f"input {role} ({shown}): missing (expected at {path})"))
+            continue
+        if digest != entry["sha256"] or (entry.get("size") is not None
+                                          and size != entry["size"]):
+            sizes = ""
+            if entry.get("size") is not None and size != entry["size"]:
+                sizes = f"; size {entry['size']} -> {size} bytes"
+            problems.append(Problem(
+                kind="input_changed", subject=role, expected=entry["sha256"], actual=digest,
+                message=(f"input {role} ({shown}): sha256 expected {entry['sha256']}, "
+                         f"actual {digest}{sizes}")))
+    return problems
+
+
+def check_seal(receipt: Mapping[str, Any]) -> list[Problem]:
+    """The receipt's own hash, and the fields that must agree with each other."""
+    problems: list[Problem] = []
+    recorded = receipt.get("receipt_sha256")
+    body = {k: v for k, v in receipt.items() if k != "receipt_sha256"}
+    try:
+        actual = canonical_sha256(body)
+    except ValueError as exc:
+        actual = f"(no canonical JSON: {exc})"
+    if actual != recorded:
+        problems.append(Problem(
+            kind="receipt_edited", subject="receipt_sha256", expected=str(recorded),
+            actual=actual,
+            message=(f"receipt edited: receipt_sha256 expected {recorded}, "
+                     f"actual {actual}")))
+    result = receipt["result"]
+    score, grade = result.get("score"), result.get("grade")
+    if isinstance(score, int | float) and not isinstance(score, bool):
+        if grade != grade_for(score):
+            problems.append(Problem(
+                kind="receipt_field", subject="result.grade", expected=grade_for(score),
+                actual=str(grade),
+                message=(f"receipt field result.grade: {grade!r} does not match "
+                         f"result.score {score} (grade {grade_for(score)})")))
+    elif score is not None:
+        problems.append(Problem(kind="receipt_field", subject="result.score",
+                                actual=repr(score),
+                                message=f"receipt field result.score: {score!r} is not a number"))
+    weights = receipt["settings"].get("weights")
+    if isinstance(weights, Mapping):
+        bad = [n for n, w in weights.items()
+               if isinstance(w, bool) or not isinstance(w, int | float) or w < 0]
+        total = sum(w for n, w in weights.items() if n not in bad)
+        if bad or abs(total - 1.0) > 1e-9:
+            problems.append(Problem(
+                kind="receipt_field", subject="settings.weights", actual=repr(dict(weights)),
+                message=("receipt field settings.weights: not normalized weights "
+                         f"(sum {total:g}{', bad: ' + ', '.join(bad) if bad else ''})")))
+    return problems
+
+
+def check_final_answer(receipt: Mapping[str, Any], final_answer: str | None) -> list[Problem]:
+    """A receipt made with ``--final-answer`` needs the same answer again."""
+    recorded = receipt["settings"].get("final_answer_sha256")
+    if recorded is None:
+        return []
+    if final_answer is None:
+        return [Problem(kind="final_answer", subject="final_answer", expected=recorded,
+                        message=("final answer: the receipt was made with --final-answer "
+                                 f"(sha256 {recorded}); give the same answer again"))]
+    actual = final_answer_sha256(final_answer)
+    if actual != recorded:
+        return [Problem(kind="final_answer", subject="final_answer", expected=recorded,
+                        actual=actual,
+                        message=(f"final answer: sha256 expected {recorded}, actual {actual}"))]
+    return []
+
+
+def _as_receipt(
+    path_or_dict: str | os.PathLike[str] | Mapping[str, Any], base: str | os.PathLike[str] | None
+) -> tuple[dict[str, Any], str | None, Path]:
+    if isinstance(path_or_dict, Mapping):
+        check_shape(path_or_dict)
+        return dict(path_or_dict), None, Path(base) if base is not None else Path(".")
+    receipt = load_receipt(path_or_dict)
+    folder = Path(path_or_dict).parent if base is None else Path(base)
+    return receipt, str(path_or_dict), folder
+
+
+def verify_receipt(
+    path_or_dict: str | os.PathLike[str] | Mapping[str, Any],
+    *,
+    recompute: bool = False,
+    final_answer: str | None = None,
+    base: str | os.PathLike[str] | None = None,
+    registry: Registry | None = None,
+) -> Verification:
+    """Re-hash every input a receipt binds, and the receipt itself.
+
+    Input paths are resolved from the receipt's folder (for a dict: ``base``, else the
+    current directory). With ``recompute=True`` the evaluation is run again from the bound
+    inputs and its ``record_sha256`` compared with the recorded one. A malformed receipt
+    raises InputError; everything else is reported as ``Problem`` records.
+    """
+    receipt, source, folder = _as_receipt(path_or_dict, base)
+    problems = check_seal(receipt) + check_inputs(receipt, folder)
+    result = None
+    if recompute:
+        answer_problems = check_final_answer(receipt, final_answer)
+        problems += answer_problems
+        result = recompute_receipt(receipt, folder, final_answer=final_answer,
+                                   registry=registry, blocked=bool(answer_problems))
+    return Verification(source=source, receipt=receipt, problems=tuple(problems),
+                        recompute=result)
+
+
+def installed_plugins(registry: Registry) -> dict[str, PluginInfo]:
+    """Every plugin that provides a format, metric or check, by name."""
+    found: dict[str, PluginInfo] = {}
+    for records in (registry.trace_formats, registry.metrics, registry.checks):
+        for record in records.values():
+            if record.plugin is not None:
+                found.setdefault(record.plugin.name, record.plugin)
+    return found
+
+
+def missing_plugins(receipt: Mapping[str, Any], registry: Registry) -> list[str]:
+    """Names of the plugins that took part in the receipt's evaluation and are not loaded."""
+    loaded = installed_plugins(registry)
+    return [p["name"] for p in receipt["plugins"]
+            if isinstance(p, Mapping) and p.get("name") not in loaded]
+
+
+def evaluate_bound(
+    receipt: Mapping[str, Any],
+    base: str | os.PathLike[str],
+    *,
+    gold: str | os.PathLike[str] | None = None,
+    weights: Mapping[str, float] | None = None,
+    forbidden: str | os.PathLike[str] | None = None,
+    final_answer: str | None = None,
+    registry: Registry | None = None,
+) -> tuple[Evaluation, dict[str, Path | None]]:
+    """Run the receipt's evaluation again: its inputs and settings, some replaced.
+
+    ``weights`` replace the named ones among the receipt's weights (then all are
+    renormalized); ``gold`` and ``forbidden`` replace the bound files. Returns the
+    evaluation and the files it read, by role.
+    """
+    paths: dict[str, Path | None] = {role: input_path(receipt, role, base)
+                                     for role in INPUT_ROLES}
+    if gold is not None:
+        paths["gold"] = Path(gold)
+    if forbidden is not None:
+        paths["forbidden"] = Path(forbidden)
+    for role in ("gold", "trace"):
+        if paths[role] is None:
+            raise InputError(f"the receipt binds no {role} file", place=f"$.inputs.{role}",
+                             fix="re-evaluate with `toolscore eval GOLD TRACE --receipt`")
+    settings = receipt["settings"]
+    if settings.get("judge_model") is not None:
+        # The judge's verdict is not in the receipt; re-asking a model is not a regrade.
+        raise InputError(f"the receipt used an LLM judge ({settings['judge_model']}), which "
+                         "a regrade does not call again", place="$.settings.judge_model",
+                         fix="re-run `toolscore eval` with the judge")
+    merged = {**dict(settings["weights"] or {}), **dict(weights or {})}
+    evaluation = evaluate_files(
+        paths["gold"], paths["trace"],  # type: ignore[arg-type]
+        trace_format=settings["trace_format"] or "auto",
+        weights=merged or None,
+        forbidden_path=paths["forbidden"],
+        final_answer=final_answer,
+        injected_path=paths["injected"],
+        honesty_config_path=paths["honesty_config"],
+        validate_side_effects=bool(settings["validate_side_effects"]),
+        registry=registry,
+    )
+    return evaluation, paths
+
+
+def recompute_receipt(
+    receipt: Mapping[str, Any],
+    base: str | os.PathLike[str],
+    *,
+    final_answer: str | None = None,
+    registry: Registry | None = None,
+    blocked: bool = False,
+) -> Recompute:
+    """Re-run the evaluation a receipt records and compare the records' hashes."""
+    registry = registry or default_registry()
+    if blocked:
+        return Recompute(status="cannot reproduce",
+                         reason="the final answer given with --final-answer is needed")
+    missing = missing_plugins(receipt, registry)
+    if missing:
+        return Recompute(status="cannot reproduce",
+                         reason=f"plugin not installed: {', '.join(missing)}")
+    for role in ("gold", "trace"):
+        path = input_path(receipt, role, base)
+        if path is None or not path.is_file():
+            return Recompute(status="cannot reproduce", reason=f"no {role} file to read")
+    if receipt["settings"].get("judge_model") is not None:
+        return Recompute(status="cannot reproduce",
+                         reason=f"an LLM judge ({receipt['settings']['judge_model']}) took part")
+    evaluation, _ = evaluate_bound(receipt, base, final_answer=final_answer, registry=registry)
+    recorded = receipt["result"]["record_sha256"]
+    new = evaluation.record_sha256
+    if new == recorded:
+        return Recompute(status="reproduced", record_sha256=new,
+                         reason=f"record_sha256 {new} matches")
+    changed = changes(receipt, evaluation)
+    why = ", ".join(changed) if changed else (
+        "no change in contract, weights, plugins or toolscore version; the bound inputs "
+        "or the receipt's result differ")
+    return Recompute(status="differs", changed=tuple(changed), record_sha256=new,
+                     reason=f"record_sha256 {new} (recorded {recorded}); changed: {why}")
+
+
+def changes(receipt: Mapping[str, Any], evaluation: Evaluation) -> list[str]:
+    """Which of contract, weights, plugin versions, toolscore version differ from a receipt."""
+    found = []
+    if canonical_sha256(contract_json(evaluation.contract)) != receipt["contract_sha256"]:
+        found.append("contract")
+    if dict(evaluation.weights) != dict(receipt["settings"]["weights"] or {}):
+        found.append("weights")
+    recorded = {p.get("name"): p.get("version") for p in receipt["plugins"]
+                if isinstance(p, Mapping)}
+    now = {p.name: p.version for p in evaluation.plugins}
+    if recorded != now:
+        found.append("plugin versions")
+    if receipt["toolscore_version"] != toolscore_version():
+        found.append("toolscore version")
+    return found

@@ -1,0 +1,246 @@
+"""Regrade: re-score recorded evidence under a new contract or new weights, re-running nothing."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from attrs import frozen
+
+from toolscore_core.documents import parse_json
+from toolscore_core.errors import InputError, ToolscoreError
+from toolscore_core.evaluation import Evaluation, evaluate_files
+from toolscore_core.plugins import Registry
+from toolscore_core.receipts import (
+    Problem,
+    build_receipt,
+    check_final_answer,
+    check_inputs,
+    check_seal,
+    check_shape,
+    evaluate_bound,
+    is_receipt,
+    relative_path,
+    write_receipt,
+)
+from toolscore_core.scoring import DIGITS
+
+RECEIPT_SUFFIX = ".receipt.json"
+_SNIFF_LIMIT = 16 << 20
+"""Files larger than this are never receipts (receipts are a few kilobytes)."""
+
+
+class RegradeRefused(ToolscoreError):
+    """A receipt's evidence no longer matches it, so it is not regraded."""
+
+    def __init__(self, source: str, problems: tuple[Problem, ...]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = "; ".join(p.message for p in problems)
+        super().__init__(f"{source}: refused to regrade: {lines}")
+
+
+@frozen
+class SourceCheck:
+    """A regrade source read and checked, before anything is evaluated."""
+
+    source: str
+    """The source as given."""
+    kind: Literal["receipt", "trace"]
+    """What the source is."""
+    receipt: Mapping[str, Any] | None
+    """The source receipt; null for a bare trace."""
+    folder: Path
+    """Where the receipt's relative input paths start."""
+    problems: tuple[Problem, ...]
+    """What no longer matches: inputs, the receipt's own hash, the final answer."""
+    refusal: tuple[Problem, ...] = ()
+    """Problems no ``--no-verify`` can override (a final answer that is needed but absent)."""
+
+
+@frozen
+class Regrade:
+    """One source re-scored: the new evaluation and receipt beside the recorded result."""
+
+    source: str
+    """The receipt or trace regraded, as given."""
+    kind: Literal["receipt", "trace"]
+    """What the source is."""
+    result: Evaluation
+    """The new evaluation."""
+    receipt: Mapping[str, Any]
+    """The new receipt, written to ``receipt_path`` when a receipt folder was given; else its
+    paths are relative to the source's folder, as if it sat beside the source."""
+    previous: Mapping[str, Any] | None
+    """The source receipt's ``result`` (score, grade, recall, record_sha256); null for a
+    bare trace."""
+    score_delta: float | None
+    """New score minus the previous one; null when either is unknown or there was none."""
+    problems: tuple[Problem, ...]
+    """What did not verify (only non-empty when regraded with ``verify=False``)."""
+    receipt_path: Path | None = None
+    """Where the new receipt was written; null without a receipt folder."""
+
+    def to_dict(self) -> dict[str, Any]:
+        before = None if self.previous is None else {
+            "score": self.previous.get("score"), "grade": self.previous.get("grade"),
+            "record_sha256": self.previous.get("record_sha256")}
+        return {
+            "source": self.source,
+            "kind": self.kind,
+            "before": before,
+            "after": {"score": self.result.score, "grade": self.result.grade,
+                      "record_sha256": self.result.record_sha256},
+            "change": self.score_delta,
+            "problems": [p.to_dict() for p in self.problems],
+            "receipt": None if self.receipt_path is None else self.receipt_path.as_posix(),
+        }
+
+
+def read_source(source: str | os.PathLike[str]) -> Mapping[str, Any] | None:
+    """The receipt in ``source``, or None when it is a trace."""
+    path = Path(source)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise InputError("not found", file=str(source), fix="check the path") from None
+    if path.is_dir():
+        raise InputError("is a directory", file=str(source), fix="give a receipt or a trace")
+    named = path.name.endswith(RECEIPT_SUFFIX)
+    if size > _SNIFF_LIMIT and not named:
+        return None
+    try:
+        data = parse_json(path.read_bytes(), file=str(source))
+    except InputError:
+        if named:
+            raise
+        return None
+    if is_receipt(data) or named:
+        check_shape(data, file=str(source))
+        return dict(data)
+    return None
+
+
+def inspect_source(
+    source: str | os.PathLike[str], *, final_answer: str | None = None
+) -> SourceCheck:
+    """Read a regrade source and check a receipt's inputs, hash and final answer."""
+    receipt = read_source(source)
+    if receipt is None:
+        return SourceCheck(source=str(source), kind="trace", receipt=None, folder=Path("."),
+                           problems=())
+    folder = Path(source).parent
+    answer = check_final_answer(receipt, final_answer)
+    problems = check_seal(receipt) + check_inputs(receipt, folder) + answer
+    refusal = tuple(p for p in answer if p.actual is None)
+    return SourceCheck(source=str(source), kind="receipt", receipt=receipt, folder=folder,
+                       problems=tuple(problems), refusal=refusal)
+
+
+def regrade(
+    source: str | os.PathLike[str],
+    *,
+    gold: str | os.PathLike[str] | None = None,
+    weights: Mapping[str, float] | None = None,
+    forbidden: str | os.PathLike[str] | None = None,
+    verify: bool = True,
+    receipt_dir: str | os.PathLike[str] | None = None,
+    final_answer: str | None = None,
+    registry: Registry | None = None,
+) -> Regrade:
+    """Re-score a receipt's (or a bare trace's) evidence; nothing is re-run.
+
+    For a receipt, its gold file, trace format, weights and forbidden rules are the
+    defaults; ``gold``, ``weights`` (by name, then renormalized) and ``forbidden`` replace
+    them. The receipt's inputs are verified first: when anything no longer matches,
+    ``RegradeRefused`` is raised, unless ``verify=False`` (the problems are then kept in
+    ``Regrade.problems``). A receipt made with a separate final answer needs the same
+    ``final_answer`` again. A bare trace needs ``gold``. With ``receipt_dir`` a new receipt
+    is written there, naming the receipt it came from in ``settings.regraded_from``.
+    """
+    checked = inspect_source(source, final_answer=final_answer)
+    if checked.refusal or (verify and checked.problems):
+        raise RegradeRefused(checked.source, checked.refusal or checked.problems)
+    return regrade_checked(checked, gold=gold, weights=weights, forbidden=forbidden,
+                           receipt_dir=receipt_dir, final_answer=final_answer,
+                           registry=registry)
+
+
+def receipt_target(source: str | os.PathLike[str], receipt_dir: str | os.PathLike[str]) -> Path:
+    """Where ``--receipt-dir`` puts the new receipt of ``source``."""
+    name = Path(source).name
+    if not name.endswith(RECEIPT_SUFFIX):
+        name = Path(name).stem + RECEIPT_SUFFIX
+    return Path(receipt_dir) / name
+
+
+def regrade_checked(
+    checked: SourceCheck,
+    *,
+    gold: str | os.PathLike[str] | None = None,
+    weights: Mapping[str, float] | None = None,
+    forbidden: str | os.PathLike[str] | None = None,
+    receipt_dir: str | os.PathLike[str] | None = None,
+    final_answer: str | None = None,
+    registry: Registry | None = None,
+) -> Regrade:
+    """Regrade a source already read by ``inspect_source`` (no verification here)."""
+    target = None if receipt_dir is None else receipt_target(checked.source, receipt_dir)
+    if target is not None and target.resolve() == Path(checked.source).resolve():
+        raise InputError("the new receipt would overwrite its source", file=checked.source,
+                         place="--receipt-dir", fix="write the new receipts to another folder")
+    evaluation, paths, previous = _evaluate(checked, gold=gold, weights=weights,
+                                            forbidden=forbidden, final_answer=final_answer,
+                                            registry=registry)
+    # Unwritten receipts are laid out as if they sat beside their source.
+    nominal = target or receipt_target(checked.source, Path(checked.source).parent)
+    regraded_from = None
+    if checked.receipt is not None:
+        regraded_from = {"path": relative_path(checked.source, nominal.parent),
+                         "receipt_sha256": checked.receipt.get("receipt_sha256")}
+    receipt = build_receipt(
+        evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
+        honesty_config=paths["honesty_config"], injected=paths["injected"],
+        final_answer=final_answer, receipt_path=nominal, regraded_from=regraded_from,
+    )
+    if target is not None:
+        write_receipt(receipt, target)
+    return Regrade(source=checked.source, kind=checked.kind, result=evaluation,
+                   receipt=receipt, previous=previous,
+                   score_delta=_delta(previous, evaluation), problems=checked.problems,
+                   receipt_path=target)
+
+
+def _evaluate(
+    checked: SourceCheck, *, gold: str | os.PathLike[str] | None,
+    weights: Mapping[str, float] | None, forbidden: str | os.PathLike[str] | None,
+    final_answer: str | None, registry: Registry | None,
+) -> tuple[Evaluation, dict[str, Path | None], Mapping[str, Any] | None]:
+    if checked.receipt is not None:
+        evaluation, paths = evaluate_bound(
+            checked.receipt, checked.folder, gold=gold, weights=weights, forbidden=forbidden,
+            final_answer=final_answer, registry=registry)
+        return evaluation, paths, dict(checked.receipt["result"])
+    if gold is None:
+        raise InputError("a bare trace needs --gold", file=checked.source,
+                         fix="give the contract to grade it against: --gold GOLD "
+                         "(or regrade a receipt made with `toolscore eval --receipt`)")
+    evaluation = evaluate_files(gold, checked.source, weights=weights, forbidden_path=forbidden,
+                                final_answer=final_answer, registry=registry)
+    bound: dict[str, Path | None] = {
+        "gold": Path(gold), "trace": Path(checked.source),
+        "forbidden": None if forbidden is None else Path(forbidden),
+        "honesty_config": None, "injected": None,
+    }
+    return evaluation, bound, None
+
+
+def _delta(previous: Mapping[str, Any] | None, evaluation: Evaluation) -> float | None:
+    before = None if previous is None else previous.get("score")
+    if not isinstance(before, int | float) or isinstance(before, bool):
+        return None
+    if evaluation.score is None:
+        return None
+    return round(evaluation.score - before, DIGITS)
