@@ -6,7 +6,9 @@ import random
 from typing import Any
 
 
-def make_case(n_calls: int, n_tools: int, seed: int = 7) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def make_case(
+    n_calls: int, n_tools: int, seed: int = 7
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """An expected list and an actual list of ``n_calls`` calls over ``n_tools`` tools.
 
     The actual trace follows the contract with realistic noise: ~5% of calls have one

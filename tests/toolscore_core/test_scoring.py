@@ -24,7 +24,7 @@ def test_overrides_are_merged_and_renormalized() -> None:
 
 
 def test_unknown_weight_names_are_an_error() -> None:
-    with pytest.raises(InputError, match="unknown weight 'speed'.*use one of argument_f1"):
+    with pytest.raises(InputError, match=r"unknown weight 'speed'.*use one of argument_f1"):
         resolve_weights(default_registry().metrics, {"speed": 1})
     with pytest.raises(InputError, match="write NAME=VALUE"):
         parse_weight("selection_accuracy")
