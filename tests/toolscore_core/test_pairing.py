@@ -20,7 +20,8 @@ def brute_force(expected, actual):
             for cols in itertools.permutations(range(m), k):
                 if any(expected[r].tool != actual[c].tool for r, c in zip(rows, cols, strict=True)):
                     continue
-                total = sum(pair_score(expected[r], actual[c])[0] for r, c in zip(rows, cols, strict=True))
+                total = sum(pair_score(expected[r], actual[c])[0]
+                            for r, c in zip(rows, cols, strict=True))
                 best = max(best, (k, round(total, 9)))
     return best
 
