@@ -44,7 +44,7 @@ def plugins_command(as_json: bool, hook: str | None) -> None:
 
     table = Table(show_header=True, header_style="bold")
     for column in ("Plugin", "Distribution", "Version", "Provides"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for row in rows:
         provided = "; ".join(f"{kind.replace('_', ' ')}: {', '.join(ids)}"
                              for kind, ids in row["provides"].items())

@@ -26,7 +26,7 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     from rich.table import Table
 
     console = Console(file=stream, highlight=False, soft_wrap=False,
-                      width=None if stream.isatty() else 100)
+                      width=None if stream.isatty() else 100)  # files and pipes: 100 columns
     record = evaluation.to_dict()
     metrics = record["metrics"]
     trace = record["trace"]

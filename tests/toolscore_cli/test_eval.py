@@ -1,0 +1,95 @@
+"""``toolscore eval`` as a user runs it: verdict, JSON, thresholds, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, run_cli, write_json
+
+GOLD, TRACE = str(EXAMPLES / "gold.json"), str(EXAMPLES / "trace.json")
+
+
+def test_console_verdict_on_the_bundled_example() -> None:
+    out = run_cli("eval", GOLD, TRACE)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "Score 87.5% B" in text
+    assert "selection_accuracy" in text and "argument_f1" in text
+    assert "2.303s (3 of 4 calls)" in text
+    assert "cost" in text and "unknown" in text
+    assert "call #1 book_flight failed" in text
+    assert "Evidence: " in text
+
+
+def test_json_to_stdout_is_the_record_with_a_summary() -> None:
+    out = run_cli("eval", GOLD, TRACE, "--json", "-")
+    assert out.returncode == 0
+    record = json.loads(out.stdout)
+    assert record["schema_version"] == "2"
+    assert record["summary"]["latency_status"] == "partial"
+    assert record["summary"]["total_duration"] == 2.303
+    assert record["summary"]["cost_status"] == "unknown"
+    assert record["summary"]["total_cost"] is None
+    assert "Score" in out.stderr
+
+
+def test_json_file_is_written_only_when_asked(tmp_path: Path) -> None:
+    before = set(tmp_path.iterdir())
+    out = run_cli("eval", GOLD, TRACE, cwd=tmp_path)
+    assert out.returncode == 0 and set(tmp_path.iterdir()) == before
+    report = tmp_path / "out" / "report.json"
+    assert run_cli("eval", GOLD, TRACE, "--json", str(report)).returncode == 0
+    assert json.loads(report.read_text())["grade"] == "B"
+    assert [p.name for p in report.parent.iterdir()] == ["report.json"]
+
+
+@pytest.mark.parametrize(("threshold", "code"), [("0.8", 0), ("B", 0), ("A", 1), ("90%", 1)])
+def test_fail_under(threshold: str, code: int) -> None:
+    assert run_cli("eval", GOLD, TRACE, "--fail-under", threshold).returncode == code
+
+
+def test_weights_change_the_score() -> None:
+    out = run_cli("eval", GOLD, TRACE, "--weight", "sequence_accuracy=0", "--json", "-")
+    record = json.loads(out.stdout)
+    assert record["weights"]["sequence_accuracy"] == 0.0
+    assert record["score"] != 0.875
+
+
+@pytest.mark.parametrize(
+    ("setup", "words"),
+    [
+        (lambda d: (str(d / "missing.json"), TRACE), "gold file not found"),
+        (lambda d: (str(write_json(d / "g.json", {"expected": [{"tool": 3}]})), TRACE),
+         '$.expected[0]: "tool" must be a non-empty string'),
+        (lambda d: (GOLD, str(write_json(d / "t.json", {"what": "ever"}))),
+         "no trace format recognises this document"),
+        (lambda d: (GOLD, TRACE, "--format", "nope"), "unknown trace format 'nope'"),
+        (lambda d: (GOLD, TRACE, "--weight", "speed=1"), "unknown weight 'speed'"),
+        (lambda d: (GOLD, TRACE, "--fail-under", "excellent"), "bad threshold 'excellent'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, setup, words: str) -> None:
+    out = run_cli("eval", *setup(tmp_path))
+    assert out.returncode == 2
+    assert words in out.stderr
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_invalid_json_trace_names_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "trace.json"
+    bad.write_text('{"calls": [\n  {"tool": "a"\n')
+    out = run_cli("eval", GOLD, str(bad))
+    assert out.returncode == 2
+    assert f"{bad}: line 3 column 1: invalid JSON" in out.stderr
+
+
+def test_a_trace_that_holds_calls_but_parses_to_none_is_an_error(tmp_path: Path) -> None:
+    trace = write_json(tmp_path / "t.json", {"calls": [], "final_answer": "done",
+                                              "metadata": {"tool_calls": [{"id": "x"}]}})
+    out = run_cli("eval", GOLD, str(trace))
+    assert out.returncode == 2
+    assert 'found no tool calls, but the document holds a non-empty "tool_calls"' in out.stderr

@@ -1,0 +1,93 @@
+"""The complete record: layout, nulls for absent data, redaction, determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from toolscore_core.canonical import canonical_sha256
+from toolscore_core.evaluation import evaluate, evaluate_files
+from toolscore_core.models import ToolCall
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_record_layout(examples) -> None:
+    record = evaluate_files(examples / "gold.json", examples / "trace.json").to_dict()
+    assert record["schema_version"] == "2"
+    for key in ("score", "grade", "weights", "required_call_recall", "metrics", "evidence",
+                "coverage", "calls", "final_answer", "plugins"):
+        assert key in record
+    assert set(record["evidence"]) == {"counts", "checks"}
+    assert set(record["evidence"]["counts"]) == {"pass", "fail", "unknown"}
+    for check in record["evidence"]["checks"]:
+        assert set(check) == {"check", "status", "reason", "details", "plugin"}
+    assert set(record["coverage"]) == {"calls", "with_outcome", "with_duration", "with_cost",
+                                       "final_answer_known"}
+    actual = record["calls"]["actual"]
+    for call in actual:
+        assert {"id", "tool", "args", "result", "is_error", "error", "duration", "cost",
+                "timestamp"} <= set(call)
+    # the e-mail call has no result: its outcome is unknown, not a success
+    assert actual[3]["is_error"] is None and actual[3]["result"] is None
+    assert actual[3]["duration"] is None and actual[3]["cost"] is None
+    expected_args = record["calls"]["expected"][0]["args"]
+    assert expected_args["date"] == "Regex('^2026-12-')"
+    assert abs(sum(record["weights"].values()) - 1.0) < 1e-9
+
+
+def test_latency_and_cost_are_unknown_never_zero() -> None:
+    calls = [ToolCall(tool="a", result=1, is_error=False)]
+    metrics = evaluate([{"tool": "a"}], calls).metrics
+    assert metrics["latency_metrics"]["status"] == "unknown"
+    assert metrics["latency_metrics"]["total_duration"] is None
+    assert metrics["cost_metrics"]["total_cost"] is None
+    partial = evaluate([], [ToolCall(tool="a", duration=1.5), ToolCall(tool="b")]).metrics
+    assert partial["latency_metrics"]["status"] == "partial"
+    assert partial["latency_metrics"]["total_duration"] == 1.5
+    assert partial["latency_metrics"]["measured_calls"] == 1
+    zero = evaluate([], [ToolCall(tool="a", duration=0.0)]).metrics
+    assert zero["latency_metrics"] == {**zero["latency_metrics"], "status": "measured",
+                                       "total_duration": 0.0}
+
+
+def test_unknown_outcomes_are_not_counted_as_done() -> None:
+    result = evaluate([{"tool": "deploy"}], [ToolCall(tool="deploy", args={})])
+    assert result.required_call_recall == 0.0
+    assert result.metrics["efficiency_metrics"]["errors"] is None
+    assert result.evidence.get("required-calls").status == "unknown"
+    assert result.evidence.get("call-errors").status == "unknown"
+    assert result.evidence.summary() == "Evidence: 0 pass, 0 fail, 2 unknown"
+
+
+def test_credentials_are_redacted_in_the_record() -> None:
+    key = "AKIAIOSFODNN7EXAMPLE"
+    result = evaluate([], [ToolCall(tool="s3", args={"auth": {"key": key}}, result="ok",
+                                    is_error=False)])
+    text = json.dumps(result.to_dict(), ensure_ascii=False)
+    assert key not in text
+    assert "AKIA…LE" in text
+
+
+SCRIPT = """
+import json, sys
+from toolscore_core.evaluation import evaluate_files
+e = evaluate_files(sys.argv[1], sys.argv[2])
+print(e.record_sha256)
+"""
+
+
+def test_the_same_evaluation_hashes_the_same_in_other_processes(examples, tmp_path) -> None:
+    gold, trace = str(examples / "gold.json"), str(examples / "trace.json")
+    digests = set()
+    for seed, cwd in (("0", ROOT), ("1", tmp_path), ("12345", Path("/"))):
+        out = subprocess.run([sys.executable, "-c", SCRIPT, gold, trace], cwd=cwd,
+                             env={**os.environ, "PYTHONHASHSEED": seed},
+                             capture_output=True, text=True, check=True)
+        digests.add(out.stdout.strip())
+    local = evaluate_files(gold, trace)
+    assert digests == {local.record_sha256}
+    assert local.record_sha256 == canonical_sha256(local.to_dict())

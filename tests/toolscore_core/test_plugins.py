@@ -1,0 +1,153 @@
+"""The plugin engine: built-ins, throwaway plugins, env switches, errors that name names."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import types
+
+import pytest
+
+from toolscore_core.errors import PluginError
+from toolscore_core.evaluation import evaluate
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Check, CheckOutcome, Metric, MetricOutcome, ToolCall
+from toolscore_core.plugins import BUILTIN_PLUGINS, build_registry, get_plugin_manager
+from toolscore_core.version import toolscore_version
+
+
+def make_plugin(name: str, **hooks: object) -> types.ModuleType:
+    module = types.ModuleType(name)
+    for hook_name, function in hooks.items():
+        setattr(module, hook_name, hookimpl(function))  # type: ignore[arg-type]
+    return module
+
+
+def registry_with(*plugins: types.ModuleType, env: dict[str, str] | None = None):
+    pm = get_plugin_manager(entry_points=False, env=env or {})
+    for plugin in plugins:
+        pm.register(plugin, name=plugin.__name__)
+    return build_registry(pm)
+
+
+def test_every_builtin_is_its_own_plugin_with_toolscore_version() -> None:
+    registry = registry_with()
+    names = [p.name for p in registry.plugins]
+    assert names == list(BUILTIN_PLUGINS)
+    assert {p.distribution for p in registry.plugins} == {"toolscore"}
+    assert {p.version for p in registry.plugins} == {toolscore_version()}
+
+
+def test_results_are_stamped_with_the_plugin_that_made_them() -> None:
+    result = evaluate([{"tool": "a"}], [ToolCall(tool="a", result=1, is_error=False)])
+    check = result.evidence.get("call-errors")
+    assert check is not None and check.plugin.name == "toolscore_checks.call_errors"
+    assert check.plugin.distribution == "toolscore"
+    metric = next(m for m in result.metric_results if m.id == "selection_accuracy")
+    assert metric.plugin.name == "toolscore_checks.metrics.selection_accuracy"
+
+
+def test_a_check_that_raises_is_unknown_never_pass() -> None:
+    def run(context):
+        raise RuntimeError("disk on fire")
+
+    plugin = make_plugin("fragile", toolscore_register_checks=lambda: [
+        Check(id="fragile-check", description="breaks", run=run)])
+    result = evaluate([], [], registry=registry_with(plugin))
+    check = result.evidence.get("fragile-check")
+    assert check is not None
+    assert check.status == "unknown"
+    assert "RuntimeError: disk on fire" in check.reason
+    assert check.plugin.name == "fragile"
+
+
+def test_a_throwaway_check_and_metric_take_part_and_are_recorded() -> None:
+    plugin = make_plugin(
+        "counting",
+        toolscore_register_checks=lambda: [Check(
+            id="has-answer", description="a final answer was given",
+            run=lambda ctx: CheckOutcome("pass" if ctx.final_answer else "unknown", "looked"))],
+        toolscore_register_metrics=lambda: [Metric(
+            id="call_count", description="calls made",
+            compute=lambda ctx: MetricOutcome(value=len(ctx.calls)))],
+    )
+    result = evaluate([], [ToolCall(tool="x")], final_answer="done",
+                      registry=registry_with(plugin))
+    record = result.to_dict()
+    assert record["metrics"]["call_count"] == 1
+    assert {"name": "counting", "distribution": None, "version": None} in record["plugins"]
+    assert result.evidence.get("has-answer").status == "pass"
+
+
+def test_duplicate_ids_name_both_providers() -> None:
+    clash = make_plugin("clash", toolscore_register_checks=lambda: [
+        Check(id="call-errors", description="again", run=lambda ctx: None)])
+    with pytest.raises(PluginError) as info:
+        registry_with(clash)
+    message = str(info.value)
+    assert "check id 'call-errors'" in message
+    assert "'toolscore_checks.call_errors' (toolscore" in message
+    assert "'clash'" in message
+
+
+def test_a_wrong_record_type_is_refused_with_the_hook_named() -> None:
+    bad = make_plugin("bad", toolscore_register_metrics=lambda: ["not a metric"])
+    with pytest.raises(PluginError, match="returned str from toolscore_register_metrics"):
+        registry_with(bad)
+
+
+def test_a_misspelt_hookimpl_is_caught() -> None:
+    pm = get_plugin_manager(entry_points=False, env={})
+    module = types.ModuleType("typo")
+    module.toolscore_register_chekcs = hookimpl(lambda: [])  # type: ignore[attr-defined]
+    pm.register(module, name="typo")
+    import pluggy
+
+    with pytest.raises(pluggy.PluginValidationError, match="unknown hook"):
+        pm.check_pending()
+
+
+def test_disable_env_blocks_a_builtin() -> None:
+    registry = registry_with(env={"TOOLSCORE_DISABLE_PLUGINS": "toolscore_checks.call_errors"})
+    assert "call-errors" not in registry.checks
+    assert "required-calls" in registry.checks
+
+
+def test_load_env_selects_entry_points(tmp_path, monkeypatch) -> None:
+    package = tmp_path / "ep_plugin_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text(textwrap.dedent("""
+        from toolscore_core.hookspecs import hookimpl
+        from toolscore_core.models import Check, CheckOutcome
+
+        @hookimpl
+        def toolscore_register_checks():
+            return [Check(id="ep-check", description="d",
+                          run=lambda ctx: CheckOutcome("pass", "ok"))]
+    """))
+    dist = tmp_path / "ep_plugin_pkg-0.3.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: ep-plugin-pkg\nVersion: 0.3\n")
+    (dist / "entry_points.txt").write_text("[toolscore]\nepcheck = ep_plugin_pkg\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    loaded = build_registry(get_plugin_manager(env={}))
+    assert "ep-check" in loaded.checks
+    assert loaded.checks["ep-check"].plugin.to_dict() == {
+        "name": "epcheck", "distribution": "ep-plugin-pkg", "version": "0.3"}
+    none = build_registry(get_plugin_manager(env={"TOOLSCORE_LOAD_PLUGINS": ""}))
+    assert "ep-check" not in none.checks
+    blocked = build_registry(get_plugin_manager(env={"TOOLSCORE_DISABLE_PLUGINS": "epcheck"}))
+    assert "ep-check" not in blocked.checks
+    sys.modules.pop("ep_plugin_pkg", None)
+
+
+def test_a_plugin_that_fails_to_import_is_named(tmp_path, monkeypatch) -> None:
+    (tmp_path / "broken_pkg.py").write_text("raise ImportError('missing dependency zzz')\n")
+    dist = tmp_path / "broken_pkg-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-pkg\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[toolscore]\nbroken = broken_pkg\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(PluginError, match=r"plugin 'broken'.*missing dependency zzz.*"
+                                          r"TOOLSCORE_DISABLE_PLUGINS=broken"):
+        get_plugin_manager(env={})

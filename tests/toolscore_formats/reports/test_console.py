@@ -1,0 +1,27 @@
+import io
+
+from toolscore_core.evaluation import evaluate, evaluate_files
+from toolscore_core.models import ToolCall
+from toolscore_formats.reports import console
+
+
+def render(evaluation) -> str:
+    stream = io.StringIO()
+    console.write(evaluation, stream)
+    return stream.getvalue()
+
+
+def test_verdict_shows_score_metrics_problems_and_evidence(examples) -> None:
+    text = render(evaluate_files(examples / "gold.json", examples / "trace.json"))
+    assert "Score 87.5% B" in text
+    assert "2.303s (3 of 4 calls)" in text
+    assert "What went wrong" in text
+    assert "arguments differ: passengers: expected 2, got 1" in text
+    assert "Evidence:" in text
+
+
+def test_a_measured_zero_is_shown_as_zero_and_markup_is_not_interpreted() -> None:
+    text = render(evaluate([{"tool": "[bold]x[/bold]"}],
+                           [ToolCall(tool="[red]y", duration=0.0, result=1, is_error=False)]))
+    assert "0.000s" in text
+    assert "[red]y" in text

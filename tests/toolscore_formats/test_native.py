@@ -1,0 +1,41 @@
+"""The native format: every ToolCall field, nulls kept, detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolscore_core.errors import InputError
+from toolscore_formats import native
+
+
+def test_reads_every_field_and_keeps_absent_ones_null() -> None:
+    trace = native.parse({"calls": [
+        {"id": 7, "tool": "a", "args": '{"x": 1}', "result": 0, "duration": 1,
+         "timestamp": 1704067200.5},
+        {"tool": "b", "args": "not json", "error": "boom"},
+        {"tool": "c"},
+        {"tool": "d", "result": False},
+        {"tool": "e", "result": ""},
+    ], "final_answer": "ok", "run_cost": 0.25})
+    a, b, c, d, e = trace.calls
+    assert (a.id, a.args, a.result, a.is_error, a.duration) == ("7", {"x": 1}, 0, False, 1.0)
+    assert a.timestamp == "2024-01-01T00:00:00.500000Z"
+    assert a.cost is None
+    assert (b.args, b.raw_args, b.is_error, b.error) == (None, "not json", True, "boom")
+    assert (c.result, c.is_error, c.duration, c.timestamp) == (None, None, None, None)
+    assert d.result is False and d.is_error is False
+    assert e.result == "" and e.is_error is False
+    assert trace.final_answer == "ok" and trace.run_cost == 0.25
+
+
+def test_detection_is_specific() -> None:
+    assert native.detect({"calls": [{"tool": "a"}]})
+    assert native.detect([{"tool": "a", "args": {}}])
+    assert native.detect([{"role": "assistant", "tool": "a"}]) is None
+    assert native.detect({"calls": [{"tool": "a"}], "choices": []}) is None
+    assert native.detect([]) is None
+
+
+def test_unknown_keys_are_named() -> None:
+    with pytest.raises(InputError, match=r"\$\.calls\[0\]\.name: unknown key 'name'"):
+        native.parse({"calls": [{"tool": "a", "name": "x"}]})
