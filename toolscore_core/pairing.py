@@ -1,11 +1,20 @@
 """Optimal one-to-one pairing of expected calls with actual calls of the same tool.
 
 Every metric that compares arguments, and every check that asks "was this expected call
-made", uses this one pairing. Within each tool, calls are paired to maximise the total
-per-pair argument F1: identical calls are paired first (in order), then the rest are
-solved as an assignment problem (Hungarian algorithm; SciPy's for large groups). Groups
-whose leftover block exceeds ``WINDOW`` calls on both sides are solved in consecutive
-windows of that size, in trace order, so the cost stays linear in the trace length.
+made", uses this one pairing. Its objective, in order of priority:
+
+1. as many pairs as possible (every expected call gets a call of its tool while any is
+   left);
+2. identical calls are never split up: an expected call with literal arguments is paired
+   with an actual call with exactly those arguments wherever one exists (a failed attempt
+   gives way to an identical call that succeeded);
+3. the other calls of each tool are paired to maximise the total per-pair argument F1, an
+   assignment problem (Hungarian algorithm; SciPy's for larger blocks).
+
+Identical calls are found by walking both lists in order (agents mostly follow the
+contract's order) and then by hashing what is left. Leftover blocks larger than
+``WINDOW`` calls on both sides are solved in consecutive windows of that size, in trace
+order, so the cost stays linear in the trace length.
 """
 
 from __future__ import annotations
@@ -117,7 +126,9 @@ def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> 
     """The optimal pairing (see the module docstring)."""
     pairs: list[Pair] = []
     used = bytearray(len(actual))
-    left_exp = _pair_identical(expected, actual, pairs, used)
+    done = bytearray(len(expected))
+    _pair_in_order(expected, actual, pairs, done, used)
+    left_exp = _pair_identical(expected, actual, pairs, done, used)
     by_tool_exp: dict[str, list[int]] = defaultdict(list)
     by_tool_act: dict[str, list[int]] = defaultdict(list)
     for i in left_exp:
@@ -146,18 +157,59 @@ def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> 
     )
 
 
+_LOOKAHEAD = 4
+
+
+def _identical(wanted: ExpectedCall, made: ToolCall) -> bool:
+    """Same tool and strictly equal literal arguments (a matcher never equals a value)."""
+    want, got = wanted.args, made.args
+    return (wanted.tool == made.tool and want is not None and got is not None
+            and want == got and _same_types(want, got))
+
+
+def _pair_in_order(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], pairs: list[Pair],
+    done: bytearray, used: bytearray,
+) -> None:
+    """Pair identical calls met walking both lists in order, re-syncing past small gaps."""
+    n, m = len(expected), len(actual)
+    i = j = 0
+    while i < n and j < m:
+        wanted = expected[i]
+        if _identical(wanted, actual[j]):
+            if actual[j].is_error:  # a failure: the hash pass looks for a successful retry
+                i += 1
+                j += 1
+                continue
+            done[i] = used[j] = 1
+            pairs.append(_new_pair(Pair, (i, j, len(wanted.args or ()), 1.0, True)))
+            i += 1
+            j += 1
+            continue
+        for step in range(1, _LOOKAHEAD + 1):
+            if j + step < m and _identical(wanted, actual[j + step]):
+                j += step  # extra calls were made before this one
+                break
+            if i + step < n and _identical(expected[i + step], actual[j]):
+                i += step  # expected calls were skipped
+                break
+        else:
+            i += 1
+            j += 1
+
+
 def _pair_identical(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], pairs: list[Pair],
-    used: bytearray,
+    done: bytearray, used: bytearray,
 ) -> list[int]:
-    """Pair expected calls with literal args to actual calls with exactly those args.
+    """Pair what is left of identical calls by hashing their arguments.
 
     Marks the paired actual calls in ``used``; returns the expected calls left over.
     """
     # key -> the one actual call with it, or a queue when several share it
     index: dict[tuple[str, frozenset[tuple[str, Any]]], int | deque[int]] = {}
     for j, call in enumerate(actual):
-        if call.args is None:
+        if call.args is None or used[j]:
             continue
         key = _key(call.args)
         if key is None:
@@ -172,6 +224,8 @@ def _pair_identical(
             held.append(j)  # type: ignore[union-attr]
     left_exp: list[int] = []
     for i, wanted in enumerate(expected):
+        if done[i]:
+            continue
         args = wanted.args
         key = None if args is None else _key(args)
         held = None if key is None else index.get((wanted.tool, key))

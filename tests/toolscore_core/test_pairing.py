@@ -1,4 +1,5 @@
 import itertools
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,18 +12,24 @@ values = st.sampled_from([1, 2, 1.0, True, "x", "y", None])
 arg_dicts = st.dictionaries(st.sampled_from(["p", "q", "r"]), values, max_size=3)
 
 
+def identical(e, a) -> bool:
+    return e.args is not None and a.args is not None and e.tool == a.tool and (
+        json.dumps(e.args, sort_keys=True) == json.dumps(a.args, sort_keys=True))
+
+
 def brute_force(expected, actual):
-    """Best total score with a maximum number of pairs, trying every assignment."""
-    best = (0, 0.0)
+    """The best (pairs, identical pairs, total F1), trying every assignment."""
+    best = (0, 0, 0.0)
     n, m = len(expected), len(actual)
     for k in range(min(n, m), -1, -1):
         for rows in itertools.combinations(range(n), k):
             for cols in itertools.permutations(range(m), k):
-                if any(expected[r].tool != actual[c].tool for r, c in zip(rows, cols, strict=True)):
+                chosen = list(zip(rows, cols, strict=True))
+                if any(expected[r].tool != actual[c].tool for r, c in chosen):
                     continue
-                total = sum(pair_score(expected[r], actual[c])[0]
-                            for r, c in zip(rows, cols, strict=True))
-                best = max(best, (k, round(total, 9)))
+                same = sum(identical(expected[r], actual[c]) for r, c in chosen)
+                total = sum(pair_score(expected[r], actual[c])[0] for r, c in chosen)
+                best = max(best, (k, same, round(total, 9)))
     return best
 
 
@@ -34,9 +41,8 @@ def test_pairing_is_optimal(exp, act) -> None:
     actual = [ToolCall(tool=t, args=a) for t, a in act]
     pairing = pair_calls(expected, actual)
     total = round(sum(p.score for p in pairing.pairs), 9)
-    best_k, best_total = brute_force(expected, actual)
-    assert len(pairing.pairs) == best_k
-    assert total == best_total
+    same = sum(identical(expected[p.expected], actual[p.actual]) for p in pairing.pairs)
+    assert (len(pairing.pairs), same, total) == brute_force(expected, actual)
     assert len({p.actual for p in pairing.pairs}) == len(pairing.pairs)
     assert all(expected[p.expected].tool == actual[p.actual].tool for p in pairing.pairs)
 
@@ -46,6 +52,16 @@ def test_a_successful_retry_is_preferred_over_the_failed_attempt() -> None:
     actual = [ToolCall(tool="deploy", args={"env": "prod"}, is_error=True, error="503"),
               ToolCall(tool="deploy", args={"env": "prod"}, result="ok", is_error=False)]
     assert pair_calls(expected, actual).pairs[0].actual == 1
+
+
+def test_identical_calls_are_never_split_up_for_partial_matches() -> None:
+    # pairing (x,y)-(x,y) and (x)-(y) totals 1.0; crossing them would total 1.33,
+    # but an exact call is the answer to its expected call
+    expected = [ExpectedCall(tool="t", args={"x": 1, "y": 2}), ExpectedCall(tool="t",
+                                                                          args={"x": 1})]
+    actual = [ToolCall(tool="t", args={"y": 2}), ToolCall(tool="t", args={"x": 1, "y": 2})]
+    pairs = {(p.expected, p.actual) for p in pair_calls(expected, actual).pairs}
+    assert pairs == {(0, 1), (1, 0)}
 
 
 def test_true_is_not_paired_as_identical_to_one() -> None:

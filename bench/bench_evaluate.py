@@ -1,0 +1,105 @@
+"""Benchmark: toolscore.evaluate() against tool-scorer 1.10.0, and the CLI's start-up.
+
+    python bench/bench_evaluate.py            # creates bench/.venv-peer on first run
+
+Prints, for synthetic traces of 10, 1,000 and 100,000 calls over 1, 10 and 1,000 tools,
+the best-of-N time of ``toolscore.evaluate(expected, actual)`` (lists of call dicts in,
+the same inputs for both tools), the speed-up over tool-scorer (measured in the same run,
+in its own venv and process; it is skipped at 100,000 calls, where it would take hours),
+and the linearity ratio time(100,000) / time(1,000). Then the wall time of
+``toolscore --help`` and ``toolscore eval`` on a small trace for both tools.
+
+Targets: 1,000 calls over 10 tools at least 50x faster than tool-scorer; 100,000 calls in
+no more than 150x the time of 1,000; the CLI in at most half of tool-scorer's wall time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PEER_VENV = HERE / ".venv-peer"
+PEER = "tool-scorer==1.10.0"
+SIZES = (10, 1_000, 100_000)
+TOOLS = (1, 10, 1_000)
+
+
+def repeat_for(n_calls: int) -> int:
+    return {10: 200, 1_000: 20}.get(n_calls, 2)
+
+
+def peer_python() -> Path:
+    python = PEER_VENV / "bin" / "python"
+    if not python.exists():
+        print(f"creating {PEER_VENV} with {PEER} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", PEER], check=True)
+    return python
+
+
+def time_evaluate(python: Path | str, cases: list[tuple[int, int, int]],
+                  mode: str = "dicts") -> dict[str, float]:
+    out = subprocess.run([str(python), str(HERE / "_time_evaluate.py"), json.dumps(cases), mode],
+                         check=True, capture_output=True, text=True, cwd="/")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def wall(command: list[str], runs: int = 7) -> float:
+    """Median wall time of a whole command (process start included)."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, check=False, capture_output=True, cwd=HERE)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    peer = peer_python()
+    ours_cases = [(n, t, repeat_for(n)) for n in SIZES for t in TOOLS]
+    peer_cases = [(n, t, 1 if (n, t) == (1_000, 1) else repeat_for(n))
+                  for n in SIZES if n <= 1_000 for t in TOOLS]
+    ours = time_evaluate(sys.executable, ours_cases)
+    ours_records = time_evaluate(sys.executable, ours_cases, "records")
+    theirs = time_evaluate(peer, peer_cases)
+
+    print(f"\nevaluate() — best of N, ms (python {sys.version.split()[0]}, {os.cpu_count()} CPUs)")
+    print(f"{'calls x tools':>15} {'toolscore':>11} {'(records in)':>13} {'tool-scorer':>12} "
+          f"{'speed-up':>9}")
+    for n, t, _ in ours_cases:
+        key = f"{n}x{t}"
+        peer_ms = theirs.get(key)
+        ratio = f"{peer_ms / ours[key]:.1f}x" if peer_ms else "-"
+        peer_text = f"{peer_ms * 1e3:.1f}" if peer_ms else "-"
+        print(f"{n:>8,} x {t:<4,} {ours[key] * 1e3:>11.2f} {ours_records[key] * 1e3:>13.2f} "
+              f"{peer_text:>12} {ratio:>9}")
+    target = theirs["1000x10"] / ours["1000x10"]
+    print(f"\n1,000 calls x 10 tools: {target:.1f}x faster than tool-scorer (target >= 50x)")
+    for t in TOOLS:
+        linear = ours[f"100000x{t}"] / ours[f"1000x{t}"]
+        print(f"linearity, {t:,} tools: time(100,000) / time(1,000) = {linear:.0f}x "
+              "(target <= 150x)")
+
+    ours_cli = shutil.which("toolscore", path=str(Path(sys.executable).parent)) or "toolscore"
+    peer_cli = str(PEER_VENV / "bin" / "tool-scorer")
+    gold, trace = str(HERE / "fixtures" / "small_gold.json"), str(HERE / "fixtures" /
+                                                                   "small_trace.json")
+    print("\nCLI wall time, median of 7 runs, seconds")
+    for label, ours_cmd, peer_cmd in (
+        ("--help", [ours_cli, "--help"], [peer_cli, "--help"]),
+        ("eval (3 calls)", [ours_cli, "eval", gold, trace], [peer_cli, "eval", gold, trace]),
+    ):
+        a, b = wall(ours_cmd), wall(peer_cmd)
+        print(f"{label:>15}: toolscore {a:.3f}  tool-scorer {b:.3f}  ratio {a / b:.2f} "
+              "(target <= 0.50)")
+
+
+if __name__ == "__main__":
+    main()

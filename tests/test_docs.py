@@ -1,0 +1,88 @@
+"""The docs cannot drift: every hook has its section, and every example in plugins.md runs."""
+
+from __future__ import annotations
+
+import re
+import types
+
+import pytest
+
+from tests.conftest import ROOT
+from toolscore_core import hookspecs
+from toolscore_core.evaluation import evaluate
+from toolscore_core.models import ToolCall
+from toolscore_core.plugins import build_registry, get_plugin_manager
+
+PLUGINS_MD = (ROOT / "plugins.md").read_text(encoding="utf-8")
+HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("toolscore_register_"))
+
+
+def _section(hook: str) -> str:
+    match = re.search(rf"^## {hook}\n(.*?)(?=^## )", PLUGINS_MD, re.S | re.M)
+    assert match, f"plugins.md has no section '## {hook}'"
+    return match.group(1)
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_every_hook_has_a_section_with_signature_and_example(hook: str) -> None:
+    section = _section(hook)
+    assert f"def {hook}(" in section, "the section shows the hook's signature"
+    assert "@hookimpl" in section, "the section has a complete example"
+
+
+def _examples(hook: str) -> list[str]:
+    blocks = re.findall(r"```python\n(.*?)```", _section(hook), re.S)
+    return [b for b in blocks if "@hookimpl" in b and "..." not in b]
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
+    (example,) = _examples(hook)
+    module = types.ModuleType(f"doc_example_{hook}")
+    exec(compile(example, f"plugins.md:{hook}", "exec"), module.__dict__)
+    pm = get_plugin_manager(entry_points=False, env={})
+    pm.register(module, name="acme")
+    registry = build_registry(pm)
+    kinds = {"toolscore_register_trace_formats": registry.trace_formats,
+             "toolscore_register_checks": registry.checks,
+             "toolscore_register_metrics": registry.metrics,
+             "toolscore_register_report_writers": registry.report_writers}
+    provided = [r for r in kinds[hook].values() if r.plugin.name == "acme"]
+    assert len(provided) == 1
+    result = evaluate([{"tool": "build"}], [ToolCall(tool="build", id="1", duration=45.0,
+                                                     result="ok", is_error=False)],
+                      registry=registry)
+    assert result.score is not None
+    if hook == "toolscore_register_checks":
+        assert result.evidence.get("acme-slow-calls").status == "fail"
+    if hook == "toolscore_register_metrics":
+        assert result.metrics["acme_id_coverage"] == 1.0
+    if hook == "toolscore_register_trace_formats":
+        fmt = provided[0]
+        doc = {"acme_log": [{"name": "build", "input": {}, "output": "ok", "seconds": 2.0}]}
+        assert fmt.detect(doc)
+        trace = fmt.parse(doc)
+        assert trace.calls[0].is_error is False and trace.calls[0].duration == 2.0
+    if hook == "toolscore_register_report_writers":
+        import io
+
+        stream = io.StringIO()
+        provided[0].write(result, stream)
+        assert stream.getvalue().splitlines()[0] == "check,status,reason"
+
+
+def test_the_testing_example_in_plugins_md_passes() -> None:
+    block = re.search(r"## Testing a plugin\n.*?```python\n(.*?)```", PLUGINS_MD, re.S)
+    assert block
+    (check_example,) = _examples("toolscore_register_checks")
+    acme = types.ModuleType("toolscore_acme")
+    exec(check_example, acme.__dict__)
+    namespace: dict[str, object] = {}
+    import sys
+
+    sys.modules["toolscore_acme"] = acme
+    try:
+        exec(block.group(1), namespace)
+        namespace["test_slow_calls_fail"]()  # type: ignore[operator]
+    finally:
+        sys.modules.pop("toolscore_acme", None)
