@@ -1,4 +1,4 @@
-"""A small DOM for tests: parse HTML (a report, a browser's dump, rendered Markdown) into elements."""
+"""A small DOM for tests: HTML (a report, a browser dump, rendered Markdown) as elements."""
 
 from __future__ import annotations
 
