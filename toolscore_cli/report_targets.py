@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
 import click
@@ -55,10 +56,18 @@ def report_targets(
         if writer_id not in registry.report_writers:
             raise InputError(f"no report writer {writer_id!r}", place="--report",
                              fix=f"use one of {known}, or install the plugin that provides it")
+    for writer_id, path in targets:
+        if path != STDOUT and Path(path).is_dir():
+            raise InputError(f"cannot write the {writer_id} report: it is a folder", file=path,
+                             fix="give a file path, e.g. report" + _suffix(registry, writer_id))
     if sum(1 for _, path in targets if path == STDOUT) > 1:
         raise InputError("more than one report is going to stdout (-)",
                          fix="write all reports but one to files")
     return targets
+
+
+def _suffix(registry: Registry, writer_id: str) -> str:
+    return registry.report_writers[writer_id].suffix or ".txt"
 
 
 def to_stdout(targets: Sequence[tuple[str, str]]) -> bool:

@@ -76,14 +76,25 @@ def test_bad_report_asks_are_one_line_and_exit_2(
     assert out == "" and list(tmp_path.iterdir()) == []
 
 
-def test_an_unwritable_path_is_one_line(capsys: pytest.CaptureFixture[str],
-                                        tmp_path: Path) -> None:
+def test_a_folder_is_refused_before_evaluating(capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path) -> None:
     folder = tmp_path / "taken"
     folder.mkdir()
-    code, _, err = run(capsys, "--html", str(folder))
+    code, out, err = run(capsys, "--html", str(folder))
+    assert code == 2 and out == ""
+    assert err == (f"error: {folder}: cannot write the html report: it is a folder; "
+                   "give a file path, e.g. report.html\n")
+    assert list(folder.iterdir()) == []
+
+
+def test_an_unwritable_path_is_one_line(capsys: pytest.CaptureFixture[str],
+                                        tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    code, _, err = run(capsys, "--markdown", str(blocker / "r.md"))
     assert code == 2
-    assert err.startswith(f"error: {folder}: cannot write the html report: ")
-    assert "Traceback" not in err and list(folder.iterdir()) == []
+    assert err.startswith(f"error: {blocker / 'r.md'}: cannot write the markdown report: ")
+    assert "Traceback" not in err and err.count("\n") == 1
 
 
 def _registry_with(write: object, name: str) -> Registry:
