@@ -12,7 +12,13 @@ from typing import TextIO
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
-from toolscore_formats.reports.view import CallDetail, CallRow, ReportView, build_view
+from toolscore_formats.reports.view import (
+    NOTHING_WRONG,
+    CallDetail,
+    CallRow,
+    ReportView,
+    build_view,
+)
 
 
 @cache
@@ -138,7 +144,7 @@ def render(view: ReportView) -> str:
         out += [f"<li>{_e(line)}</li>" for line in view.findings]
         out.append("</ul>")
     else:
-        out.append('<p id="findings">Nothing: every call matched.</p>')
+        out.append(f'<p id="findings">{_e(NOTHING_WRONG)}</p>')
     out += _evidence(view)
     out += ["<h2>Coverage</h2>", f'<p id="coverage">{_e(view.coverage)}</p>', "<h2>Calls</h2>"]
     if view.calls:

@@ -8,7 +8,7 @@ from typing import TextIO
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
-from toolscore_formats.reports.view import ReportView, build_view
+from toolscore_formats.reports.view import NOTHING_WRONG, ReportView, build_view
 
 # Characters that start Markdown inline syntax: escaped with a backslash wherever they are.
 _PUNCTUATION = re.compile(r"([\\`*\[\]|~])")
@@ -66,7 +66,7 @@ def render(view: ReportView) -> str:
         out.append("- Left out of the score (value unknown): "
                    + ", ".join(escape(name) for name in view.unscored))
     out += ["", "## What went wrong", ""]
-    out += [f"- {escape(line)}" for line in view.findings] or ["Nothing: every call matched."]
+    out += [f"- {escape(line)}" for line in view.findings] or [NOTHING_WRONG]
     out += ["", "## Evidence", "", f"**{view.evidence_summary}**", ""]
     if view.checks:
         out += _table(("Check", "Status", "Reason"),

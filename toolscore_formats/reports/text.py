@@ -89,9 +89,14 @@ def metric_rows(record: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 def coverage_text(coverage: Mapping[str, Any]) -> str:
     """``4 calls: 3 with an outcome, 3 with a duration, 0 with a cost; final answer known``."""
     answer = "known" if coverage["final_answer_known"] else "unknown"
-    return (f"{coverage['calls']} calls: {coverage['with_outcome']} with an outcome, "
+    return (f"{count_text(coverage['calls'], 'call')}: {coverage['with_outcome']} with an outcome, "
             f"{coverage['with_duration']} with a duration, {coverage['with_cost']} with a cost; "
             f"final answer {answer}")
+
+
+def count_text(count: int, noun: str) -> str:
+    """``1 call``, ``4 calls``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def outcome_text(is_error: bool | None) -> str:

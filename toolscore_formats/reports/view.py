@@ -20,6 +20,7 @@ from toolscore_formats.reports.text import (
     args_text,
     clean,
     cost_text,
+    count_text,
     coverage_text,
     failed_calls_text,
     json_text,
@@ -35,6 +36,8 @@ from toolscore_formats.reports.text import (
 
 SUMMARY_LIMIT = 120
 """Characters of a call or result shown in a table cell."""
+NOTHING_WRONG = "Nothing: no missing, failed, mismatched or unexpected call."
+"""What the reports say when the findings list is empty."""
 DETAIL_LIMIT = 4000
 """Characters of a result, error or check details shown in full views."""
 
@@ -212,7 +215,8 @@ def build_view(evaluation: Evaluation) -> ReportView:
     record = evaluation.to_dict()
     metrics = record["metrics"]
     trace = record["trace"]
-    headline = f"{record['coverage']['calls']} calls vs {len(record['calls']['expected'])} expected"
+    headline = (f"{count_text(record['coverage']['calls'], 'call')} vs "
+                f"{len(record['calls']['expected'])} expected")
     if trace["format"]:
         headline += f", format {trace['format']}"
     if trace["model"]:

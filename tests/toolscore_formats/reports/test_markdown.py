@@ -14,6 +14,7 @@ from tests.toolscore_formats.reports.conftest import IMG, PIPE, SCRIPT, SECRET
 from tests.toolscore_formats.reports.dom import Element, header, parse, table_rows
 from toolscore_core.evaluation import Evaluation, evaluate
 from toolscore_core.models import ToolCall, Trace
+from toolscore_core.plugins import DISABLE_ENV, build_registry, get_plugin_manager
 from toolscore_core.redaction import mask
 from toolscore_formats.reports.markdown import code_block, escape, write
 
@@ -149,3 +150,16 @@ def _as_cell(text: str) -> str:
     """What a cell shows: each line trimmed, lines joined by <br> (read back as newlines)."""
     lines = re.split(r"\r\n|\r|\n", text)
     return "\n".join(line.strip() for line in lines).strip()
+
+
+def test_no_check_and_no_call_still_make_a_report() -> None:
+    pm = get_plugin_manager(entry_points=False, env={
+        DISABLE_ENV: "toolscore_checks.required_calls,toolscore_checks.call_errors"})
+    text = markdown(evaluate([], Trace(), registry=build_registry(pm)))
+    lines = text.splitlines()
+    assert "**Evidence: 0 pass, 0 fail, 0 unknown**" in lines
+    assert "No check ran." in lines
+    assert "No call was expected and none was made." in lines
+    assert "0 calls vs 0 expected" in lines
+    assert "- Failed calls: unknown" in lines
+    assert lines[lines.index("## Final answer") + 2] == "unknown"
