@@ -36,7 +36,8 @@ def test_markdown_html_and_any_writer_by_id(
                        "--report", f"json={record}")
     assert code == 0
     assert "Score 87.5% B" in out
-    assert "**Evidence: 1 pass, 1 fail, 0 unknown**" in md.read_text(encoding="utf-8")
+    evidence = evaluate_files(GOLD, TRACE).evidence
+    assert f"**{evidence.summary()}**" in md.read_text(encoding="utf-8")
     assert '<table id="evidence">' in page.read_text(encoding="utf-8")
     assert json.loads(record.read_text(encoding="utf-8"))["summary"]["grade"] == "B"
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["r.html", "r.json", "r.md", "sub"]
@@ -56,7 +57,7 @@ def test_console_writer_can_go_to_a_file(capsys: pytest.CaptureFixture[str],
     target = tmp_path / "verdict.txt"
     code, _, _ = run(capsys, "--report", f"console={target}")
     assert code == 0
-    assert "Evidence: 1 pass, 1 fail, 0 unknown" in target.read_text(encoding="utf-8")
+    assert evaluate_files(GOLD, TRACE).evidence.summary() in target.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -118,8 +119,11 @@ def test_a_third_party_writer_is_usable_by_id(tmp_path: Path) -> None:
 
     registry = _registry_with(write, "tsv_plugin")
     targets = report_targets(registry, reports=[f"tsv={tmp_path / 'e.tsv'}"])
-    write_reports(evaluate_files(GOLD, TRACE, registry=registry), targets, registry)
-    assert (tmp_path / "e.tsv").read_text() == "required-calls\tpass\ncall-errors\tfail\n"
+    evaluation = evaluate_files(GOLD, TRACE, registry=registry)
+    write_reports(evaluation, targets, registry)
+    lines = (tmp_path / "e.tsv").read_text().splitlines()
+    assert lines == [f"{c.check}\t{c.status}" for c in evaluation.evidence]
+    assert "call-errors\tfail" in lines
 
 
 def test_a_broken_writer_names_its_plugin_and_leaves_no_file(tmp_path: Path) -> None:

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from tests.toolscore_formats.reports.conftest import IMG, PIPE, SCRIPT, SECRET
 from tests.toolscore_formats.reports.dom import Element, header, parse, table_rows
+from tests.toolscore_formats.reports.samples import IMG, PIPE, SCRIPT, SECRET
 from toolscore_core.evaluation import Evaluation, evaluate
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import DISABLE_ENV, build_registry, get_plugin_manager
