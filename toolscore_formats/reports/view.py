@@ -231,7 +231,7 @@ def build_view(evaluation: Evaluation) -> ReportView:
     return ReportView(
         score=score_text(record["score"], record["grade"]), grade=record["grade"],
         headline=_text(headline),
-        metrics=tuple(MetricRow(_text(n), v, w) for n, v, w in metric_rows(record)),
+        metrics=tuple(MetricRow(_text(n), _text(v), w) for n, v, w in metric_rows(record)),
         latency=latency_text(metrics), cost=cost_text(metrics),
         failed_calls=failed_calls_text(metrics),
         unscored=tuple(_text(name) for name in record["unscored"]),
