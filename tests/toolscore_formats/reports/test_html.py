@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.server
 import io
 import os
 import re
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 from tests.toolscore_formats.reports.dom import Element, parse, table_rows
 from tests.toolscore_formats.reports.samples import IMG, PIPE, SCRIPT, SECRET
-from toolscore_core.evaluation import Evaluation
+from toolscore_core.evaluation import Evaluation, evaluate
 from toolscore_core.redaction import mask
-from toolscore_formats.reports.html import stylesheet, write
+from toolscore_formats.reports.html import content_security_policy, stylesheet, write
 
 # Every element the report itself writes; anything else came from the trace.
 REPORT_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3",
@@ -121,8 +125,8 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 WIDTH, HEIGHT = 1280, 2000
 
 
-@pytest.fixture(scope="module")
-def chromium() -> str:
+def require_chromium() -> str:
+    """Debian's chromium; missing fails the test in CI (which installs it), else skips it."""
     path = shutil.which("chromium") or ("/usr/bin/chromium"
                                         if os.path.exists("/usr/bin/chromium") else None)
     if path is None:
@@ -131,6 +135,26 @@ def chromium() -> str:
             pytest.fail(message + "; CI installs it, so its absence is a failure")
         pytest.skip(message)
     return path
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    return require_chromium()
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", pytest.fail.Exception),
+                                              (None, pytest.skip.Exception)])
+def test_missing_chromium_fails_in_ci_and_skips_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, ci: str | None, outcome: type[BaseException],
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(os.path, "exists", lambda path: False)
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome):
+        require_chromium()
 
 
 def run_chromium(chromium: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -214,3 +238,62 @@ def test_screenshot_shows_one_colored_status_cell_per_check(
             assert ink > 40, (status, top, bottom, ink)
     # Every status cell sits in the one Status column.
     assert len({left for left, _ in columns}) == 1, columns
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    seen: ClassVar[list[str]] = []
+
+    def do_GET(self) -> None:
+        self.seen.append(self.path)
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP server on 127.0.0.1 that records the paths asked of it."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    _Recorder.seen = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", _Recorder.seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _trap(base: str) -> str:
+    """Markup that makes a browser fetch from ``base`` four ways, if it is live."""
+    return (f'<img src="{base}/img"><link rel="stylesheet" href="{base}/css">'
+            f'<iframe src="{base}/frame"></iframe><style>@import "{base}/import";</style>')
+
+
+@pytest.mark.chromium
+def test_the_page_fetches_nothing_even_when_the_trace_points_at_a_server(
+    chromium: str, loopback_server: tuple[str, list[str]], tmp_path: Path,
+) -> None:
+    base, seen = loopback_server
+    trap = _trap(f"{base}/report")
+    trace = {"calls": [{"tool": "fetch", "args": {"url": trap}, "result": trap}],
+             "final_answer": trap}
+    report = tmp_path / "report.html"
+    report.write_text(page(evaluate([{"tool": "fetch"}], trace)), encoding="utf-8")
+    # Controls: the same markup live in a plain page is fetched, proving the server would
+    # see a request; live under the report's policy it is not (the policy alone blocks it).
+    live = tmp_path / "live.html"
+    live.write_text(f"<!DOCTYPE html><title>live</title>{_trap(f'{base}/live')}",
+                    encoding="utf-8")
+    guarded = tmp_path / "guarded.html"
+    policy = content_security_policy(stylesheet())
+    guarded.write_text(
+        f'<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="{policy}">'
+        f"<title>guarded</title>{_trap(f'{base}/guarded')}", encoding="utf-8")
+    for target in (report, live, guarded):
+        run_chromium(chromium, tmp_path, "--dump-dom", target.as_uri())
+    assert {"/live/img", "/live/css", "/live/frame"} <= set(seen), seen
+    assert [path for path in seen if not path.startswith("/live/")] == [], seen
