@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import make_case  # noqa: E402
+from synthetic import make_case
 
 
 def best_of(function, repeat: int) -> float:
@@ -41,7 +41,7 @@ def main() -> None:
 
             expected = parse_contract(expected)
             actual = parse(actual)
-        seconds = best_of(lambda: toolscore.evaluate(expected, actual), repeat)
+        seconds = best_of(lambda e=expected, a=actual: toolscore.evaluate(e, a), repeat)
         out[f"{n_calls}x{n_tools}"] = seconds
     print(json.dumps(out))
 

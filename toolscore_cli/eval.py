@@ -2,28 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TextIO, cast
 
 import click
 
 from toolscore_cli import console
-from toolscore_cli.options import format_option, parse_fail_under, weight_option, weights_from
-from toolscore_core.atomic import atomic_writer
-from toolscore_core.errors import InputError
-
-
-def _final_answer(value: str | None) -> str | None:
-    """``--final-answer TEXT`` or ``@file``."""
-    if value is None or not value.startswith("@"):
-        return value
-    from toolscore_core.documents import read_bytes
-
-    path = value[1:]
-    try:
-        return read_bytes(path, what="final answer file").decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError("not UTF-8 text", file=path, fix="save the file as UTF-8") from None
+from toolscore_cli.options import (
+    final_answer_text,
+    format_option,
+    parse_fail_under,
+    weight_option,
+    weights_from,
+)
+from toolscore_cli.report_targets import report_options, report_targets, to_stdout, write_reports
 
 
 @click.command("eval")
@@ -35,6 +26,7 @@ def _final_answer(value: str | None) -> str | None:
 @click.option("--fail-under", metavar="SCORE|GRADE",
               help="Exit 1 when the score is below this (0.85, 85% or a grade like B).")
 @click.option("--json", "json_path", metavar="PATH|-", help="Write the JSON report (- = stdout).")
+@report_options
 @click.option("--forbidden", "forbidden_path", type=click.Path(dir_okay=False),
               help="Forbidden-call rules (JSON or YAML).")
 @click.option("--final-answer", metavar="TEXT|@FILE",
@@ -53,6 +45,7 @@ def eval_command(
     weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
     forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
     honesty_path: str | None, validate_side_effects: bool, receipt_path: str | None,
+    markdown_path: str | None, html_path: str | None, reports: tuple[str, ...],
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
     from toolscore_core.evaluation import evaluate_files
@@ -60,25 +53,21 @@ def eval_command(
 
     threshold = parse_fail_under(fail_under) if fail_under is not None else None
     registry = default_registry()
-    answer = _final_answer(final_answer)
+    answer = final_answer_text(final_answer)
+    targets = report_targets(registry, json_path=json_path, markdown_path=markdown_path,
+                             html_path=html_path, reports=reports)
     evaluation = evaluate_files(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
         forbidden_path=forbidden_path, final_answer=answer,
         injected_path=injected_path, honesty_config_path=honesty_path,
         validate_side_effects=validate_side_effects, registry=registry,
     )
-    out = console.stderr() if json_path == "-" else console.stdout()
+    out = console.stderr() if to_stdout(targets) else console.stdout()
     if explain_format and evaluation.format is not None:
         out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
                   markup=False)
     registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
-    if json_path:
-        writer = registry.report_writers["json"]
-        if json_path == "-":
-            writer.write(evaluation, sys.stdout)
-        else:
-            with atomic_writer(json_path) as handle:
-                writer.write(evaluation, cast(TextIO, handle))
+    write_reports(evaluation, targets, registry)
     if receipt_path:
         from toolscore_core.receipts import write_evaluation_receipt
 

@@ -34,6 +34,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_checks.call_errors",
     "toolscore_formats.reports.console",
     "toolscore_formats.reports.json_report",
+    "toolscore_formats.reports.markdown",
+    "toolscore_formats.reports.html",
 )
 """Every built-in plugin, once, in the order their records are listed."""
 

@@ -10,9 +10,9 @@ from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
 from toolscore_formats.reports.text import (
     cost_text,
+    failed_calls_text,
     latency_text,
-    metric_text,
-    percent,
+    metric_rows,
     score_text,
 )
 
@@ -39,19 +39,12 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     table.add_column("Metric")
     table.add_column("Value", justify="right")
     table.add_column("Weight", justify="right")
-    weights = record["weights"]
-    for name, value in metrics.items():
-        if name in ("latency_metrics", "cost_metrics", "efficiency_metrics"):
-            continue
-        shown = percent(value) if isinstance(value, int | float) else metric_text(value)
-        weight = weights.get(name)
-        table.add_row(escape(name), shown, "" if weight is None else f"{weight:.2f}")
+    for name, value, weight in metric_rows(record):
+        table.add_row(escape(name), escape(value), weight)
     table.add_row("latency", latency_text(metrics), "")
     table.add_row("cost", cost_text(metrics), "")
-    efficiency = metrics.get("efficiency_metrics")
-    if isinstance(efficiency, dict):
-        errors = efficiency.get("errors")
-        table.add_row("failed calls", "unknown" if errors is None else str(errors), "")
+    if isinstance(metrics.get("efficiency_metrics"), dict):
+        table.add_row("failed calls", failed_calls_text(metrics), "")
     console.print(table)
     problems = findings(evaluation)
     if problems:

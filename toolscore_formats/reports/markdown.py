@@ -1,0 +1,105 @@
+"""The Markdown report: verdict, metrics, what went wrong, evidence table, coverage, calls."""
+
+from __future__ import annotations
+
+import re
+from typing import TextIO
+
+from toolscore_core.evaluation import Evaluation
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import ReportWriter
+from toolscore_formats.reports.view import NOTHING_WRONG, ReportView, build_view
+
+# Characters that start Markdown inline syntax: escaped with a backslash wherever they are.
+_PUNCTUATION = re.compile(r"([\\`*\[\]|~])")
+# An underscore can open or close emphasis unless it sits between two letters or digits.
+_LOOSE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+# What turns the start of a line into a heading, quote, list item or rule.
+_BLOCK_START = re.compile(r"^([#+\-=])|^(\d{1,9})([.)])(?=\s|$)")
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
+def escape(text: str) -> str:
+    """``text`` as inert Markdown inline text, safe in a table cell or a list item.
+
+    Untrusted text (tool names, arguments, results, errors, reasons) can neither break a
+    table (``|``, newlines), start a code span, link or emphasis, nor inject HTML: ``<``,
+    ``>`` and ``&`` become entities and newlines become ``<br>``.
+    """
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _PUNCTUATION.sub(r"\\\1", text)
+    text = _LOOSE_UNDERSCORE.sub(r"\\_", text)
+    lines = [_BLOCK_START.sub(_escape_block_start, line.strip())
+             for line in _NEWLINES.split(text)]
+    return "<br>".join(lines)
+
+
+def _escape_block_start(match: re.Match[str]) -> str:
+    if match.group(1):
+        return "\\" + match.group(1)
+    return match.group(2) + "\\" + match.group(3)
+
+
+def code_block(text: str) -> str:
+    """``text`` verbatim in a fenced block whose fence no run of backticks in it can close."""
+    runs = [len(run) for run in re.findall(r"`+", text)]
+    fence = "`" * max(3, max(runs, default=0) + 1)
+    body = _NEWLINES.sub("\n", text)
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def render(view: ReportView) -> str:
+    """The Markdown text of a report view."""
+    out = [f"# toolscore report: {view.score}", "", escape(view.headline), "",
+           "## Metrics", ""]
+    out += _table(("Metric", "Value", "Weight"),
+                  [(escape(m.name), escape(m.value), m.weight) for m in view.metrics])
+    out += ["", f"- Latency: {view.latency}", f"- Cost: {view.cost}",
+            f"- Failed calls: {view.failed_calls}"]
+    if view.unscored:
+        out.append("- Left out of the score (value unknown): "
+                   + ", ".join(escape(name) for name in view.unscored))
+    out += ["", "## What went wrong", ""]
+    out += [f"- {escape(line)}" for line in view.findings] or [NOTHING_WRONG]
+    out += ["", "## Evidence", "", f"**{view.evidence_summary}**", ""]
+    if view.checks:
+        out += _table(("Check", "Status", "Reason"),
+                      [(escape(c.check), f"**{c.status}**" if c.status == "fail" else c.status,
+                        escape(c.reason)) for c in view.checks])
+    else:
+        out.append("No check ran.")
+    out += ["", "## Coverage", "", view.coverage, "", "## Calls", ""]
+    if view.calls:
+        out += _table(
+            ("Expected", "Actual", "Match", "Outcome", "Duration", "Result or error"),
+            [(_indexed(row.expected_index, row.expected), _indexed(row.actual_index, row.actual),
+              row.match, row.outcome, row.duration, escape(row.result))
+             for row in view.calls])
+    else:
+        out.append("No call was expected and none was made.")
+    out += ["", "## Final answer", ""]
+    out.append("unknown" if view.final_answer is None else code_block(view.final_answer))
+    if view.notes:
+        out += ["", "## Trace notes", ""] + [f"- {escape(note)}" for note in view.notes]
+    out += ["", f"<sub>{view.generator}</sub>", ""]
+    return "\n".join(out)
+
+
+def _indexed(index: int | None, text: str) -> str:
+    return "" if index is None else f"#{index} {escape(text)}"
+
+
+def write(evaluation: Evaluation, stream: TextIO) -> None:
+    stream.write(render(build_view(evaluation)))
+
+
+@hookimpl
+def toolscore_register_report_writers() -> list[ReportWriter]:
+    return [ReportWriter(id="markdown", description="A Markdown report with the evidence table.",
+                         write=write, suffix=".md")]
