@@ -1,62 +1,327 @@
-"""Finding credentials in text and redacting them in every output (``AKIA…LE``)."""
+"""Finding credentials in text and arguments, and redacting them in every output (``AKIA…LE``).
+
+Detection is detect-secrets' (its regex plugins, entropy plugins off, its false-positive
+filters on) plus two detectors of our own for the key formats it lacks (OpenAI
+``sk-proj-…``/``sk-…`` and Anthropic ``sk-ant-api03-…``), and one for secrets assigned
+to a secret-named key in a command line (``--password=…``, ``API_KEY=…``). In structured
+arguments, a non-trivial string under a key that names a secret (``password``,
+``api_key``, ``token``, ``authorization``, …) is a credential too. Hashes, UUIDs and
+ordinary ids have no credential shape and are never flagged.
+
+A cheap prefilter runs first: a string that holds none of the detectors' anchors costs
+one regex search.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
-# Credential shapes with a recognisable prefix. Hashes, UUIDs and ordinary ids have none.
-_PATTERNS = (
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{60,255}\b"),
-    re.compile(r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    re.compile(r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----"),
-    re.compile(r"\b(?:sk|rk)_live_[0-9a-zA-Z]{24,}\b"),
+from attrs import frozen
+
+# detect-secrets plugins with a recognisable credential shape. Left out on purpose: the
+# entropy plugins (they flag every hash), ArtifactoryDetector (``AP`` + 8 characters is an
+# ordinary id), IPPublicDetector (an address is not a credential) and the keyword-only
+# IBM/SoftLayer/Cloudant plugins (secret-named keys are handled below for every provider).
+DETECT_SECRETS_PLUGINS: tuple[str, ...] = (
+    "AWSKeyDetector",
+    "AzureStorageKeyDetector",
+    "BasicAuthDetector",
+    "DiscordBotTokenDetector",
+    "GitHubTokenDetector",
+    "GitLabTokenDetector",
+    "JwtTokenDetector",
+    "KeywordDetector",
+    "MailchimpDetector",
+    "NpmDetector",
+    "OpenAIDetector",
+    "PrivateKeyDetector",
+    "PypiTokenDetector",
+    "SendGridDetector",
+    "SlackDetector",
+    "SquareOAuthDetector",
+    "StripeDetector",
+    "TelegramBotTokenDetector",
+    "TwilioKeyDetector",
 )
-_PREFILTER = re.compile(r"AKIA|ASIA|gh[pousr]_|github_pat_|sk-|xox|AIza|PRIVATE KEY|_live_")
+
+# Words a key is made of when it names a secret (``db_password``, ``X-Api-Key``, ...).
+_SECRET_KEY = re.compile(
+    r"(?:^|_)(?:password|passwd|passphrase|pwd|secret|client_secret|api_?key|apikey|"
+    r"access_?key|secret_?key|private_?key|auth_?key|auth_?token|access_?token|"
+    r"refresh_?token|id_token|bearer|session_?token|session_?key|token|authorization|"
+    r"credentials?|cookie)(?:$|_)"
+)
+# A key naming a secret is about the secret, not the secret itself, when it ends so.
+_NOT_A_SECRET_KEY = re.compile(
+    r"(?:^|_)(?:type|types|name|names|id|ids|url|uri|path|file|count|length|len|hash|"
+    r"digest|sha|sha1|sha256|md5|policy|hint|field|expiry|expires|expires_at|expires_in|"
+    r"required|enabled|strength|min|max|limit|pattern|format|label|prompt|reset|version|"
+    r"usage|tokens|page|cursor|provider|header|env|location|ttl|scope|scopes)$"
+    r"|^(?:max|min|num|n|page|next|prev|previous|continuation|csrf|total)_"
+)
+_PLACEHOLDERS = frozenset(
+    ("bearer", "basic", "digest", "none", "null", "nil", "undefined", "redacted", "[redacted]",
+     "<redacted>", "hidden", "masked", "secret", "password", "token", "placeholder",
+     "example", "todo", "xxx", "changeit", "n/a", "true", "false")
+)
+
+# In free text: ``--password=hunter2``, ``API_KEY=abc123``, ``?token=abc``.
+_ASSIGNED = re.compile(
+    r"(?i)(?<![\w-])-{0,2}([a-z][\w-]{0,40})\s*[=:]\s*([\"']?)([^\s\"'&,;]{4,200})\2"
+)
+_BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})")
+
+# Characters a token is made of; a detection is widened to the whole token around it.
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-+/=.~]")
+_PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY"
+    r"(?: BLOCK)?-----|\Z)|PuTTY-User-Key-File-2.*\Z",
+    re.DOTALL,
+)
+
+# Anchors of every detector, split so that each regex keeps a fast literal search.
+# Anything without one of these is clean.
+_ANCHORS = re.compile(
+    r"A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA|AccountKey=|gh[pousr]_|"
+    r"gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-|GR1348941|eyJ|-us\d|_authToken|sk-|"
+    r"PRIVATE KEY|PuTTY-User-Key|pypi-|SG\.|xox[aboprs]-|hooks\.slack\.com|sq0csp-|k_live_"
+)
+_SHAPED = re.compile(r"(?:AC|SK)[a-z0-9]{32}|[MNO][\w-]{23,25}\.")
+_COLON = re.compile(r"\d{8}:|://[^\s/@]+:[^\s/@]*@")
+_WORDS = re.compile(r"aws|pass|pwd|secret|token|key|auth|bearer|credential|cookie|contrase")
 
 
-def find_secrets(text: str) -> list[str]:
-    """The credentials found in ``text``, in order of appearance."""
-    if not _PREFILTER.search(text):
-        return []
-    spans: list[tuple[int, int]] = []
-    for pattern in _PATTERNS:
-        spans.extend(m.span() for m in pattern.finditer(text))
-    spans.sort()
-    found: list[str] = []
-    last_end = -1
-    for start, end in spans:
-        if start >= last_end:
-            found.append(text[start:end])
-            last_end = end
-    return found
+def suspicious(text: str) -> bool:
+    """The prefilter: whether ``text`` holds any detector's anchor (clean text: False)."""
+    return bool(_ANCHORS.search(text) or _SHAPED.search(text)
+                or (":" in text and _COLON.search(text)) or _WORDS.search(text.lower()))
+
+
+@frozen
+class Finding:
+    """One credential: where it is and what kind it is."""
+
+    kind: str
+    """The detector's name for it (``AWS Access Key``, ``Secret-named argument``, ...)."""
+    start: int
+    end: int
+    """Its span in the scanned text."""
+    secret: str
+    """The credential itself; never print it, print :func:`mask` of it."""
 
 
 def mask(secret: str) -> str:
-    """A credential as it may be shown: its first 4 and last 2 characters."""
-    if len(secret) <= 8:
+    """A credential as it may be shown: its first 4 and last 2 characters (``AKIA…LE``).
+
+    Short credentials (under 12 characters) are hidden whole: showing 6 of them would
+    show most of the secret.
+    """
+    if len(secret) < 12:
         return "…"
     return f"{secret[:4]}…{secret[-2:]}"
 
 
+@lru_cache(maxsize=4096)
+def secret_key(key: str) -> bool:
+    """Whether an argument or object key names a secret (``password``, ``X-Api-Key``, ...)."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key)
+    words = re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_")
+    return bool(_SECRET_KEY.search(words)) and not _NOT_A_SECRET_KEY.search(words)
+
+
+def trivial_value(value: str) -> bool:
+    """Whether a value under a secret-named key is no secret: empty, a placeholder, masked."""
+    from detect_secrets.filters import heuristic
+
+    text = value.strip()
+    if len(text) < 4 or "…" in text or text.lower() in _PLACEHOLDERS:
+        return True
+    if len(set(text.lower()) - {"*", "x", "-", "_", "."}) == 0:
+        return True
+    return (heuristic.is_templated_secret(text) or heuristic.is_prefixed_with_dollar_sign(text)
+            or text.startswith(("{{", "%(", "os.environ", "process.env"))
+            or heuristic.is_not_alphanumeric_string(text))
+
+
+def find_credentials(text: str) -> list[Finding]:
+    """Every credential in ``text``, in order, without overlaps."""
+    if not suspicious(text):
+        return []
+    return list(_scan(text))
+
+
+def find_secrets(text: str) -> list[str]:
+    """The credentials found in ``text``, in order of appearance."""
+    return [finding.secret for finding in find_credentials(text)]
+
+
 def redact_text(text: str) -> str:
     """``text`` with every credential masked."""
-    for secret in find_secrets(text):
-        text = text.replace(secret, mask(secret))
-    return text
+    findings = find_credentials(text)
+    if not findings:
+        return text
+    parts: list[str] = []
+    last = 0
+    for finding in findings:
+        parts.append(text[last:finding.start])
+        parts.append(mask(finding.secret))
+        last = finding.end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def redact(value: Any) -> Any:
-    """A JSON value with every credential in every string (and key) masked."""
+    """A JSON value with every credential masked: in every string and key, and every
+    non-trivial string held by a secret-named key."""
+    if not isinstance(value, str) and not suspicious(blob(value)):
+        return value
+    return _redact(value)
+
+
+def blob(value: Any) -> str:
+    """Every string and key of a JSON value in one text, for one prefilter search."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):  # keys JSON cannot hold: every string on its own line
+        return "\n".join(_strings(value))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def _redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {redact_text(k) if isinstance(k, str) else k: redact(v) for k, v in value.items()}
+        out = {}
+        for key, item in value.items():
+            named = isinstance(key, str) and secret_key(key)
+            if named and isinstance(item, str) and not trivial_value(item):
+                out[redact_text(key)] = mask(item)
+            else:
+                out[redact_text(key) if isinstance(key, str) else key] = _redact(item)
+        return out
     if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
+        return [_redact(v) for v in value]
     return value
+
+
+@frozen
+class ValueFinding:
+    """A credential inside a nested value: its JSON path, kind and mask."""
+
+    path: str
+    kind: str
+    masked: str
+
+
+def find_in_value(value: Any, path: str = "$") -> list[ValueFinding]:
+    """Every credential in a nested JSON value (strings, keys, secret-named keys)."""
+    return list(_walk(value, path))
+
+
+def _walk(value: Any, path: str) -> Iterator[ValueFinding]:
+    if isinstance(value, str):
+        for finding in find_credentials(value):
+            yield ValueFinding(path=path, kind=finding.kind, masked=mask(finding.secret))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if isinstance(key, str) and key.isidentifier() \
+                else f"{path}[{key!r}]"
+            if isinstance(key, str):
+                for finding in find_credentials(key):
+                    yield ValueFinding(path=where, kind=finding.kind, masked=mask(finding.secret))
+                if secret_key(key) and isinstance(item, str) and not trivial_value(item):
+                    own = find_credentials(item)
+                    kind = own[0].kind if own else "Secret-named argument"
+                    yield ValueFinding(path=where, kind=kind, masked=mask(item))
+                    continue
+            yield from _walk(item, where)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _walk(item, f"{path}[{i}]")
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _settings() -> dict[str, Any]:
+    return {"plugins_used": [{"name": name} for name in DETECT_SECRETS_PLUGINS]}
+
+
+@lru_cache(maxsize=4096)
+def _scan(text: str) -> tuple[Finding, ...]:
+    spans: list[tuple[int, int, str]] = []
+    for kind, value in _detect_secrets(text):
+        spans.extend((s, e, kind) for s, e in _locate(text, value, kind))
+    from toolscore_core.secret_detectors import OWN_DETECTORS
+
+    for detector in OWN_DETECTORS:
+        for pattern in detector.denylist:
+            spans.extend((m.start(), m.end(), detector.secret_type)
+                         for m in pattern.finditer(text))
+    for match in _BEARER.finditer(text):
+        spans.append((match.start(1), match.end(1), "Bearer token"))
+    for match in _ASSIGNED.finditer(text):
+        value = match.group(3)
+        if secret_key(match.group(1)) and not trivial_value(value):
+            spans.append((match.start(3), match.end(3), "Secret-named argument"))
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    found: list[Finding] = []
+    for start, end, kind in spans:
+        if found and start < found[-1].end:
+            if end > found[-1].end:
+                last = found[-1]
+                found[-1] = Finding(kind=last.kind, start=last.start, end=end,
+                                    secret=text[last.start:end])
+            continue
+        found.append(Finding(kind=kind, start=start, end=end, secret=text[start:end]))
+    return tuple(found)
+
+
+def _detect_secrets(text: str) -> list[tuple[str, str]]:
+    """(kind, value) pairs detect-secrets reports for one line of text."""
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import transient_settings
+
+    out: list[tuple[str, str]] = []
+    # detect-secrets keeps its settings in a process global; one scan at a time.
+    with _LOCK, transient_settings(_settings()):
+        for line in text.splitlines() or [text]:
+            out.extend((s.type, s.secret_value) for s in scan_line(line)
+                       if s.secret_value)
+    return out
+
+
+def _locate(text: str, value: str, kind: str) -> Iterator[tuple[int, int]]:
+    """Spans of ``value`` in ``text``, widened to the whole token (or private-key block)."""
+    if kind == "Private Key":
+        for match in _PRIVATE_KEY_BLOCK.finditer(text):
+            yield match.span()
+        return
+    start = text.find(value)
+    while start != -1:
+        end = start + len(value)
+        while start > 0 and _TOKEN_CHAR.match(text[start - 1]):
+            start -= 1
+        while end < len(text) and _TOKEN_CHAR.match(text[end]):
+            end += 1
+        while end > start + len(value) and text[end - 1] == ".":  # a sentence's full stop
+            end -= 1
+        yield start, end
+        start = text.find(value, end)
