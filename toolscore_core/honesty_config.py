@@ -84,7 +84,7 @@ def load_honesty_config(path: str | os.PathLike[str]) -> Mapping[str, Any]:
     """Read and validate a honesty config (YAML or JSON); return the decoded mapping."""
     doc = load_document(path, what="honesty config")
     parse_honesty_config(doc, file=str(path))
-    return doc  # type: ignore[no-any-return]
+    return doc
 
 
 def parse_honesty_config(doc: Any, *, file: str | None = None) -> HonestyConfig:

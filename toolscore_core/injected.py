@@ -71,7 +71,7 @@ def load_injected(path: str | os.PathLike[str]) -> Mapping[str, Any]:
     """Read and validate an injected file; return the decoded mapping."""
     doc = load_document(path, what="injected file")
     parse_injected(doc, file=str(path))
-    return doc  # type: ignore[no-any-return]
+    return doc
 
 
 def parse_injected(doc: Any, *, file: str | None = None) -> Injected:

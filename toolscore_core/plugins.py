@@ -32,6 +32,13 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_checks.metrics.cost",
     "toolscore_checks.required_calls",
     "toolscore_checks.call_errors",
+    "toolscore_checks.forbidden_calls",
+    "toolscore_checks.credentials",
+    "toolscore_checks.claimed_success",
+    "toolscore_checks.disclosure",
+    "toolscore_checks.escape_hatch",
+    "toolscore_checks.prompt_injection",
+    "toolscore_checks.side_effects",
     "toolscore_formats.reports.console",
     "toolscore_formats.reports.json_report",
 )

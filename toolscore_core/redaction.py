@@ -269,12 +269,10 @@ def _scan(text: str) -> tuple[Finding, ...]:
     spans: list[tuple[int, int, str]] = []
     for kind, value in _detect_secrets(text):
         spans.extend((s, e, kind) for s, e in _locate(text, value, kind))
-    from toolscore_core.secret_detectors import OWN_DETECTORS
+    from toolscore_core.secret_detectors import own_patterns
 
-    for detector in OWN_DETECTORS:
-        for pattern in detector.denylist:
-            spans.extend((m.start(), m.end(), detector.secret_type)
-                         for m in pattern.finditer(text))
+    for kind, pattern in own_patterns():
+        spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
     for match in _BEARER.finditer(text):
         spans.append((match.start(1), match.end(1), "Bearer token"))
     for match in _ASSIGNED.finditer(text):

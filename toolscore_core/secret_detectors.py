@@ -25,3 +25,9 @@ class AnthropicKeyDetector(RegexBasedDetector):
 
 
 OWN_DETECTORS: tuple[type[RegexBasedDetector], ...] = (OpenAIKeyDetector, AnthropicKeyDetector)
+
+
+def own_patterns() -> list[tuple[str, re.Pattern[str]]]:
+    """(secret type, pattern) of every detector above."""
+    return [(str(d.secret_type), p) for d in OWN_DETECTORS
+            for p in d.denylist]  # type: ignore[attr-defined]
