@@ -45,12 +45,14 @@ def _final_answer(value: str | None) -> str | None:
               help="Words and tool names the honesty checks use (YAML or JSON).")
 @click.option("--validate-side-effects", is_flag=True,
               help="Probe the side effects the contract declares.")
+@click.option("--fail-on-violations", is_flag=True,
+              help="Exit 1 when a call breaks a forbidden rule (forbidden-calls fails).")
 @click.pass_context
 def eval_command(
     ctx: click.Context, gold: str, trace: str, trace_format: str, explain_format: bool,
     weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
     forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
-    honesty_path: str | None, validate_side_effects: bool,
+    honesty_path: str | None, validate_side_effects: bool, fail_on_violations: bool,
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
     from toolscore_core.evaluation import evaluate_files
@@ -76,6 +78,10 @@ def eval_command(
         else:
             with atomic_writer(json_path) as handle:
                 writer.write(evaluation, cast(TextIO, handle))
+    forbidden = evaluation.evidence.get("forbidden-calls")
+    if fail_on_violations and forbidden is not None and forbidden.status == "fail":
+        out.print("forbidden calls were made (--fail-on-violations)", markup=False)
+        ctx.exit(1)
     if threshold is not None and (evaluation.score is None or evaluation.score < threshold):
         out.print(f"score below --fail-under {fail_under}", markup=False)
         ctx.exit(1)

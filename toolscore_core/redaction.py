@@ -77,7 +77,7 @@ _ASSIGNED = re.compile(
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})")
 
 # Characters a token is made of; a detection is widened to the whole token around it.
-_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-+/=.~]")
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-=.]")
 _PRIVATE_KEY_BLOCK = re.compile(
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY"
     r"(?: BLOCK)?-----|\Z)|PuTTY-User-Key-File-2.*\Z",
