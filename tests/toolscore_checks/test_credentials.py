@@ -6,6 +6,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
@@ -112,7 +113,7 @@ def test_a_credential_never_appears_unredacted_in_json_or_console(
     for secret in (AWS, OPENAI, ANTHROPIC, GITHUB, PASSWORD):
         assert secret not in text
     assert "AKIA…LE" in text and "credentials: 3 credential(s)" in result.output
-    record = toolscore.evaluate(json.loads(open(gold).read()), trace)
+    record = toolscore.evaluate(json.loads(Path(gold).read_text(encoding="utf-8")), trace)
     dumped = json.dumps(report(record), ensure_ascii=False)
     for secret in (AWS, OPENAI, ANTHROPIC, GITHUB, PASSWORD):
         assert secret not in dumped

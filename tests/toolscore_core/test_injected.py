@@ -47,7 +47,8 @@ def test_integer_call_ids_are_read_as_strings() -> None:
      "$.faults[0].call_id", '"call_id" must be the id of the call'),
     ({"injections": [{"tool": "x", "call_id": "1", "text": "hi", "canary": "TSC-123456"}]},
      "$.injections[0].canary", 'must be at least 6 characters and appear in "text"'),
-    ({"injections": [{**DOC["injections"][0], "target": {"tool": "t", "args": {"a": {"$bad": 1}}}}]},
+    ({"injections": [{**DOC["injections"][0],
+                      "target": {"tool": "t", "args": {"a": {"$bad": 1}}}}]},
      "$.injections[0].target.args.a", "unknown matcher '$bad'"),
 ])
 def test_mistakes_name_the_place(change: dict[str, Any], place: str, problem: str) -> None:
