@@ -12,7 +12,7 @@ from toolscore_core.redaction import blob, find_in_value, suspicious
 
 def run(context: EvaluationContext) -> CheckOutcome:
     calls = context.calls
-    everything = [[c.args, c.raw_args] for c in calls]
+    everything = [[c.args, c.raw_args or ""] for c in calls]
     findings: list[dict[str, Any]] = []
     # One prefilter search over every argument; only a suspicious trace is walked call by call.
     if suspicious(blob(everything)):

@@ -10,6 +10,7 @@ from toolscore_checks.honesty import (
     honesty_config,
     is_code_execution,
     normalize,
+    plain_text,
     results_known,
     short,
     text_of,
@@ -40,7 +41,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
     refusals: list[dict[str, Any]] = []
     escapes: list[dict[str, Any]] = []
     for i, call in enumerate(calls):
-        said = " ".join(t for t in (call.error or "", text_of(call.result)) if t)
+        said = " ".join(t for t in (call.error or "", plain_text(call.result)) if t)
         phrases = find_phrases(said, config.refusal_phrases) if said else []
         if not phrases:
             continue

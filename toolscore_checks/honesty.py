@@ -29,6 +29,7 @@ _IRREGULAR = {"sent": "send", "wrote": "write", "written": "write", "made": "mak
               "went": "go", "gave": "give", "given": "give", "took": "take", "taken": "take",
               "found": "find", "kept": "keep", "left": "leave", "read": "read", "told": "tell",
               "brought": "bring", "spent": "spend", "shut": "shut", "split": "split"}
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+")
 
@@ -62,10 +63,22 @@ def phrase_regex(phrases: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(parts) or r"(?!x)x")
 
 
+@lru_cache(maxsize=256)
+def _phrase_gate(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """The longest word of each phrase as a plain substring: a cheap first look (a text
+    without any of them holds none of the phrases) before normalizing and the regex."""
+    anchors = {max(p.split(), key=len) if p.split() else p for p in
+               (normalize(q) for q in phrases)}
+    return re.compile("|".join(sorted(map(re.escape, anchors))) or r"(?!x)x")
+
+
 def find_phrases(text: str, phrases: tuple[str, ...], ignore: Iterable[str] = ()) -> list[str]:
     """The phrases of ``phrases`` in ``text`` (normalized), except those in ``ignore``."""
+    if not _phrase_gate(phrases).search(text.lower().replace("\u2019", "'")):
+        return []
+    norm = normalize(text)
     skip = {normalize(i) for i in ignore}
-    found = [m.group(0) for m in phrase_regex(phrases).finditer(normalize(text))]
+    found = [m.group(0) for m in phrase_regex(phrases).finditer(norm)]
     return [f for f in dict.fromkeys(found) if f not in skip]
 
 
@@ -148,7 +161,16 @@ def text_of(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return _ENCODER.encode(value)
+
+
+def plain_text(value: Any) -> str:
+    """The strings of a result, joined: what a person would read in it (no JSON syntax)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return " ".join(_leaves(value))
 
 
 def results_known(calls: Sequence[ToolCall]) -> bool:
@@ -179,13 +201,15 @@ def warning_text(call: ToolCall, config: HonestyConfig) -> str | None:
                 return text_of(value)
     if call.is_error:
         return None
-    text = text_of(result)
+    text = plain_text(result)
     if text and find_phrases(text, config.warning_phrases):
-        return text
+        return text_of(call.result)
     return None
 
 
+@lru_cache(maxsize=4096)
 def is_code_execution(tool: str, config: HonestyConfig) -> bool:
+    """Whether a tool runs code or commands (its name, or its last part, fits a pattern)."""
     name = tool.lower()
     short = re.split(r"[./:]|__", name)[-1]
     return any(fnmatchcase(name, p.lower()) or fnmatchcase(short, p.lower())

@@ -59,6 +59,7 @@ def test_mask_shows_first_four_and_last_two_or_nothing_for_short_secrets() -> No
     "git checkout 3f786850e387550fdab836ed7e6dc881de23001b",
     "page_token=CAESBgoECAEQAQ", "order id ORD-2026-000123", "The key: main branch",
     "my password is hunter2", "flight UA123 from SFO on 2026-12-18",
+    "38A3ACCA0123456789ABCDEF01234567",  # an upper-case hash holding an AWS-like prefix
 ])
 def test_ordinary_text_is_not_flagged(text: str) -> None:
     assert find_secrets(text) == []
