@@ -27,7 +27,8 @@ def run(context: EvaluationContext) -> CheckOutcome:
                     for f in find_in_value(value, root))
     details = {"calls": len(calls), "findings": findings}
     if findings:
-        shown = "; ".join(f"#{f['call']} {f['tool']} {f['path']}: {f['kind']} {f['masked']}"
+        # No "name: value" shape here: the reason itself goes through redaction.
+        shown = "; ".join(f"#{f['call']} {f['tool']} at {f['path']} ({f['kind']} {f['masked']})"
                           for f in findings[:5])
         more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""
         return CheckOutcome(

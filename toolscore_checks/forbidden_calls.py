@@ -42,8 +42,11 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
             if hit is None:
                 unchecked.append({"call": j, "tool": call.tool, "rule": r})
             elif hit:
+                rule_info = rule_dict(r, rule)
                 violations.append({"call": j, "id": call.id, "tool": call.tool,
-                                   "is_error": call.is_error, **rule_dict(r, rule)})
+                                   "is_error": call.is_error, "rule": r,
+                                   "rule_tool": rule_info["tool"], "args": rule_info["args"],
+                                   "reason": rule.reason})
     details = {"rules": [rule_dict(r, rule) for r, rule in enumerate(rules)],
                "calls": len(context.calls), "violations": violations,
                "unchecked": unchecked}

@@ -46,13 +46,15 @@ def test_rule_without_args_forbids_the_tool_with_any_arguments() -> None:
     result = run_check("forbidden-calls", [], TRACE, forbidden=[{"tool": "delete_branch"}])
     assert result is not None and result.status == "fail"
     assert [v["call"] for v in result.details["violations"]] == [1, 2]
+    assert result.details["violations"][0]["args"] is None
 
 
 def test_rule_tool_may_be_a_matcher_and_rules_may_come_from_the_gold_file() -> None:
     gold = {"expected": [], "forbidden": [{"tool": {"$regex": "^delete_"}, "reason": "no deletes"}]}
     result = run_check("forbidden-calls", gold, TRACE)
     assert result is not None and result.status == "fail"
-    assert len(result.details["violations"]) == 2
+    assert [(v["tool"], v["rule_tool"]) for v in result.details["violations"]] == [
+        ("delete_branch", "Regex('^delete_')")] * 2
 
 
 def _cli(*args: str) -> Any:
