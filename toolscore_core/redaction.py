@@ -92,10 +92,11 @@ _PRIVATE_KEY_BLOCK = re.compile(
 _HEX = re.compile(r"[0-9a-fA-F-]{16,}")
 _CONTEXT_KINDS = frozenset(("Secret Keyword", "Basic Auth Credentials"))
 _BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr, check_circular=False)
-# Letters and digits as "a", everything else as a space: a run of 16 is then a substring
-# search, far cheaper than a regex over a whole trace.
-_ALNUM = {i: ("a" if chr(i).isascii() and chr(i).isalnum() else " ") for i in range(128)}
-_RUN = "a" * 16
+# ASCII letters and digits as "a", every other byte as a space: a run of 16 is then a
+# substring search, far cheaper than a regex over a whole trace.
+_ALNUM = bytes(b"a"[0] if chr(i).isascii() and chr(i).isalnum() else b" "[0]
+               for i in range(256))
+_RUN = b"a" * 16
 _SECRET_WORDS = re.compile(
     r"passw|passphrase|pwd|secret|token|bearer|authoriz|credential|cookie|contrase|aws|key|"
     r"db_?pass|database_?pass"
@@ -106,7 +107,8 @@ def suspicious(text: str) -> bool:
     """The prefilter: whether ``text`` could hold a credential (clean text: False)."""
     if "://" in text or "PRIVATE KEY" in text or "PuTTY-User-Key" in text or "xox" in text:
         return True
-    return _RUN in text.translate(_ALNUM) or bool(_SECRET_WORDS.search(text.lower()))
+    data = text.encode("utf-8", "surrogatepass")
+    return _RUN in data.translate(_ALNUM) or bool(_SECRET_WORDS.search(text.lower()))
 
 
 @frozen
@@ -184,10 +186,25 @@ def redact_text(text: str) -> str:
 
 def redact(value: Any) -> Any:
     """A JSON value with every credential masked: in every string and key, and every
-    non-trivial string held by a secret-named key."""
-    if not isinstance(value, str) and not suspicious(blob(value)):
+    non-trivial string held by a secret-named key.
+
+    A branch the prefilter finds clean is returned as it is (not copied); only the branches
+    it suspects are walked, so a clean record costs about one pass over its text.
+    """
+    if isinstance(value, str):
+        return redact_text(value)
+    if not isinstance(value, dict | list | tuple) or not suspicious(blob(value)):
         return value
-    return _redact(value)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, str) and secret_key(key) and isinstance(item, str) \
+                    and not trivial_value(item):
+                out[redact_text(key)] = mask(item)
+            else:
+                out[redact_text(key) if isinstance(key, str) else key] = redact(item)
+        return out
+    return [redact(v) for v in value]
 
 
 def blob(value: Any) -> str:
@@ -210,23 +227,6 @@ def _strings(value: Any, out: list[str]) -> None:
     elif isinstance(value, list | tuple):
         for item in value:
             _strings(item, out)
-
-
-def _redact(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_text(value)
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            named = isinstance(key, str) and secret_key(key)
-            if named and isinstance(item, str) and not trivial_value(item):
-                out[redact_text(key)] = mask(item)
-            else:
-                out[redact_text(key) if isinstance(key, str) else key] = _redact(item)
-        return out
-    if isinstance(value, list | tuple):
-        return [_redact(v) for v in value]
-    return value
 
 
 @frozen
