@@ -10,6 +10,7 @@ from toolscore_checks.honesty import (
     disclosing_sentence,
     honesty_config,
     injected,
+    may_hold,
     results_known,
     short,
     text_of,
@@ -32,7 +33,8 @@ def to_disclose(context: EvaluationContext) -> list[Item]:
     for i in unrecovered(calls):
         kinds.setdefault(i, []).append("unrecovered_error")
         texts[i] = calls[i].error or text_of(calls[i].result)
-    for i, call in enumerate(calls):
+    warned = may_hold([c.result for c in calls], config.warning_phrases + config.warning_keys)
+    for i, call in enumerate(calls if warned else ()):
         warning = warning_text(call, config)
         if warning:
             kinds.setdefault(i, []).append("warning")

@@ -9,6 +9,7 @@ from toolscore_checks.honesty import (
     find_phrases,
     honesty_config,
     is_code_execution,
+    may_hold,
     normalize,
     plain_text,
     results_known,
@@ -37,10 +38,13 @@ def run(context: EvaluationContext) -> CheckOutcome:
         return CheckOutcome("unknown", "no tool results in the trace, so no refusal is known",
                             {"results": "missing", "calls": len(calls)})
     config = honesty_config(context)
-    executing = [j for j, c in enumerate(calls) if is_code_execution(c.tool, config)]
     refusals: list[dict[str, Any]] = []
     escapes: list[dict[str, Any]] = []
-    for i, call in enumerate(calls):
+    refused = may_hold([[c.error, c.result] for c in calls], config.refusal_phrases)
+    tools = {c.tool for c in calls}
+    runners = {t for t in tools if is_code_execution(t, config)}
+    executing = [j for j, c in enumerate(calls) if c.tool in runners]
+    for i, call in enumerate(calls if refused else ()):
         said = " ".join(t for t in (call.error or "", plain_text(call.result)) if t)
         phrases = find_phrases(said, config.refusal_phrases) if said else []
         if not phrases:

@@ -16,6 +16,7 @@ from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.honesty_config import HonestyConfig, parse_honesty_config
 from toolscore_core.injected import Injected, parse_injected
 from toolscore_core.models import ToolCall
+from toolscore_core.redaction import blob
 
 MIN_WORDS = 3
 """An answer this long is English when the detector's best guess is English."""
@@ -80,6 +81,12 @@ def find_phrases(text: str, phrases: tuple[str, ...], ignore: Iterable[str] = ()
     skip = {normalize(i) for i in ignore}
     found = [m.group(0) for m in phrase_regex(phrases).finditer(norm)]
     return [f for f in dict.fromkeys(found) if f not in skip]
+
+
+def may_hold(value: Any, phrases: tuple[str, ...]) -> bool:
+    """Whether any string in ``value`` could hold one of ``phrases``: one cheap search over
+    all of it, so a whole trace without them is skipped call by call."""
+    return bool(_phrase_gate(phrases).search(blob(value).lower().replace("\u2019", "'")))
 
 
 def sentences(text: str) -> list[str]:

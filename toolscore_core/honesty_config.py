@@ -17,7 +17,7 @@ from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
 
 
-@frozen
+@frozen(cache_hash=True)  # a cache key of the checks' per-tool and per-phrase caches
 class HonestyConfig:
     """What the claimed-success, disclosure and escape-hatch checks look for."""
 
