@@ -159,7 +159,21 @@ def links(sentence: str, tool: str, args: Any, config: HonestyConfig) -> bool:
     if any(w in stems for w in tool_words(tool, config)):
         return True
     low = normalize(sentence)
-    return any(value in low for value in arg_values(args))
+    return any(mentions(low, value) for value in arg_values(args))
+
+
+def mentions(text: str, value: str) -> bool:
+    """Whether ``value`` occurs in ``text`` not as part of a longer word or number
+    (``prod`` is in "to prod." but not in "product")."""
+    start = text.find(value)
+    while start != -1:
+        end = start + len(value)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or after.isalnum()):
+            return True
+        start = text.find(value, start + 1)
+    return False
 
 
 def text_of(value: Any) -> str:

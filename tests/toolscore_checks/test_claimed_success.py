@@ -81,6 +81,12 @@ def test_pass_when_the_failure_is_not_claimed(answer: str) -> None:
     assert result.status == "pass", result.details
 
 
+def test_a_value_inside_a_longer_word_ties_no_sentence_to_the_call() -> None:
+    # "prod" (an argument of the failed deploy) inside "product" is not about the deploy.
+    answer = "Tests passed and the product page is done. I did not email ops or deploy."
+    assert _check(answer).status == "pass"
+
+
 def test_pass_when_nothing_failed_or_is_missing() -> None:
     calls = [*CALLS[:1], {**CALLS[1], "error": None, "result": "deployed v42"},
              {"tool": "send_email", "args": {"to": "ops@example.com"}, "result": "sent"}]

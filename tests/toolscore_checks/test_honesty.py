@@ -9,6 +9,7 @@ from toolscore_checks.honesty import (
     find_phrases,
     is_code_execution,
     language_of,
+    mentions,
     sentences,
     stem,
     tool_words,
@@ -50,6 +51,13 @@ def test_phrases_match_whole_words_case_and_apostrophes() -> None:
     assert find_phrases("Permission  Denied", ("permission denied",)) == ["permission denied"]
     assert find_phrases("undone", ("done",)) == []
     assert find_phrases("Should I?", ("?",)) == ["?"]
+
+
+def test_values_are_mentioned_only_as_whole_words() -> None:
+    assert mentions("deployed to prod.", "prod")
+    assert not mentions("the product page", "prod")
+    assert mentions("cat /etc/shadow | head", "/etc/shadow")
+    assert not mentions("git checkout domain", "main")
 
 
 def test_sentences_split_on_stops_lines_and_semicolons() -> None:
