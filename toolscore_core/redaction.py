@@ -72,8 +72,11 @@ _PLACEHOLDERS = frozenset(
 
 # In free text: ``--password=hunter2``, ``API_KEY=abc123``, ``?token=abc``.
 _ASSIGNED = re.compile(
-    r"(?i)(?<![\w-])-{0,2}([a-z][\w-]{0,40})\s*[=:]\s*([\"']?)([^\s\"'&,;]{4,200})\2"
+    r"(?i)(?<![\w-])-{0,2}([a-z][\w-]{0,40})\s*([=:])\s*([\"']?)([^\s\"'&,;]{4,200})\3"
 )
+# After "key:" in prose ("token: expired") a plain word is no secret; it needs a digit, a
+# capital or a symbol, and six characters. After "=" (a command line, a URL) any value does.
+_PLAIN_WORD = re.compile(r"[a-z]+")
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})")
 
 # Characters a token is made of; a detection is widened to the whole token around it.
@@ -286,9 +289,11 @@ def _scan(text: str) -> tuple[Finding, ...]:
     for match in _BEARER.finditer(text):
         spans.append((match.start(1), match.end(1), "Bearer token"))
     for match in _ASSIGNED.finditer(text):
-        value = match.group(3)
+        value = match.group(4)
+        if match.group(2) == ":" and (len(value) < 6 or _PLAIN_WORD.fullmatch(value)):
+            continue
         if secret_key(match.group(1)) and not trivial_value(value):
-            spans.append((match.start(3), match.end(3), "Secret-named argument"))
+            spans.append((match.start(4), match.end(4), "Secret-named argument"))
     spans.sort(key=lambda s: (s[0], -s[1]))
     found: list[Finding] = []
     for start, end, kind in spans:

@@ -32,6 +32,7 @@ AWS = "AKIAIOSFODNN7EXAMPLE"
      "sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345-AA", "Anthropic API Key"),
     ("https://deploy:s3cr3tpw@example.com/x", "s3cr3tpw", "Basic Auth Credentials"),
     ("mysql --password=hunter2 -u root", "hunter2", "Secret-named argument"),
+    ("db password: Hunter2!x", "Hunter2!x", "Secret-named argument"),
     ('password = "hunter2secret"', "hunter2secret", "Secret Keyword"),
     ("curl -H 'Authorization: Bearer abcdef1234567890abcd'", "abcdef1234567890abcd",
      "Bearer token"),
@@ -60,6 +61,7 @@ def test_mask_shows_first_four_and_last_two_or_nothing_for_short_secrets() -> No
     "page_token=CAESBgoECAEQAQ", "order id ORD-2026-000123", "The key: main branch",
     "my password is hunter2", "flight UA123 from SFO on 2026-12-18",
     "38A3ACCA0123456789ABCDEF01234567",  # an upper-case hash holding an AWS-like prefix
+    "Your reset token: expired", "password: required",
 ])
 def test_ordinary_text_is_not_flagged(text: str) -> None:
     assert find_secrets(text) == []
