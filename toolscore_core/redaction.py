@@ -2,14 +2,14 @@
 
 Detection is detect-secrets' (its regex plugins, entropy plugins off, its false-positive
 filters on) plus two detectors of our own for the key formats it lacks (OpenAI
-``sk-proj-…``/``sk-…`` and Anthropic ``sk-ant-api03-…``), and one for secrets assigned
-to a secret-named key in a command line (``--password=…``, ``API_KEY=…``). In structured
-arguments, a non-trivial string under a key that names a secret (``password``,
-``api_key``, ``token``, ``authorization``, …) is a credential too. Hashes, UUIDs and
-ordinary ids have no credential shape and are never flagged.
+``sk-proj-…``/``sk-…`` and Anthropic ``sk-ant-api03-…``), one for ``Bearer`` tokens and
+one for secrets assigned to a secret-named key in a command line (``--password=…``,
+``API_KEY=…``). In structured arguments, a non-trivial string under a key that names a
+secret (``password``, ``api_key``, ``token``, ``authorization``, …) is a credential too.
+Hashes, UUIDs and ordinary ids have no credential shape and are never flagged.
 
-A cheap prefilter runs first: a string that holds none of the detectors' anchors costs
-one regex search.
+A cheap prefilter runs first (:func:`suspicious`): text that holds none of the detectors'
+anchors costs a few substring searches, and a whole record or trace is prefiltered at once.
 """
 
 from __future__ import annotations
@@ -87,14 +87,15 @@ _PRIVATE_KEY_BLOCK = re.compile(
     re.DOTALL,
 )
 
-# The prefilter. Every detector above needs one of: a run of 16 letters and digits (keys,
-# tokens, JWTs, key bodies), "://" (credentials in a URL), a private-key marker, or a
-# word that names a secret (keyword forms, secret-named keys). Text with none is clean.
 # A shape-detector hit inside a hex string is a piece of a hash (``ACCA`` + 16 hex digits
 # reads as an AWS key id); secrets found by their context are kept whatever their alphabet.
 _HEX = re.compile(r"[0-9a-fA-F-]{16,}")
 _CONTEXT_KINDS = frozenset(("Secret Keyword", "Basic Auth Credentials"))
 _BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr, check_circular=False)
+
+# The prefilter. Every detector above needs one of: a run of 16 letters and digits (keys,
+# tokens, JWTs, key bodies), "://" (credentials in a URL), a private-key marker, or a
+# word that names a secret (keyword forms, secret-named keys). Text with none is clean.
 # ASCII letters and digits as "a", every other byte as a space: a run of 16 is then a
 # substring search, far cheaper than a regex over a whole trace.
 _ALNUM = bytes(b"a"[0] if chr(i).isascii() and chr(i).isalnum() else b" "[0]
@@ -308,7 +309,7 @@ def _scan(text: str) -> tuple[Finding, ...]:
 
 
 def _detect_secrets(text: str) -> list[tuple[str, str]]:
-    """(kind, value) pairs detect-secrets reports for one line of text."""
+    """(kind, value) pairs detect-secrets reports for the lines of a text."""
     from detect_secrets.core.scan import scan_line
     from detect_secrets.settings import transient_settings
 
