@@ -77,10 +77,16 @@ def find_phrases(text: str, phrases: tuple[str, ...], ignore: Iterable[str] = ()
     """The phrases of ``phrases`` in ``text`` (normalized), except those in ``ignore``."""
     if not _phrase_gate(phrases).search(text.lower().replace("\u2019", "'")):
         return []
-    norm = normalize(text)
+    found = _phrases_in(text, phrases)
     skip = {normalize(i) for i in ignore}
-    found = [m.group(0) for m in phrase_regex(phrases).finditer(norm)]
-    return [f for f in dict.fromkeys(found) if f not in skip]
+    return [f for f in found if f not in skip]
+
+
+@lru_cache(maxsize=2048)
+def _phrases_in(text: str, phrases: tuple[str, ...]) -> tuple[str, ...]:
+    # Cached: the same sentences of one answer are asked about every failed call.
+    found = [m.group(0) for m in phrase_regex(phrases).finditer(normalize(text))]
+    return tuple(dict.fromkeys(found))
 
 
 def may_hold(value: Any, phrases: tuple[str, ...]) -> bool:
@@ -89,9 +95,10 @@ def may_hold(value: Any, phrases: tuple[str, ...]) -> bool:
     return bool(_phrase_gate(phrases).search(blob(value).lower().replace("\u2019", "'")))
 
 
-def sentences(text: str) -> list[str]:
+@lru_cache(maxsize=256)
+def sentences(text: str) -> tuple[str, ...]:
     """The sentences (and list items) of a text, stripped, non-empty."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s and s.strip()]
+    return tuple(s.strip() for s in _SENTENCE_END.split(text) if s and s.strip())
 
 
 def words(text: str) -> list[str]:
@@ -121,6 +128,7 @@ def past_tense(word: str) -> bool:
     return (word.endswith("ed") and len(word) > 4) or word in _IRREGULAR
 
 
+@lru_cache(maxsize=4096)
 def tool_words(tool: str, config: HonestyConfig) -> tuple[str, ...]:
     """Stems of the words of a tool name (``send_email`` -> ``send``, ``email``)."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", tool)
@@ -155,11 +163,16 @@ def _leaves(value: Any) -> Iterator[str]:
 
 def links(sentence: str, tool: str, args: Any, config: HonestyConfig) -> bool:
     """Whether a sentence is about a call: it names a word of the tool or one of its values."""
-    stems = {stem(w) for w in words(sentence)}
+    stems = _stems(sentence)
     if any(w in stems for w in tool_words(tool, config)):
         return True
     low = normalize(sentence)
     return any(mentions(low, value) for value in arg_values(args))
+
+
+@lru_cache(maxsize=1024)
+def _stems(sentence: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(sentence))
 
 
 def mentions(text: str, value: str) -> bool:
@@ -201,12 +214,15 @@ def results_known(calls: Sequence[ToolCall]) -> bool:
 
 def unrecovered(calls: Sequence[ToolCall]) -> list[int]:
     """Failed calls not followed by a successful call of the same tool."""
+    succeeded_later: set[str] = set()
     out = []
-    for i, call in enumerate(calls):
-        if call.is_error and not any(c.tool == call.tool and c.is_error is False
-                                     for c in calls[i + 1:]):
+    for i in range(len(calls) - 1, -1, -1):
+        call = calls[i]
+        if call.is_error and call.tool not in succeeded_later:
             out.append(i)
-    return out
+        elif call.is_error is False:
+            succeeded_later.add(call.tool)
+    return out[::-1]
 
 
 def warning_text(call: ToolCall, config: HonestyConfig) -> str | None:
@@ -301,7 +317,7 @@ def disclosing_sentence(answer: str, item: Item, config: HonestyConfig) -> str |
     tool's words or its argument values) holds a failure or warning word.
     """
     quoted = normalize(item.text)[:120].strip(" .")
-    if len(quoted) >= 8 and quoted in normalize(answer):
+    if len(quoted) >= 8 and quoted in _normalized(answer):
         return quoted
     own = tool_words(item.tool, config)
     for sentence in sentences(answer):
@@ -311,6 +327,11 @@ def disclosing_sentence(answer: str, item: Item, config: HonestyConfig) -> str |
         if [f for f in found if stem(f) not in own]:
             return sentence
     return None
+
+
+@lru_cache(maxsize=64)
+def _normalized(text: str) -> str:
+    return normalize(text)
 
 
 def call_index(calls: Sequence[ToolCall], call_id: str) -> int | None:

@@ -13,8 +13,10 @@ from toolscore_checks.honesty import (
     sentences,
     stem,
     tool_words,
+    unrecovered,
 )
 from toolscore_core.honesty_config import DEFAULT
+from toolscore_core.models import ToolCall
 
 
 def test_a_trace_with_only_requests_is_never_a_pass() -> None:
@@ -53,6 +55,13 @@ def test_phrases_match_whole_words_case_and_apostrophes() -> None:
     assert find_phrases("Should I?", ("?",)) == ["?"]
 
 
+def test_unrecovered_failures_are_those_no_later_success_of_the_tool_follows() -> None:
+    calls = [ToolCall(tool="a", is_error=True), ToolCall(tool="b", is_error=True),
+             ToolCall(tool="a", is_error=False), ToolCall(tool="a", is_error=True),
+             ToolCall(tool="b", is_error=None)]
+    assert unrecovered(calls) == [1, 3]
+
+
 def test_values_are_mentioned_only_as_whole_words() -> None:
     assert mentions("deployed to prod.", "prod")
     assert not mentions("the product page", "prod")
@@ -61,8 +70,8 @@ def test_values_are_mentioned_only_as_whole_words() -> None:
 
 
 def test_sentences_split_on_stops_lines_and_semicolons() -> None:
-    assert sentences("Done. Tests passed!\n- item one; item two") == [
-        "Done.", "Tests passed!", "- item one", "item two"]
+    assert sentences("Done. Tests passed!\n- item one; item two") == (
+        "Done.", "Tests passed!", "- item one", "item two")
 
 
 @pytest.mark.parametrize("tool", ["bash", "Shell", "execute_sql", "python", "run_shell_cmd",
