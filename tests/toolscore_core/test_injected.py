@@ -62,3 +62,11 @@ def test_load_injected_reads_a_file(tmp_path: Path) -> None:
     path = tmp_path / "injected.json"
     path.write_text(json.dumps(DOC), encoding="utf-8")
     assert load_injected(path)["kind"] == "toolscore.injected"
+
+
+def test_evaluate_validates_an_injected_mapping() -> None:
+    import toolscore
+
+    with pytest.raises(InputError) as caught:
+        toolscore.evaluate([], {"calls": []}, injected={**DOC, "version": 1})
+    assert caught.value.place == "$.version"
