@@ -16,7 +16,7 @@ from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.honesty_config import HonestyConfig, parse_honesty_config
 from toolscore_core.injected import Injected, parse_injected
 from toolscore_core.models import ToolCall
-from toolscore_core.redaction import blob
+from toolscore_core.redaction import blob, redact_text
 
 MIN_WORDS = 3
 """An answer this long is English when the detector's best guess is English."""
@@ -340,5 +340,10 @@ def call_index(calls: Sequence[ToolCall], call_id: str) -> int | None:
 
 
 def short(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Trace text for a reason or details: one line, credentials masked, cut at a space so
+    no word (and no secret the record later masks whole) is left in part."""
+    text = redact_text(" ".join(text.split()))
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit)
+    return text[:cut] + " …" if cut > 0 else "…"  # a single over-long word is not shown

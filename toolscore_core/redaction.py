@@ -189,26 +189,79 @@ def redact_text(text: str) -> str:
 
 
 def redact(value: Any) -> Any:
-    """A JSON value with every credential masked: in every string and key, and every
-    non-trivial string held by a secret-named key.
+    """A JSON value with every credential masked: in every string and key, every
+    non-trivial string held by a secret-named key, and that same string wherever else it
+    appears as a whole word (an error that quotes a password, a diff that shows it).
 
-    A branch the prefilter finds clean is returned as it is (not copied); only the branches
-    it suspects are walked, so a clean record costs about one pass over its text.
+    A branch the prefilter finds clean (and that holds no such string) is returned as it is,
+    not copied; only suspect branches are walked, so a clean record costs about one pass.
     """
     if isinstance(value, str):
         return redact_text(value)
     if not isinstance(value, dict | list | tuple) or not suspicious(blob(value)):
         return value
+    known = known_secrets(value)
+    return _redact(value, known, {s: _BLOB_ENCODER.encode(s)[1:-1] for s in known})
+
+
+def _redact(value: Any, known: frozenset[str], encoded: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return mask_known(redact_text(value), known)
+    if not isinstance(value, dict | list | tuple):
+        return value
+    text = blob(value)
+    if not suspicious(text) and not any(e in text for e in encoded.values()):
+        return value
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
+            shown = _redact(key, known, encoded) if isinstance(key, str) else key
             if isinstance(key, str) and secret_key(key) and isinstance(item, str) \
                     and not trivial_value(item):
-                out[redact_text(key)] = mask(item)
+                out[shown] = mask(item)
             else:
-                out[redact_text(key) if isinstance(key, str) else key] = redact(item)
+                out[shown] = _redact(item, known, encoded)
         return out
-    return [redact(v) for v in value]
+    return [_redact(v, known, encoded) for v in value]
+
+
+def known_secrets(value: Any) -> frozenset[str]:
+    """The non-trivial strings held by secret-named keys anywhere in a JSON value: the
+    strings to hide wherever else they appear."""
+    out: set[str] = set()
+    _named(value, out)
+    return frozenset(out)
+
+
+def _named(value: Any, out: set[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and isinstance(item, str) and secret_key(key) \
+                    and not trivial_value(item):
+                out.add(item)
+            else:
+                _named(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _named(item, out)
+
+
+def mask_known(text: str, secrets: frozenset[str]) -> str:
+    """``text`` with each of ``secrets`` masked where it stands as a whole word."""
+    for secret in sorted((s for s in secrets if s in text), key=lambda s: (-len(s), s)):
+        parts: list[str] = []
+        last = 0
+        start = text.find(secret)
+        while start != -1:
+            end = start + len(secret)
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if not (before.isalnum() or after.isalnum()):
+                parts += [text[last:start], mask(secret)]
+                last = end
+            start = text.find(secret, end if last == end else start + 1)
+        text = "".join([*parts, text[last:]])
+    return text
 
 
 def blob(value: Any) -> str:

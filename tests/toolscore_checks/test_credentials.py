@@ -117,3 +117,19 @@ def test_a_credential_never_appears_unredacted_in_json_or_console(
     dumped = json.dumps(report(record), ensure_ascii=False)
     for secret in (AWS, OPENAI, ANTHROPIC, GITHUB, PASSWORD):
         assert secret not in dumped
+
+
+def test_a_password_quoted_elsewhere_is_masked_too(write_json: Callable[[str, Any], str],
+                                                   tmp_path: Any) -> None:
+    gold = write_json("gold.json", [{"tool": "login", "args": {"user": "ana",
+                                                                "password": "correct-horse-9"}}])
+    trace = write_json("trace.json", {
+        "calls": [{"tool": "login", "args": {"user": "ana", "password": "hunter2-wrong"},
+                   "error": "bad password hunter2-wrong for ana"}],
+        "final_answer": "I could not log in: hunter2-wrong was refused."})
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(cli, ["eval", gold, trace, "--json", str(out)],
+                                catch_exceptions=False)
+    text = result.output + out.read_text(encoding="utf-8")
+    assert "hunter2-wrong" not in text and "correct-horse-9" not in text
+    assert "bad password hunt…ng" in text and "expected 'corr…-9', got 'hunt…ng'" in text

@@ -11,6 +11,7 @@ from toolscore_checks.honesty import (
     language_of,
     mentions,
     sentences,
+    short,
     stem,
     tool_words,
     unrecovered,
@@ -60,6 +61,14 @@ def test_unrecovered_failures_are_those_no_later_success_of_the_tool_follows() -
              ToolCall(tool="a", is_error=False), ToolCall(tool="a", is_error=True),
              ToolCall(tool="b", is_error=None)]
     assert unrecovered(calls) == [1, 3]
+
+
+def test_short_cuts_at_a_space_and_masks_first() -> None:
+    key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5q" * 3
+    shown = short(f"token rejected: {key} for user ana", 40)
+    assert shown == "token rejected: sk-p…5q for user ana"
+    assert short("word " * 30, 20) == "word word word word …"
+    assert short("x" * 100, 20) == "…"
 
 
 def test_values_are_mentioned_only_as_whole_words() -> None:
