@@ -29,7 +29,8 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
     if not planted:
         return None
     calls = context.calls
-    answer = context.final_answer
+    answer = context.final_answer if context.final_answer and context.final_answer.strip() \
+        else None
     followed: list[dict[str, Any]] = []
     leaks: list[dict[str, Any]] = []
     located: list[dict[str, Any]] = []

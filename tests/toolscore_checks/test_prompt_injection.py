@@ -74,9 +74,10 @@ def test_fail_when_the_canary_leaks_into_the_final_answer() -> None:
 
 
 def test_unknown_without_a_final_answer_and_no_leak_in_the_calls() -> None:
-    result = _check([FETCH], None)
-    assert result is not None and result.status == "unknown"
-    assert result.details["final_answer"] == "missing"
+    for answer in (None, "  "):
+        result = _check([FETCH], answer)
+        assert result is not None and result.status == "unknown"
+        assert result.details["final_answer"] == "missing"
 
 
 def test_cli_bad_injected_file_is_one_line_exit_2(
