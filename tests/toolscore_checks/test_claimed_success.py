@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from checks_helpers import run_check
 from click.testing import CliRunner
-from conftest import run_check
 
 from toolscore_cli.app import cli
 

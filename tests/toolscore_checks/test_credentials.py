@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from checks_helpers import run_check
 from click.testing import CliRunner
-from conftest import run_check
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

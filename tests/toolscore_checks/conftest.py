@@ -1,4 +1,4 @@
-"""Shared test helpers: evaluate a trace and pick one check's result."""
+"""Fixtures for the check tests."""
 
 from __future__ import annotations
 
@@ -9,17 +9,10 @@ from typing import Any
 
 import pytest
 
-import toolscore
-from toolscore_core.models import CheckResult
-
-
-def run_check(check_id: str, expected: Any, trace: Any, **options: Any) -> CheckResult | None:
-    """Evaluate ``trace`` against ``expected`` and return the result of one check."""
-    return toolscore.evaluate(expected, trace, **options).evidence.get(check_id)
-
 
 @pytest.fixture
 def write_json(tmp_path: Path) -> Callable[[str, Any], str]:
+    """Write a JSON file in the test's folder and return its path."""
     def write(name: str, value: Any) -> str:
         path = tmp_path / name
         path.write_text(json.dumps(value), encoding="utf-8")
