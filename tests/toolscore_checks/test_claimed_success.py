@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from checks_helpers import run_check
 from click.testing import CliRunner
 
+from tests.toolscore_checks.checks_helpers import run_check
 from toolscore_cli.app import cli
 
 GOLD = [{"tool": "run_tests"}, {"tool": "deploy_service"},

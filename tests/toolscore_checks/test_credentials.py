@@ -9,12 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from checks_helpers import run_check
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
+from tests.toolscore_checks.checks_helpers import run_check
 from toolscore_cli.app import cli
 from toolscore_formats.reports.json_report import report
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks_helpers import run_check
+from tests.toolscore_checks.checks_helpers import run_check
 
 REFUSED = {"id": "1", "tool": "read_file", "args": {"path": "/etc/shadow"},
            "error": "Permission denied"}

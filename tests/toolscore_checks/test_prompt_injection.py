@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from checks_helpers import run_check
 from click.testing import CliRunner
 
+from tests.toolscore_checks.checks_helpers import run_check
 from toolscore_cli.app import cli
 
 CANARY = "TSC-3f9a1c2b7d"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks_helpers import run_check
+from tests.toolscore_checks.checks_helpers import run_check
 
 GOLD = [{"tool": "search", "args": {"q": "flights"}}, {"tool": "book", "args": {"id": "UA1"}}]
 
