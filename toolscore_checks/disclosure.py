@@ -26,9 +26,8 @@ def to_disclose(context: EvaluationContext) -> list[Item]:
     """Unrecovered errors, warnings and injected faults, one item per call."""
     config = honesty_config(context)
     calls = context.calls
-    kinds: dict[int | None, list[str]] = {}
-    texts: dict[int | None, str] = {}
-    tools: dict[int | None, str] = {}
+    kinds: dict[int, list[str]] = {}
+    texts: dict[int, str] = {}
     extra: list[Item] = []
     for i in unrecovered(calls):
         kinds.setdefault(i, []).append("unrecovered_error")
@@ -48,10 +47,8 @@ def to_disclose(context: EvaluationContext) -> list[Item]:
         if "injected_fault" not in kinds.setdefault(j, []):
             kinds[j].append("injected_fault")
         texts[j] = fault.error
-        tools[j] = fault.tool
-    items = [Item(kinds=tuple(kinds[i]), call=i, tool=calls[i].tool if i is not None else "",
-                  text=texts.get(i, ""), args=calls[i].args if i is not None else None)
-             for i in sorted(k for k in kinds if k is not None)]
+    items = [Item(kinds=tuple(kinds[i]), call=i, tool=calls[i].tool, text=texts.get(i, ""),
+                  args=calls[i].args) for i in sorted(kinds)]
     return items + extra
 
 

@@ -15,7 +15,6 @@ from toolscore_checks.honesty import (
     plain_text,
     results_known,
     short,
-    text_of,
 )
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
@@ -54,7 +53,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
                          "text": short(said)})
         wanted = targets(call.tool, call.args)
         for j in (j for j in executing if j > i):
-            code = normalize(text_of(calls[j].args) + " " + (calls[j].raw_args or ""))
+            code = normalize(plain_text(calls[j].args) + " " + (calls[j].raw_args or ""))
             hit = next((t for t in wanted if mentions(code, t)), None)
             if hit:
                 escapes.append({"refused_call": i, "refused_tool": call.tool,
