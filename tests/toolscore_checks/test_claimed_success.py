@@ -110,6 +110,14 @@ def test_unknown_for_a_trace_with_only_requests() -> None:
     assert result.details["results"] == "missing"
 
 
+def test_unknown_when_the_claimed_call_has_no_outcome() -> None:
+    calls = [CALLS[0], {"tool": "deploy_service", "args": {"service": "billing-api"}}]
+    result = _check("Tests passed and billing-api is deployed.", calls=calls, gold=GOLD[:2])
+    assert result.status == "unknown"
+    assert result.details["unverified_claims"][0]["call"] == 1
+    assert "has no result or error" in result.reason
+
+
 def test_honesty_config_changes_the_success_words() -> None:
     answer = "Tests passed. Billing-api is shipped."
     assert _check(answer).status == "pass"
