@@ -18,9 +18,9 @@ def example_folder(tmp_path: Path) -> Path:
         shutil.copy(EXAMPLE / name, folder / name)
     (folder / "forbidden.json").write_text(
         json.dumps([{"tool": "delete_user", "reason": "never delete accounts"}]) + "\n")
-    # empty objects: valid for any honesty-config or injected-file schema
-    (folder / "honesty.json").write_text("{}\n")
-    (folder / "injected.json").write_text("{}\n")
+    (folder / "honesty.json").write_text("{}\n")  # every key has a default
+    (folder / "injected.json").write_text(json.dumps(
+        {"kind": "toolscore.injected", "version": "1", "faults": [], "injections": []}) + "\n")
     return folder
 
 

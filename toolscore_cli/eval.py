@@ -37,6 +37,8 @@ from toolscore_cli.report_targets import report_options, report_targets, to_stdo
               help="Words and tool names the honesty checks use (YAML or JSON).")
 @click.option("--validate-side-effects", is_flag=True,
               help="Probe the side effects the contract declares.")
+@click.option("--fail-on-violations", is_flag=True,
+              help="Exit 1 when a call breaks a forbidden rule (forbidden-calls fails).")
 @click.option("--receipt", "receipt_path", type=click.Path(dir_okay=False),
               help="Write a receipt (inputs' hashes, settings, plugins, result) to this path.")
 @click.pass_context
@@ -44,8 +46,9 @@ def eval_command(
     ctx: click.Context, gold: str, trace: str, trace_format: str, explain_format: bool,
     weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
     forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
-    honesty_path: str | None, validate_side_effects: bool, receipt_path: str | None,
-    markdown_path: str | None, html_path: str | None, reports: tuple[str, ...],
+    honesty_path: str | None, validate_side_effects: bool, fail_on_violations: bool,
+    receipt_path: str | None, markdown_path: str | None, html_path: str | None,
+    reports: tuple[str, ...],
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
     from toolscore_core.evaluation import evaluate_files
@@ -74,6 +77,10 @@ def eval_command(
         write_evaluation_receipt(receipt_path, evaluation, gold=gold, trace=trace,
                                  forbidden=forbidden_path, honesty_config=honesty_path,
                                  injected=injected_path, final_answer=answer)
+    forbidden = evaluation.evidence.get("forbidden-calls")
+    if fail_on_violations and forbidden is not None and forbidden.status == "fail":
+        out.print("forbidden calls were made (--fail-on-violations)", markup=False)
+        ctx.exit(1)
     if threshold is not None and (evaluation.score is None or evaluation.score < threshold):
         out.print(f"score below --fail-under {fail_under}", markup=False)
         ctx.exit(1)

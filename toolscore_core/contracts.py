@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -15,6 +16,13 @@ CONTRACT_KEYS = ("expected", "forbidden", "side_effects", "name", "description")
 EXPECTED_KEYS = ("tool", "args", "required", "description")
 FORBIDDEN_KEYS = ("tool", "args", "reason")
 SIDE_EFFECT_TYPES = ("file_exists", "file_contains", "http_get", "sqlite_query")
+# type -> (required keys, optional keys) of a declared side effect
+SIDE_EFFECT_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "file_exists": (("path",), ()),
+    "file_contains": (("path",), ("text", "regex")),
+    "http_get": (("url",), ("status", "body_contains", "timeout")),
+    "sqlite_query": (("database", "query"), ("rows",)),
+}
 
 
 def load_contract(path: str | os.PathLike[str]) -> Contract:
@@ -175,9 +183,47 @@ def parse_side_effects(
             raise InputError('a side effect needs "type"', file=file, place=where,
                              fix=f"use one of {', '.join(SIDE_EFFECT_TYPES)}")
         spec = {k: v for k, v in item.items() if k not in ("type", "description")}
+        _check_side_effect(item["type"], spec, item.get("description"), file=file, path=where)
         effects.append(SideEffect(type=item["type"], spec=spec,
                                   description=item.get("description")))
     return tuple(effects)
+
+
+def _check_side_effect(kind: str, spec: Mapping[str, Any], description: Any, *,
+                       file: str | None, path: str) -> None:
+    required, optional = SIDE_EFFECT_KEYS[kind]
+    _refuse_unknown(spec, required + optional, file=file, path=path)
+    for key in required:
+        if not isinstance(spec.get(key), str) or not spec[key].strip():
+            raise InputError(f'a {kind} side effect needs "{key}" (a non-empty string)',
+                             file=file, place=f"{path}.{key}", fix=f'add "{key}": "..."')
+    if description is not None and not isinstance(description, str):
+        raise InputError('"description" must be a string', file=file, place=f"{path}.description")
+    if kind == "file_contains" and len([k for k in ("text", "regex") if k in spec]) != 1:
+        raise InputError('a file_contains side effect needs exactly one of "text" or "regex"',
+                         file=file, place=path, fix='add "text": "what the file must contain"')
+    for key in ("text", "regex", "body_contains"):
+        if key in spec and not isinstance(spec[key], str):
+            raise InputError(f'"{key}" must be a string', file=file, place=f"{path}.{key}")
+    if "regex" in spec:
+        try:
+            re.compile(spec["regex"])
+        except re.error as exc:
+            raise InputError(f"invalid regular expression ({exc})", file=file,
+                             place=f"{path}.regex", fix="fix the pattern") from None
+    if kind == "http_get" and not str(spec["url"]).startswith(("http://", "https://")):
+        raise InputError("the url must start with http:// or https://", file=file,
+                         place=f"{path}.url")
+    for key, low in (("status", 100), ("rows", 0)):
+        value = spec.get(key)
+        if key in spec and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise InputError(f'"{key}" must be a whole number from {low}', file=file,
+                             place=f"{path}.{key}")
+    timeout = spec.get("timeout")
+    if "timeout" in spec and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                              or not 0 < timeout <= 300):
+        raise InputError('"timeout" must be seconds between 0 and 300', file=file,
+                         place=f"{path}.timeout")
 
 
 def contract_json(contract: Contract) -> list[dict[str, Any]]:

@@ -6,12 +6,12 @@ from typing import Any
 
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.matchers import to_repr, values_match
-from toolscore_core.redaction import redact_text
+from toolscore_core.redaction import known_secrets, mask_known, redact_text
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(to_repr(value))
-    text = redact_text(text)
+def _short(value: Any, limit: int = 60, secrets: frozenset[str] = frozenset()) -> str:
+    # Masked before it is cut: a cut would leave part of a secret no detector knows.
+    text = mask_known(redact_text(repr(to_repr(value))), secrets)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -19,13 +19,15 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
     """Problems in order of weight: missing required calls, failures, arguments, extras."""
     ctx = evaluation.context
     expected, calls, pairing = ctx.expected, ctx.calls, ctx.pairing
+    # A password quoted in an error or an argument diff is hidden like the argument itself.
+    secrets = known_secrets([[c.args for c in calls], [e.args for e in expected]])
     out: list[str] = []
     for i in pairing.unpaired_expected:
         kind = "required call" if expected[i].required else "expected call"
         out.append(f"missing {kind} #{i} {expected[i].tool}")
     for j, call in enumerate(calls):
         if call.is_error:
-            detail = f": {_short(call.error)}" if call.error else ""
+            detail = f": {_short(call.error, secrets=secrets)}" if call.error else ""
             out.append(f"call #{j} {call.tool} failed{detail}")
     for pair in pairing.pairs:
         want = expected[pair.expected].args
@@ -37,7 +39,8 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
             if name not in got:
                 diffs.append(f"{name} missing")
             elif not values_match(value, got[name]):
-                diffs.append(f"{name}: expected {_short(value, 30)}, got {_short(got[name], 30)}")
+                diffs.append(f"{name}: expected {_short(value, 30, secrets)}, "
+                             f"got {_short(got[name], 30, secrets)}")
         diffs.extend(f"{name} unexpected" for name in got if name not in want)
         out.append(f"call #{pair.actual} {calls[pair.actual].tool} arguments differ: "
                    + "; ".join(diffs[:4]) + (" …" if len(diffs) > 4 else ""))

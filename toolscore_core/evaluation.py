@@ -15,6 +15,8 @@ from toolscore_core.canonical import canonical_sha256
 from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
 from toolscore_core.documents import load_document
 from toolscore_core.errors import InputError
+from toolscore_core.honesty_config import load_honesty_config, parse_honesty_config
+from toolscore_core.injected import load_injected, parse_injected
 from toolscore_core.matchers import to_repr
 from toolscore_core.models import (
     STATUSES,
@@ -50,6 +52,8 @@ class Options:
     """Words and tool names the honesty checks use (``--honesty-config``)."""
     validate_side_effects: bool = False
     """Whether declared side effects are probed."""
+    base_dir: str | None = None
+    """The folder relative side-effect paths are read from (the gold file's; None: cwd)."""
     judge_model: str | None = None
     """The LLM judge model, when one was asked for (none by default)."""
 
@@ -295,6 +299,10 @@ def _evaluate(
     else:
         trace, choice = parse_trace(actual, trace_format=trace_format, registry=registry)
     rules = contract.forbidden + (parse_forbidden(forbidden) if forbidden is not None else ())
+    if injected is not None:
+        parse_injected(injected)
+    if honesty_config is not None:
+        parse_honesty_config(honesty_config)
     options = Options(forbidden=rules, injected=injected, honesty=honesty_config,
                       validate_side_effects=validate_side_effects)
     return run_evaluation(contract, trace, options=options, weights=weights,
@@ -385,19 +393,12 @@ def evaluate_files(
             rules += parse_forbidden(doc, file=str(forbidden_path))
         except InputError as exc:
             raise exc.at(str(forbidden_path)) from None
-    injected = _mapping_file(injected_path, "injected file")
-    honesty = _mapping_file(honesty_config_path, "honesty config")
+    injected = None if injected_path is None else load_injected(injected_path)
+    honesty = None if honesty_config_path is None else load_honesty_config(honesty_config_path)
     options = Options(forbidden=rules, injected=injected, honesty=honesty,
-                      validate_side_effects=validate_side_effects)
+                      validate_side_effects=validate_side_effects,
+                      base_dir=os.path.dirname(os.path.abspath(gold_path)))
     with paused_gc():
         return run_evaluation(contract, trace, options=options, weights=weights,
                               final_answer=final_answer, choice=choice, registry=registry)
 
-
-def _mapping_file(path: str | os.PathLike[str] | None, what: str) -> Mapping[str, Any] | None:
-    if path is None:
-        return None
-    doc = load_document(path, what=what)
-    if not isinstance(doc, Mapping):
-        raise InputError(f"the {what} must be an object", file=str(path), place="$")
-    return doc

@@ -1,62 +1,394 @@
-"""Finding credentials in text and redacting them in every output (``AKIA…LE``)."""
+"""Finding credentials in text and arguments, and redacting them in every output (``AKIA…LE``).
+
+Detection is detect-secrets' (its regex plugins, entropy plugins off, its false-positive
+filters on) plus two detectors of our own for the key formats it lacks (OpenAI
+``sk-proj-…``/``sk-…`` and Anthropic ``sk-ant-api03-…``), one for ``Bearer`` tokens and
+one for secrets assigned to a secret-named key in a command line (``--password=…``,
+``API_KEY=…``). In structured arguments, a non-trivial string under a key that names a
+secret (``password``, ``api_key``, ``token``, ``authorization``, …) is a credential too.
+Hashes, UUIDs and ordinary ids have no credential shape and are never flagged.
+
+A cheap prefilter runs first (:func:`suspicious`): text that holds none of the detectors'
+anchors costs a few substring searches, and a whole record or trace is prefiltered at once.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+import threading
+from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
-# Credential shapes with a recognisable prefix. Hashes, UUIDs and ordinary ids have none.
-_PATTERNS = (
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b"),
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{60,255}\b"),
-    re.compile(r"\bsk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
-    re.compile(r"-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----"),
-    re.compile(r"\b(?:sk|rk)_live_[0-9a-zA-Z]{24,}\b"),
+from attrs import frozen
+
+# detect-secrets plugins with a recognisable credential shape. Left out on purpose: the
+# entropy plugins (they flag every hash), ArtifactoryDetector (``AP`` + 8 characters is an
+# ordinary id), IPPublicDetector (an address is not a credential) and the keyword-only
+# IBM/SoftLayer/Cloudant plugins (secret-named keys are handled below for every provider).
+DETECT_SECRETS_PLUGINS: tuple[str, ...] = (
+    "AWSKeyDetector",
+    "AzureStorageKeyDetector",
+    "BasicAuthDetector",
+    "DiscordBotTokenDetector",
+    "GitHubTokenDetector",
+    "GitLabTokenDetector",
+    "JwtTokenDetector",
+    "KeywordDetector",
+    "MailchimpDetector",
+    "NpmDetector",
+    "OpenAIDetector",
+    "PrivateKeyDetector",
+    "PypiTokenDetector",
+    "SendGridDetector",
+    "SlackDetector",
+    "SquareOAuthDetector",
+    "StripeDetector",
+    "TelegramBotTokenDetector",
+    "TwilioKeyDetector",
 )
-_PREFILTER = re.compile(r"AKIA|ASIA|gh[pousr]_|github_pat_|sk-|xox|AIza|PRIVATE KEY|_live_")
+
+# Words a key is made of when it names a secret (``db_password``, ``X-Api-Key``, ...).
+_SECRET_KEY = re.compile(
+    r"(?:^|_)(?:password|passwd|passphrase|pwd|secret|client_secret|api_?key|apikey|"
+    r"access_?key|secret_?key|private_?key|auth_?key|auth_?token|access_?token|"
+    r"refresh_?token|id_token|bearer|session_?token|session_?key|token|authorization|"
+    r"credentials?|cookie)(?:$|_)"
+)
+# A key naming a secret is about the secret, not the secret itself, when it ends so.
+_NOT_A_SECRET_KEY = re.compile(
+    r"(?:^|_)(?:type|types|name|names|id|ids|url|uri|path|file|count|length|len|hash|"
+    r"digest|sha|sha1|sha256|md5|policy|hint|field|expiry|expires|expires_at|expires_in|"
+    r"required|enabled|strength|min|max|limit|pattern|format|label|prompt|reset|version|"
+    r"usage|tokens|page|cursor|provider|header|env|location|ttl|scope|scopes)$"
+    r"|^(?:max|min|num|n|page|next|prev|previous|continuation|csrf|total)_"
+)
+_PLACEHOLDERS = frozenset(
+    ("bearer", "basic", "digest", "none", "null", "nil", "undefined", "redacted", "[redacted]",
+     "<redacted>", "hidden", "masked", "secret", "password", "token", "placeholder",
+     "example", "todo", "xxx", "changeit", "n/a", "true", "false")
+)
+
+# In free text: ``--password=hunter2``, ``API_KEY=abc123``, ``?token=abc``.
+_ASSIGNED = re.compile(
+    r"(?i)(?<![\w-])-{0,2}([a-z][\w-]{0,40})\s*([=:])\s*([\"']?)([^\s\"'&,;]{4,200})\3"
+)
+# After "key:" in prose ("token: expired") a plain word is no secret; it needs a digit, a
+# capital or a symbol, and six characters. After "=" (a command line, a URL) any value does.
+_PLAIN_WORD = re.compile(r"[a-z]+")
+_BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})")
+
+# Characters a token is made of; a detection is widened to the whole token around it.
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-=.]")
+_PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY"
+    r"(?: BLOCK)?-----|\Z)|PuTTY-User-Key-File-2.*\Z",
+    re.DOTALL,
+)
+
+# A shape-detector hit inside a hex string is a piece of a hash (``ACCA`` + 16 hex digits
+# reads as an AWS key id); secrets found by their context are kept whatever their alphabet.
+_HEX = re.compile(r"[0-9a-fA-F-]{16,}")
+_CONTEXT_KINDS = frozenset(("Secret Keyword", "Basic Auth Credentials"))
+_BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr, check_circular=False)
+
+# The prefilter. Every detector above needs one of: a run of 16 letters and digits (keys,
+# tokens, JWTs, key bodies), "://" (credentials in a URL), a private-key marker, or a
+# word that names a secret (keyword forms, secret-named keys). Text with none is clean.
+# ASCII letters and digits as "a", every other byte as a space: a run of 16 is then a
+# substring search, far cheaper than a regex over a whole trace.
+_ALNUM = bytes(b"a"[0] if chr(i).isascii() and chr(i).isalnum() else b" "[0]
+               for i in range(256))
+_RUN = b"a" * 16
+_SECRET_WORDS = re.compile(
+    r"passw|passphrase|pwd|secret|token|bearer|authoriz|credential|cookie|contrase|aws|key|"
+    r"db_?pass|database_?pass"
+)
 
 
-def find_secrets(text: str) -> list[str]:
-    """The credentials found in ``text``, in order of appearance."""
-    if not _PREFILTER.search(text):
-        return []
-    spans: list[tuple[int, int]] = []
-    for pattern in _PATTERNS:
-        spans.extend(m.span() for m in pattern.finditer(text))
-    spans.sort()
-    found: list[str] = []
-    last_end = -1
-    for start, end in spans:
-        if start >= last_end:
-            found.append(text[start:end])
-            last_end = end
-    return found
+def suspicious(text: str) -> bool:
+    """The prefilter: whether ``text`` could hold a credential (clean text: False)."""
+    if "://" in text or "PRIVATE KEY" in text or "PuTTY-User-Key" in text or "xox" in text:
+        return True
+    data = text.encode("utf-8", "surrogatepass")
+    return _RUN in data.translate(_ALNUM) or bool(_SECRET_WORDS.search(text.lower()))
+
+
+@frozen
+class Finding:
+    """One credential: where it is and what kind it is."""
+
+    kind: str
+    """The detector's name for it (``AWS Access Key``, ``Secret-named argument``, ...)."""
+    start: int
+    end: int
+    """Its span in the scanned text."""
+    secret: str
+    """The credential itself; never print it, print :func:`mask` of it."""
 
 
 def mask(secret: str) -> str:
-    """A credential as it may be shown: its first 4 and last 2 characters."""
-    if len(secret) <= 8:
+    """A credential as it may be shown: its first 4 and last 2 characters (``AKIA…LE``).
+
+    Short credentials (under 12 characters) are hidden whole: showing 6 of them would
+    show most of the secret.
+    """
+    if len(secret) < 12:
         return "…"
     return f"{secret[:4]}…{secret[-2:]}"
 
 
+@lru_cache(maxsize=4096)
+def secret_key(key: str) -> bool:
+    """Whether an argument or object key names a secret (``password``, ``X-Api-Key``, ...)."""
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", key)
+    words = re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_")
+    return bool(_SECRET_KEY.search(words)) and not _NOT_A_SECRET_KEY.search(words)
+
+
+def trivial_value(value: str) -> bool:
+    """Whether a value under a secret-named key is no secret: empty, a placeholder, masked."""
+    from detect_secrets.filters import heuristic
+
+    text = value.strip()
+    if len(text) < 4 or "…" in text or text.lower() in _PLACEHOLDERS:
+        return True
+    if len(set(text.lower()) - {"*", "x", "-", "_", "."}) == 0:
+        return True
+    return (heuristic.is_templated_secret(text) or heuristic.is_prefixed_with_dollar_sign(text)
+            or text.startswith(("{{", "%(", "os.environ", "process.env"))
+            or heuristic.is_not_alphanumeric_string(text))
+
+
+def find_credentials(text: str) -> list[Finding]:
+    """Every credential in ``text``, in order, without overlaps."""
+    if not suspicious(text):
+        return []
+    return list(_scan(text))
+
+
+def find_secrets(text: str) -> list[str]:
+    """The credentials found in ``text``, in order of appearance."""
+    return [finding.secret for finding in find_credentials(text)]
+
+
 def redact_text(text: str) -> str:
     """``text`` with every credential masked."""
-    for secret in find_secrets(text):
-        text = text.replace(secret, mask(secret))
-    return text
+    findings = find_credentials(text)
+    if not findings:
+        return text
+    parts: list[str] = []
+    last = 0
+    for finding in findings:
+        parts.append(text[last:finding.start])
+        parts.append(mask(finding.secret))
+        last = finding.end
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def redact(value: Any) -> Any:
-    """A JSON value with every credential in every string (and key) masked."""
+    """A JSON value with every credential masked: in every string and key, every
+    non-trivial string held by a secret-named key, and that same string wherever else it
+    appears as a whole word (an error that quotes a password, a diff that shows it).
+
+    A branch the prefilter finds clean (and that holds no such string) is returned as it is,
+    not copied; only suspect branches are walked, so a clean record costs about one pass.
+    """
     if isinstance(value, str):
         return redact_text(value)
+    if not isinstance(value, dict | list | tuple) or not suspicious(blob(value)):
+        return value
+    known = known_secrets(value)
+    return _redact(value, known, {s: _BLOB_ENCODER.encode(s)[1:-1] for s in known})
+
+
+def _redact(value: Any, known: frozenset[str], encoded: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return mask_known(redact_text(value), known)
+    if not isinstance(value, dict | list | tuple):
+        return value
+    text = blob(value)
+    if not suspicious(text) and not any(e in text for e in encoded.values()):
+        return value
     if isinstance(value, dict):
-        return {redact_text(k) if isinstance(k, str) else k: redact(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
-    return value
+        out = {}
+        for key, item in value.items():
+            shown = _redact(key, known, encoded) if isinstance(key, str) else key
+            if isinstance(key, str) and secret_key(key) and isinstance(item, str) \
+                    and not trivial_value(item):
+                out[shown] = mask(item)
+            else:
+                out[shown] = _redact(item, known, encoded)
+        return out
+    return [_redact(v, known, encoded) for v in value]
+
+
+def known_secrets(value: Any) -> frozenset[str]:
+    """The non-trivial strings held by secret-named keys anywhere in a JSON value: the
+    strings to hide wherever else they appear."""
+    out: set[str] = set()
+    _named(value, out)
+    return frozenset(out)
+
+
+def _named(value: Any, out: set[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and isinstance(item, str) and secret_key(key) \
+                    and not trivial_value(item):
+                out.add(item)
+            else:
+                _named(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _named(item, out)
+
+
+def mask_known(text: str, secrets: frozenset[str]) -> str:
+    """``text`` with each of ``secrets`` masked where it stands as a whole word."""
+    for secret in sorted((s for s in secrets if s in text), key=lambda s: (-len(s), s)):
+        parts: list[str] = []
+        last = 0
+        start = text.find(secret)
+        while start != -1:
+            end = start + len(secret)
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if not (before.isalnum() or after.isalnum()):
+                parts += [text[last:start], mask(secret)]
+                last = end
+            start = text.find(secret, end if last == end else start + 1)
+        text = "".join([*parts, text[last:]])
+    return text
+
+
+def blob(value: Any) -> str:
+    """Every string and key of a JSON value in one text, for one prefilter search."""
+    try:
+        return _BLOB_ENCODER.encode(value)
+    except (TypeError, ValueError):  # keys JSON cannot hold: every string on its own line
+        out: list[str] = []
+        _strings(value, out)
+        return "\n".join(out)
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            out.append(str(key))
+            _strings(item, out)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _strings(item, out)
+
+
+@frozen
+class ValueFinding:
+    """A credential inside a nested value: its JSON path, kind and mask."""
+
+    path: str
+    kind: str
+    masked: str
+
+
+def find_in_value(value: Any, path: str = "$") -> list[ValueFinding]:
+    """Every credential in a nested JSON value (strings, keys, secret-named keys)."""
+    return list(_walk(value, path))
+
+
+def _walk(value: Any, path: str) -> Iterator[ValueFinding]:
+    if isinstance(value, str):
+        for finding in find_credentials(value):
+            yield ValueFinding(path=path, kind=finding.kind, masked=mask(finding.secret))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if isinstance(key, str) and key.isidentifier() \
+                else f"{path}[{key!r}]"
+            if isinstance(key, str):
+                for finding in find_credentials(key):
+                    yield ValueFinding(path=where, kind=finding.kind, masked=mask(finding.secret))
+                if secret_key(key) and isinstance(item, str) and not trivial_value(item):
+                    own = find_credentials(item)
+                    kind = own[0].kind if own else "Secret-named argument"
+                    yield ValueFinding(path=where, kind=kind, masked=mask(item))
+                    continue
+            yield from _walk(item, where)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _walk(item, f"{path}[{i}]")
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _settings() -> dict[str, Any]:
+    return {"plugins_used": [{"name": name} for name in DETECT_SECRETS_PLUGINS]}
+
+
+@lru_cache(maxsize=4096)
+def _scan(text: str) -> tuple[Finding, ...]:
+    spans: list[tuple[int, int, str]] = []
+    for kind, value in _detect_secrets(text):
+        spans.extend((s, e, kind) for s, e in _locate(text, value, kind)
+                     if kind in _CONTEXT_KINDS or not _HEX.fullmatch(text[s:e]))
+    from toolscore_core.secret_detectors import own_patterns
+
+    for kind, pattern in own_patterns():
+        spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
+    for match in _BEARER.finditer(text):
+        spans.append((match.start(1), match.end(1), "Bearer token"))
+    for match in _ASSIGNED.finditer(text):
+        value = match.group(4)
+        if match.group(2) == ":" and (len(value) < 6 or _PLAIN_WORD.fullmatch(value)):
+            continue
+        if secret_key(match.group(1)) and not trivial_value(value):
+            spans.append((match.start(4), match.end(4), "Secret-named argument"))
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    found: list[Finding] = []
+    for start, end, kind in spans:
+        if found and start < found[-1].end:
+            if end > found[-1].end:
+                last = found[-1]
+                found[-1] = Finding(kind=last.kind, start=last.start, end=end,
+                                    secret=text[last.start:end])
+            continue
+        found.append(Finding(kind=kind, start=start, end=end, secret=text[start:end]))
+    return tuple(found)
+
+
+def _detect_secrets(text: str) -> list[tuple[str, str]]:
+    """(kind, value) pairs detect-secrets reports for the lines of a text."""
+    from detect_secrets.core.scan import scan_line
+    from detect_secrets.settings import transient_settings
+
+    out: list[tuple[str, str]] = []
+    # detect-secrets keeps its settings in a process global; one scan at a time.
+    with _LOCK, transient_settings(_settings()):
+        for line in text.splitlines() or [text]:
+            out.extend((s.type, s.secret_value) for s in scan_line(line)
+                       if s.secret_value)
+    return out
+
+
+def _locate(text: str, value: str, kind: str) -> Iterator[tuple[int, int]]:
+    """Spans of ``value`` in ``text``, widened to the whole token (or private-key block)."""
+    if kind == "Private Key":
+        for match in _PRIVATE_KEY_BLOCK.finditer(text):
+            yield match.span()
+        return
+    start = text.find(value)
+    while start != -1:
+        end = start + len(value)
+        while start > 0 and _TOKEN_CHAR.match(text[start - 1]):
+            start -= 1
+        while end < len(text) and _TOKEN_CHAR.match(text[end]):
+            end += 1
+        while end > start + len(value) and text[end - 1] == ".":  # a sentence's full stop
+            end -= 1
+        yield start, end
+        start = text.find(value, end)

@@ -60,7 +60,11 @@ def test_unknown_outcomes_are_not_counted_as_done() -> None:
     assert result.metrics["efficiency_metrics"]["errors"] is None
     assert result.evidence.get("required-calls").status == "unknown"
     assert result.evidence.get("call-errors").status == "unknown"
-    assert result.evidence.summary() == "Evidence: 0 pass, 0 fail, 2 unknown"
+    for check in ("claimed-success", "disclosure", "escape-hatch"):
+        assert result.evidence.get(check).status == "unknown"
+    passed = [c.check for c in result.evidence if c.status == "pass"]
+    assert passed == ["credentials"]  # the only check that needs no result to decide
+    assert result.evidence.summary() == "Evidence: 1 pass, 0 fail, 5 unknown"
 
 
 def test_credentials_are_redacted_in_the_record() -> None:
