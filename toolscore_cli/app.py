@@ -13,6 +13,7 @@ from toolscore_core.errors import ToolscoreError
 # command name -> "module:attribute"; each module holds one command or command group.
 COMMANDS: dict[str, str] = {
     "eval": "toolscore_cli.eval:eval_command",
+    "formats": "toolscore_cli.formats:formats_command",
     "plugins": "toolscore_cli.plugins:plugins_command",
 }
 
@@ -41,6 +42,7 @@ class LazyGroup(click.Group):
 # Shown by --help without importing every command module.
 _SHORT_HELP: dict[str, str] = {
     "eval": "Evaluate a trace against a contract (gold file).",
+    "formats": "List the trace formats and what each reads.",
     "plugins": "List the loaded plugins, their hooks and what each provides.",
 }
 

@@ -63,19 +63,22 @@ def parse(document: Any) -> Trace:
             raise InputError("a message is an object", place=f"$[{index}]")
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
-        called = False
-        for block in blocks:
+        waits = False  # a client tool_use: the turn waits for its result
+        after_tools = 0  # text after the last tool block is what the model says last
+        for position, block in enumerate(blocks):
             if not isinstance(block, dict):
                 continue
             kind = block.get("type")
             if kind in USE_BLOCKS and isinstance(block.get("name"), str):
                 table.add(block["name"], block.get("input"), call_id=block.get("id"))
-                called = True
+                waits = waits or kind == "tool_use"
+                after_tools = position + 1
             elif isinstance(kind, str) and (kind == "tool_result" or kind.endswith(RESULT_SUFFIX)):
                 _read_result(block, table, notes, index)
+                after_tools = position + 1
         if message.get("role") == "assistant":
-            final_answer = None if called or message.get("stop_reason") == "tool_use" \
-                else text_of(content)
+            final_answer = None if waits or message.get("stop_reason") == "tool_use" \
+                else text_of(content if isinstance(content, str) else blocks[after_tools:])
             model = as_str(message.get("model")) or model
             usage = message.get("usage") if isinstance(message.get("usage"), dict) else usage
     return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
