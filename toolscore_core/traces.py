@@ -140,7 +140,7 @@ def find_call_marker(document: Any, *, budget: int = 200_000) -> str | None:
             for key, item in value.items():
                 if key in _MARKER_KEYS and item:
                     return f'a non-empty "{key}"'
-                if key == "type" and item in _MARKER_TYPES:
+                if key == "type" and isinstance(item, str) and item in _MARKER_TYPES:
                     return f'an item of type "{item}"'
                 if key == "method" and item == "tools/call":
                     return 'a "tools/call" request'

@@ -8,7 +8,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, outcome, text_of
+from toolscore_formats.common import CallTable, as_str, list_of, name_of, outcome, text_of
 
 STATE_LISTS = ("generated_items", "generatedItems", "session_items", "sessionItems")
 RESPONSE_LISTS = ("model_responses", "modelResponses")
@@ -48,16 +48,16 @@ def _raw_items(document: Any) -> Iterator[dict[str, Any]]:
         yield from (r for r in map(_raw, document) if isinstance(r, dict))
         return
     for key in STATE_LISTS:
-        yield from (r for r in map(_raw, document.get(key) or ()) if isinstance(r, dict))
-    responses = [r for key in RESPONSE_LISTS for r in document.get(key) or ()]
+        yield from (r for r in map(_raw, list_of(document, key)) if isinstance(r, dict))
+    responses = [r for key in RESPONSE_LISTS for r in list_of(document, key)]
     responses += [document[key] for key in LAST_RESPONSE if isinstance(document.get(key), dict)]
     for response in responses:
         if isinstance(response, dict):
-            yield from (r for r in response.get("output") or () if isinstance(r, dict))
+            yield from (r for r in list_of(response, "output") if isinstance(r, dict))
     step = document.get("current_step") or document.get("currentStep")
     data = step.get("data") if isinstance(step, dict) else None
     if isinstance(data, dict):
-        yield from (r for r in map(_raw, data.get("interruptions") or ()) if isinstance(r, dict))
+        yield from (r for r in map(_raw, list_of(data, "interruptions")) if isinstance(r, dict))
 
 
 def parse(document: Any) -> Trace:
@@ -71,7 +71,7 @@ def parse(document: Any) -> Trace:
     outputs: list[dict[str, Any]] = []
     final_answer: str | None = None
     for raw in _raw_items(document):
-        kind = raw.get("type")
+        kind = name_of(raw, "type")
         call_id = as_str(raw.get("call_id", raw.get("callId")))
         if kind in CALL_TYPES and isinstance(raw.get("name"), str):
             key = call_id or as_str(raw.get("id"))

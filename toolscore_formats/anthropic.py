@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, outcome, text_of
+from toolscore_formats.common import CallTable, as_str, name_of, outcome, text_of
 
 USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
 RESULT_SUFFIX = "_tool_result"
@@ -33,7 +33,7 @@ def _has_blocks(messages: list[Any]) -> bool:
             return False
         content = message.get("content")
         if isinstance(content, list) and not found:
-            found = any(isinstance(b, dict) and (b.get("type") in MARKER_BLOCKS or
+            found = any(isinstance(b, dict) and (name_of(b, "type") in MARKER_BLOCKS or
                                                  str(b.get("type")).endswith(RESULT_SUFFIX))
                         for b in content)
     return found
@@ -68,7 +68,7 @@ def parse(document: Any) -> Trace:
         for position, block in enumerate(blocks):
             if not isinstance(block, dict):
                 continue
-            kind = block.get("type")
+            kind = name_of(block, "type")
             if kind in USE_BLOCKS and isinstance(block.get("name"), str):
                 table.add(block["name"], block.get("input"), call_id=block.get("id"))
                 waits = waits or kind == "tool_use"

@@ -7,7 +7,16 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_float, as_str, outcome, text_of
+from toolscore_formats.common import (
+    CallTable,
+    as_float,
+    as_str,
+    dict_of,
+    list_of,
+    name_of,
+    outcome,
+    text_of,
+)
 
 MESSAGE_TYPES = frozenset(("system", "assistant", "user", "result", "stream_event"))
 USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -18,7 +27,8 @@ def detect(document: Any) -> str | None:
         return None
     carries = False
     for item in document:
-        if not isinstance(item, dict) or item.get("type") not in MESSAGE_TYPES or "role" in item:
+        if not isinstance(item, dict) or "role" in item or \
+                name_of(item, "type") not in MESSAGE_TYPES:
             return None
         carries = carries or isinstance(item.get("message"), dict) or item["type"] == "result"
     if not carries:
@@ -39,13 +49,13 @@ def parse(document: Any) -> Trace:
     for index, item in enumerate(document):
         if not isinstance(item, dict):
             raise InputError("a stream message is an object", place=f"$[{index}]")
-        kind = item.get("type")
-        message = item.get("message") if isinstance(item.get("message"), dict) else {}
-        blocks = message.get("content") if isinstance(message.get("content"), list) else []
+        kind = name_of(item, "type")
+        message = dict_of(item, "message")
+        blocks = list_of(message, "content")
         if kind == "assistant":
             called = False
             for block in blocks:
-                if isinstance(block, dict) and block.get("type") in USE_BLOCKS and \
+                if isinstance(block, dict) and name_of(block, "type") in USE_BLOCKS and \
                         isinstance(block.get("name"), str):
                     table.add(block["name"], block.get("input"), call_id=block.get("id"))
                     called = True

@@ -123,7 +123,7 @@ def text_of(content: Any) -> str | None:
         return content or None
     if isinstance(content, list):
         parts = [block["text"] for block in content
-                 if isinstance(block, dict) and block.get("type") in TEXT_BLOCK_TYPES
+                 if isinstance(block, dict) and name_of(block, "type") in TEXT_BLOCK_TYPES
                  and isinstance(block.get("text"), str)]
         text = "".join(parts)
         return text or None
@@ -245,3 +245,21 @@ def _as_error(result: Any) -> str | None:
     if text is not None:
         return text
     return error_text(result)
+
+
+def name_of(mapping: dict[str, Any], key: str) -> str | None:
+    """``mapping[key]`` when it is a string (a type, role or method), else None."""
+    value = mapping.get(key)
+    return value if isinstance(value, str) else None
+
+
+def list_of(mapping: Any, key: str) -> list[Any]:
+    """``mapping[key]`` when it is a list, else an empty list."""
+    value = mapping.get(key) if isinstance(mapping, dict) else None
+    return value if isinstance(value, list) else []
+
+
+def dict_of(mapping: Any, key: str) -> dict[str, Any]:
+    """``mapping[key]`` when it is an object, else an empty one."""
+    value = mapping.get(key) if isinstance(mapping, dict) else None
+    return value if isinstance(value, dict) else {}

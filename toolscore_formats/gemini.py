@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, outcome
+from toolscore_formats.common import CallTable, as_str, name_of, outcome
 
 ROLES = frozenset(("user", "model", "function", "tool"))
 
@@ -28,7 +28,7 @@ def contents_of(document: Any) -> list[Any] | None:
 
 def _is_content(item: Any) -> bool:
     return isinstance(item, dict) and isinstance(item.get("parts"), list) and (
-        item.get("role") is None or item.get("role") in ROLES)
+        item.get("role") is None or name_of(item, "role") in ROLES)
 
 
 def detect(document: Any) -> str | None:
@@ -105,7 +105,7 @@ def _parse_interaction(document: dict[str, Any]) -> Trace:
     for index, step in enumerate(steps):
         if not isinstance(step, dict):
             continue
-        kind = step.get("type")
+        kind = name_of(step, "type")
         if kind == "function_call" and isinstance(step.get("name"), str):
             table.add(step["name"], step.get("arguments"), call_id=step.get("id"))
         elif kind == "function_result":

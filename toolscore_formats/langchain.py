@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, outcome, text_of
+from toolscore_formats.common import CallTable, as_str, list_of, outcome, text_of
 
 # Class names (lc serialization) and dict "type" values (messages_to_dict, model_dump).
 KINDS = {
@@ -101,12 +101,12 @@ def _read_ai(data: dict[str, Any], table: CallTable) -> bool:
                 called = True
     elif isinstance(data.get("additional_kwargs"), dict):
         # Older messages keep OpenAI-style tool_calls only in additional_kwargs.
-        for call in data["additional_kwargs"].get("tool_calls") or ():
+        for call in list_of(data["additional_kwargs"], "tool_calls"):
             function = call.get("function") if isinstance(call, dict) else None
             if isinstance(function, dict) and isinstance(function.get("name"), str):
                 table.add(function["name"], function.get("arguments"), call_id=call.get("id"))
                 called = True
-    for call in data.get("invalid_tool_calls") or ():
+    for call in list_of(data, "invalid_tool_calls"):
         if isinstance(call, dict) and isinstance(call.get("name"), str):
             table.add(call["name"], call.get("args"), call_id=call.get("id"))
             called = True

@@ -1,4 +1,4 @@
-"""MCP JSON-RPC 2.0: ``tools/call`` requests paired with their responses (logs and proxy sessions)."""
+"""MCP JSON-RPC 2.0: ``tools/call`` requests paired with their responses (logs, proxy sessions)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_float, as_str, iso_timestamp, outcome, text_of
+from toolscore_formats.common import (
+    CallTable,
+    as_float,
+    as_str,
+    iso_timestamp,
+    name_of,
+    outcome,
+    text_of,
+)
 
 SESSION_KIND = "toolscore.mcp_session"
 ANSWERED_BY = {"client_to_server": "server_to_client", "server_to_client": "client_to_server"}
@@ -44,7 +52,7 @@ def parse(document: Any) -> Trace:
 
 
 class _Reader:
-    """Pairs requests and responses in the order they were seen (a reused id: first in, first out)."""
+    """Pairs requests with responses in the order seen (a reused id: first in, first out)."""
 
     def __init__(self) -> None:
         self.table = CallTable()
@@ -141,11 +149,11 @@ def _parse_session(lines: list[Any]) -> Trace:
     for index, line in enumerate(lines[1:], start=2):
         if not isinstance(line, dict):
             raise InputError("a session line is an object", place=f"line {index}")
-        kind = line.get("kind")
+        kind = name_of(line, "kind")
         if kind == "end":
             ended = True
         elif kind == "message":
-            direction = line.get("direction")
+            direction = name_of(line, "direction")
             if direction not in ANSWERED_BY:
                 raise InputError(f"unknown direction {direction!r}", place=f"line {index}",
                                  fix="use client_to_server or server_to_client")

@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, outcome, text_of
+from toolscore_formats.common import CallTable, as_str, name_of, outcome, text_of
 
 ROLES = frozenset(("system", "developer", "user", "assistant", "tool", "function"))
 # Content block types that belong to other providers' message lists, never to Chat Completions.
@@ -45,14 +45,14 @@ def is_chat_list(messages: list[Any]) -> bool:
     if not messages:
         return False
     for message in messages:
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
+        if not isinstance(message, dict) or name_of(message, "role") not in ROLES:
             return False
-        if message.get("type") in RESPONSES_ITEMS:
+        if name_of(message, "type") in RESPONSES_ITEMS:
             return False
         content = message.get("content")
         if isinstance(content, list):
             for block in content:
-                if isinstance(block, dict) and block.get("type") in FOREIGN_BLOCKS:
+                if isinstance(block, dict) and name_of(block, "type") in FOREIGN_BLOCKS:
                     return False
     return True
 

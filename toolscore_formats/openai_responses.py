@@ -1,4 +1,4 @@
-"""OpenAI Responses API: ``function_call`` / ``function_call_output`` items joined by ``call_id``."""
+"""OpenAI Responses API: ``function_call`` and ``function_call_output`` items joined by call_id."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, error_text, outcome, text_of
+from toolscore_formats.common import CallTable, as_str, error_text, name_of, outcome, text_of
 
 CALL_ITEMS = frozenset(("function_call", "custom_tool_call", "mcp_call"))
 OUTPUT_ITEMS = frozenset(("function_call_output", "custom_tool_call_output"))
@@ -47,7 +47,7 @@ def detect(document: Any) -> str | None:
     for item in document:
         if not isinstance(item, dict):
             return None
-        kind = item.get("type")
+        kind = name_of(item, "type")
         if kind in KNOWN_ITEMS:
             typed = typed or kind != "message"
         elif kind is not None or item.get("role") not in ("system", "developer", "user",
@@ -70,7 +70,7 @@ def parse(document: Any) -> Trace:
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise InputError("an item is an object", place=f"$[{index}]")
-        kind = item.get("type")
+        kind = name_of(item, "type")
         if kind in CALL_ITEMS:
             _read_call(item, table, notes, index)
             final_answer = None

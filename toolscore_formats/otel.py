@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from toolscore_core.errors import InputError
@@ -14,9 +14,11 @@ from toolscore_formats.common import (
     as_int,
     as_str,
     decode_args,
+    dict_of,
     iso_from_nanos,
     iso_timestamp,
     maybe_json,
+    name_of,
     text_of,
 )
 
@@ -28,6 +30,7 @@ ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
 RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
                "gcp.vertex.agent.tool_response")
 NAME_PREFIXES = ("execute_tool ", "tools/call ")
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _is_span(item: Any) -> bool:
@@ -80,11 +83,13 @@ def attribute_value(value: Any) -> Any:
             return item
         if key == "intValue":
             return as_int(item)
+        values = item.get("values") if isinstance(item, dict) else None
+        values = values if isinstance(values, list) else []
         if key == "arrayValue":
-            return [attribute_value(v) for v in (item or {}).get("values") or ()]
+            return [attribute_value(v) for v in values]
         if key == "kvlistValue":
-            return {kv.get("key"): attribute_value(kv.get("value"))
-                    for kv in (item or {}).get("values") or () if isinstance(kv, dict)}
+            return {kv["key"]: attribute_value(kv.get("value")) for kv in values
+                    if isinstance(kv, dict) and isinstance(kv.get("key"), str)}
         if key == "bytesValue":
             return item
     return None
@@ -109,7 +114,7 @@ def parse(document: Any) -> Trace:
     agents: list[float] = []
     for order, span in enumerate(spans_of(document)):
         attributes = attributes_of(span)
-        operation = attributes.get("gen_ai.operation.name")
+        operation = name_of(attributes, "gen_ai.operation.name")
         start, end = _nanos(span, "start"), _nanos(span, "end")
         if _is_tool_span(operation, attributes):
             found.append((start if start is not None else -1, order, span, attributes))
@@ -125,7 +130,7 @@ def parse(document: Any) -> Trace:
                  run_duration=agents[0] if len(agents) == 1 else None, notes=tuple(notes))
 
 
-def _is_tool_span(operation: Any, attributes: dict[str, Any]) -> bool:
+def _is_tool_span(operation: str | None, attributes: dict[str, Any]) -> bool:
     if operation == "execute_tool" or attributes.get("mcp.method.name") == "tools/call":
         return True
     return operation in TOOL_OPERATIONS and "gen_ai.tool.name" in attributes
@@ -136,16 +141,16 @@ def _calls(found: list[tuple[int, int, dict[str, Any], dict[str, Any]]]
     calls: list[ToolCall] = []
     notes: list[str] = []
     seen_ids: set[str] = set()
-    tool_spans: dict[Any, str] = {}
+    tool_spans: dict[str | None, str] = {}
     for _, order, span, attributes in found:
-        name = attributes.get("gen_ai.tool.name") or attributes.get("mcp.tool.name") \
+        name = name_of(attributes, "gen_ai.tool.name") or name_of(attributes, "mcp.tool.name") \
             or _name_from(span.get("name"))
-        if not isinstance(name, str):
+        if not name:
             notes.append(f"span {order}: a tool span without a tool name (not read)")
             continue
-        span_id = span.get("spanId") or span.get("span_id") or (
-            span.get("context") or {}).get("span_id")
-        parent = span.get("parentSpanId") or span.get("parent_id")
+        context = dict_of(span, "context")
+        span_id = as_str(span.get("spanId") or span.get("span_id") or context.get("span_id"))
+        parent = as_str(span.get("parentSpanId") or span.get("parent_id"))
         # An MCP client span inside the execute_tool span of the same tool is the same call.
         if parent is not None and tool_spans.get(parent) == name:
             tool_spans[span_id] = name
@@ -167,8 +172,9 @@ def _call(span: dict[str, Any], attributes: dict[str, Any], name: str,
     args, raw = decode_args(raw_args)
     result_key = next((k for k in RESULT_KEYS if k in attributes), None)
     result = maybe_json(attributes[result_key]) if result_key else None
-    status = span.get("status") if isinstance(span.get("status"), dict) else {}
+    status = dict_of(span, "status")
     code = status.get("code", status.get("status_code"))
+    code = code if isinstance(code, int | str) else None
     failed = code in ERROR_CODES or "error.type" in attributes or \
         attributes.get("gen_ai.tool.result.is_error") is True or \
         (isinstance(result, dict) and result.get("isError") is True)
@@ -210,8 +216,7 @@ def _nanos(span: dict[str, Any], edge: str) -> int | None:
             return None
         if moment.tzinfo is None:
             return None
-        seconds = int(moment.timestamp())
-        return seconds * 1_000_000_000 + moment.microsecond * 1000
+        return (moment - EPOCH) // timedelta(microseconds=1) * 1000
     return None
 
 

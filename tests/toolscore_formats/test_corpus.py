@@ -140,8 +140,8 @@ def test_corpus_example(entry: dict[str, Any]) -> None:
 def test_every_corpus_file_is_claimed_by_exactly_one_format() -> None:
     if not MANIFEST.is_file():
         pytest.skip(f"no corpus at {CORPUS}")
-    from toolscore_core.traces import choose_format, decode_trace_bytes
     from toolscore_core.plugins import default_registry
+    from toolscore_core.traces import choose_format, decode_trace_bytes
 
     formats = default_registry().trace_formats
     for entry in json.loads(MANIFEST.read_text(encoding="utf-8")):
