@@ -85,7 +85,7 @@ def parse(document: Any) -> Trace:
                     else raw.get("input")
             row = table.add(raw["name"], args, call_id=key)
             if kind == "mcp_call" and raw.get("output") is not None:
-                table.answer_row(row, **outcome(raw.get("output"), failed=None))
+                row.settle(**outcome(raw.get("output"), failed=None))
         elif kind in OUTPUT_TYPES:
             outputs.append(raw)
         elif kind in NOT_READ and call_id not in skipped:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -77,11 +79,14 @@ def iso_from_nanos(value: Any) -> str | None:
 
 def as_int(value: Any) -> int | None:
     """An integer from an int or a decimal string (OTLP writes 64-bit values as strings)."""
+    if type(value) is str and value.isascii() and value.isdigit():
+        return int(value)  # the common case first: OTLP nanoseconds as a decimal string
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and value.strip().lstrip("-").isascii() and \
+            value.strip().lstrip("-").isdigit():
         return int(value)
     return None
 
@@ -96,6 +101,8 @@ def as_float(value: Any) -> float | None:
 
 def as_str(value: Any) -> str | None:
     """A string id (numbers become strings: JSON-RPC ids are compared as text)."""
+    if type(value) is str:
+        return value
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -141,6 +148,40 @@ def error_text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+class CallRow:
+    """One call being read: mutable until the table hands out frozen ToolCalls."""
+
+    __slots__ = ("answered", "args", "clock", "cost", "duration", "error", "id", "is_error",
+                 "raw_args", "result", "timestamp", "tool")
+
+    def __init__(self, tool: str, args: dict[str, Any] | None, raw_args: str | None,
+                 call_id: str | None, timestamp: str | None) -> None:
+        self.tool = tool
+        self.args = args
+        self.raw_args = raw_args
+        self.id = call_id
+        self.timestamp = timestamp
+        self.answered = False
+        self.result: Any = None
+        self.is_error: bool | None = None
+        self.error: str | None = None
+        self.duration: float | None = None
+        self.cost: float | None = None
+        self.clock: float | None = None
+        """A reader's clock reading at the request, to time the call when it is answered."""
+
+    def settle(self, **outcome: Any) -> None:
+        """Record the call's outcome (result, is_error, error, duration ...)."""
+        self.answered = True
+        for key, value in outcome.items():
+            setattr(self, key, value)
+
+    def frozen(self) -> ToolCall:
+        return ToolCall(tool=self.tool, args=self.args, raw_args=self.raw_args, id=self.id,
+                        result=self.result, is_error=self.is_error, error=self.error,
+                        duration=self.duration, cost=self.cost, timestamp=self.timestamp)
+
+
 class CallTable:
     """Calls in invocation order, joined to their results by id or by position.
 
@@ -151,28 +192,21 @@ class CallTable:
     __slots__ = ("_by_id", "_next_open", "_rows")
 
     def __init__(self) -> None:
-        self._rows: list[dict[str, Any]] = []
-        self._by_id: dict[str, list[dict[str, Any]]] = {}
+        self._rows: list[CallRow] = []
+        self._by_id: dict[str, list[CallRow]] = {}
         self._next_open = 0
 
     def __len__(self) -> int:
         return len(self._rows)
 
-    def add(self, tool: Any, args: Any, *, call_id: Any = None, timestamp: Any = None,
-            decode: bool = True) -> dict[str, Any]:
-        """Record a call; ``args`` as given (a JSON string is decoded unless ``decode`` is off)."""
-        if decode:
-            parsed, raw = decode_args(args)
-        else:
-            parsed, raw = (args, None) if isinstance(args, dict) or args is None else (
-                None, args if isinstance(args, str) else json.dumps(args, default=str))
-        row: dict[str, Any] = {
-            "tool": tool if isinstance(tool, str) else str(tool), "args": parsed,
-            "raw_args": raw, "id": as_str(call_id), "timestamp": timestamp, "answered": False,
-        }
+    def add(self, tool: Any, args: Any, *, call_id: Any = None, timestamp: Any = None) -> CallRow:
+        """Record a call; ``args`` as given (a JSON string is decoded, malformed kept raw)."""
+        parsed, raw = decode_args(args)
+        row = CallRow(tool if isinstance(tool, str) else str(tool), parsed, raw,
+                      as_str(call_id), timestamp)
         self._rows.append(row)
-        if row["id"] is not None:
-            self._by_id.setdefault(row["id"], []).append(row)
+        if row.id is not None:
+            self._by_id.setdefault(row.id, []).append(row)
         return row
 
     def has_id(self, call_id: Any) -> bool:
@@ -183,49 +217,25 @@ class CallTable:
         """Give the oldest unanswered call with this id its outcome; False if there is none."""
         key = as_str(call_id)
         for row in self._by_id.get(key, ()) if key is not None else ():
-            if not row["answered"]:
-                _settle(row, outcome)
+            if not row.answered:
+                row.settle(**outcome)
                 return True
         return False
 
     def answer_next(self, name: str | None = None, **outcome: Any) -> bool:
         """Give the first unanswered call (with this tool name, when given) its outcome."""
         rows = self._rows
-        while self._next_open < len(rows) and rows[self._next_open]["answered"]:
+        while self._next_open < len(rows) and rows[self._next_open].answered:
             self._next_open += 1
         for index in range(self._next_open, len(rows)):
             row = rows[index]
-            if not row["answered"] and (name is None or row["tool"] == name):
-                _settle(row, outcome)
+            if not row.answered and (name is None or row.tool == name):
+                row.settle(**outcome)
                 return True
         return False
 
-    def answer_row(self, row: dict[str, Any], **outcome: Any) -> None:
-        """Give a call recorded earlier (the row ``add`` returned) its outcome."""
-        _settle(row, outcome)
-
-    def rows(self) -> list[dict[str, Any]]:
-        """The mutable rows, for formats that fill in fields after pairing (durations)."""
-        return self._rows
-
-    def open_count(self) -> int:
-        return sum(1 for row in self._rows if not row["answered"])
-
     def calls(self) -> tuple[ToolCall, ...]:
-        return tuple(
-            ToolCall(
-                tool=row["tool"], args=row["args"], raw_args=row["raw_args"], id=row["id"],
-                result=row.get("result"), is_error=row.get("is_error"),
-                error=row.get("error"), duration=row.get("duration"),
-                cost=row.get("cost"), timestamp=row["timestamp"],
-            )
-            for row in self._rows
-        )
-
-
-def _settle(row: dict[str, Any], outcome: dict[str, Any]) -> None:
-    row["answered"] = True
-    row.update(outcome)
+        return tuple(row.frozen() for row in self._rows)
 
 
 def outcome(result: Any, *, failed: bool | None, error: Any = None) -> dict[str, Any]:
@@ -263,3 +273,99 @@ def dict_of(mapping: Any, key: str) -> dict[str, Any]:
     """``mapping[key]`` when it is an object, else an empty one."""
     value = mapping.get(key) if isinstance(mapping, dict) else None
     return value if isinstance(value, dict) else {}
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODE = json.JSONDecoder().raw_decode
+
+
+class TextCursor:
+    """Walks the JSON text of a large file, decoding one element at a time.
+
+    Streaming readers use it to visit the long arrays of a log (messages, spans) without
+    building the whole document. Bad JSON raises ValueError; the loader then reads the
+    document whole and reports the precise place.
+    """
+
+    __slots__ = ("pos", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def peek(self) -> str:
+        match = _SPACE.match(self.text, self.pos)
+        self.pos = match.end() if match else self.pos
+        return self.text[self.pos:self.pos + 1]
+
+    def take(self, char: str) -> bool:
+        if self.peek() == char:
+            self.pos += 1
+            return True
+        return False
+
+    def value(self) -> Any:
+        """Decode the next whole value."""
+        self.peek()
+        value, self.pos = _DECODE(self.text, self.pos)
+        return value
+
+    def elements(self) -> Iterator[None]:
+        """Step through an array: at each yield the cursor is on one element to consume."""
+        if not self.take("["):
+            raise ValueError("expected an array")
+        if self.take("]"):
+            return
+        while True:
+            yield
+            if self.take(","):
+                continue
+            if self.take("]"):
+                return
+            raise ValueError("expected , or ] in an array")
+
+    def values(self) -> Iterator[Any]:
+        """Decode an array's elements one at a time (the fast path for long arrays)."""
+        if not self.take("["):
+            raise ValueError("expected an array")
+        if self.take("]"):
+            return
+        text, decode, space = self.text, _DECODE, _SPACE.match
+        pos = space(text, self.pos).end()  # type: ignore[union-attr]
+        while True:
+            value, pos = decode(text, pos)
+            yield value
+            char = text[pos:pos + 1]
+            if char not in (",", "]"):
+                pos = space(text, pos).end()  # type: ignore[union-attr]
+                char = text[pos:pos + 1]
+            if char == "]":
+                self.pos = pos + 1
+                return
+            if char != ",":
+                raise ValueError("expected , or ] in an array")
+            pos += 1
+            if text[pos:pos + 1] in (" ", "\n", "\r", "\t"):
+                # json.dumps writes ", ": one space is common enough to skip without a regex.
+                pos = pos + 1 if text[pos + 1:pos + 2] not in (" ", "\n", "\r", "\t") \
+                    else space(text, pos).end()  # type: ignore[union-attr]
+
+    def members(self) -> Iterator[str]:
+        """Step through an object: yields each key with the cursor on its value to consume."""
+        if not self.take("{"):
+            raise ValueError("expected an object")
+        if self.take("}"):
+            return
+        while True:
+            key = self.value()
+            if not isinstance(key, str) or not self.take(":"):
+                raise ValueError("expected a key and :")
+            yield key
+            if self.take(","):
+                continue
+            if self.take("}"):
+                return
+            raise ValueError("expected , or } in an object")
+
+    def at_end(self) -> bool:
+        return self.peek() == ""

@@ -9,6 +9,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
 from toolscore_formats.common import (
+    CallRow,
     CallTable,
     as_float,
     as_str,
@@ -56,7 +57,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.table = CallTable()
-        self.pending: dict[tuple[str | None, str], list[dict[str, Any] | None]] = {}
+        self.pending: dict[tuple[str | None, str], list[CallRow | None]] = {}
         self.orphans: list[str] = []
         self.notes: list[str] = []
 
@@ -71,7 +72,7 @@ class _Reader:
                 return  # a notification: never a call, never answered
             row = self._request(message, method, key_id, place, timestamp)
             if row is not None:
-                row["clock"] = clock
+                row.clock = clock
             self.pending.setdefault((side, key_id), []).append(row)
             return
         if key_id is None or ("result" not in message and "error" not in message):
@@ -85,13 +86,12 @@ class _Reader:
         row = queue.pop(0)
         if row is None:
             return
-        self.table.answer_row(row, **_outcome(message))
-        started = row.pop("clock", None)
-        if clock is not None and started is not None:
-            row["duration"] = max(0.0, clock - started)
+        row.settle(**_outcome(message))
+        if clock is not None and row.clock is not None:
+            row.duration = max(0.0, clock - row.clock)
 
     def _request(self, message: dict[str, Any], method: str, key_id: str, place: str,
-                 timestamp: Any) -> dict[str, Any] | None:
+                 timestamp: Any) -> CallRow | None:
         if method != "tools/call":
             return None
         params = message.get("params")
@@ -114,8 +114,6 @@ class _Reader:
                     f"(ids {listed}) but not the tools/call requests they answer, so the "
                     "tools called are unknown", place="$",
                     fix="record the whole session (requests and responses)")
-        for row in self.table.rows():
-            row.pop("clock", None)
         return Trace(calls=self.table.calls(), notes=(*notes, *self.notes))
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, name_of, outcome, text_of
+from toolscore_formats.common import CallTable, TextCursor, as_str, name_of, outcome, text_of
 
 ROLES = frozenset(("system", "developer", "user", "assistant", "tool", "function"))
 # Content block types that belong to other providers' message lists, never to Chat Completions.
@@ -40,20 +40,20 @@ def messages_of(document: Any) -> list[Any] | None:
     return None
 
 
-def is_chat_list(messages: list[Any]) -> bool:
-    """Every item a role message, none with another provider's blocks or item types."""
-    if not messages:
+def is_chat_message(message: Any) -> bool:
+    """A role message with none of another provider's blocks or item types."""
+    if type(message) is not dict:
         return False
-    for message in messages:
-        if not isinstance(message, dict) or name_of(message, "role") not in ROLES:
-            return False
-        if name_of(message, "type") in RESPONSES_ITEMS:
-            return False
-        content = message.get("content")
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and name_of(block, "type") in FOREIGN_BLOCKS:
-                    return False
+    role = message.get("role")
+    if type(role) is not str or role not in ROLES:
+        return False
+    if "type" in message and name_of(message, "type") in RESPONSES_ITEMS:
+        return False
+    content = message.get("content")
+    if type(content) is list:
+        for block in content:
+            if isinstance(block, dict) and name_of(block, "type") in FOREIGN_BLOCKS:
+                return False
     return True
 
 
@@ -63,11 +63,67 @@ def detect(document: Any) -> str | None:
             return 'a Chat Completions response ("choices" with a "message")'
         return None
     messages = messages_of(document)
-    if messages is None or not is_chat_list(messages):
+    if not messages or not all(is_chat_message(m) for m in messages):
         return None
-    if isinstance(document, dict):
-        return 'an object with "messages": a list of Chat Completions role messages'
-    return "a list of Chat Completions role messages (system/user/assistant/tool)"
+    return WRAPPED if isinstance(document, dict) else LISTED
+
+
+# Object-valued keys a message log may carry besides "messages" (a request body's settings).
+SMALL_KEYS = frozenset(("usage", "metadata", "tools", "tool_choice", "response_format"))
+WRAPPED = 'an object with "messages": a list of Chat Completions role messages'
+LISTED = "a list of Chat Completions role messages (system/user/assistant/tool)"
+
+
+class _Reader:
+    """Reads messages one at a time (from a decoded list or a stream)."""
+
+    def __init__(self) -> None:
+        self.table = CallTable()
+        self.notes: list[str] = []
+        self.final_answer: str | None = None
+
+    def read(self, message: Any, index: int) -> None:
+        if not isinstance(message, dict):
+            raise InputError("a message is an object", place=f"$.messages[{index}]")
+        role = message.get("role")
+        if role == "assistant":
+            self.final_answer = self._assistant(message, index)
+        elif role == "tool":
+            result = message.get("content")
+            if not self.table.answer(message.get("tool_call_id"), **outcome(result, failed=None)):
+                self.notes.append(f"message {index}: tool result for unknown call id "
+                                  f"{as_str(message.get('tool_call_id'))!r} (not counted as a "
+                                  "call)")
+        elif role == "function":
+            # Legacy function results carry no id: they answer the oldest open call by name.
+            name = message.get("name") if isinstance(message.get("name"), str) else None
+            if not self.table.answer_next(name, **outcome(message.get("content"), failed=None)):
+                self.notes.append(f"message {index}: function result with no open call")
+
+    def _assistant(self, message: dict[str, Any], index: int) -> str | None:
+        """Record the message's calls; its text is the final answer only when it calls none."""
+        tool_calls = message.get("tool_calls")
+        called = False
+        if isinstance(tool_calls, list):
+            for position, item in enumerate(tool_calls):
+                function = item.get("function") if isinstance(item, dict) else None
+                if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                    self.notes.append(f"message {index}: tool_calls[{position}] has no function "
+                                      "name (not read)")
+                    continue
+                self.table.add(function["name"], function.get("arguments"),
+                               call_id=item.get("id"))
+                called = True
+        legacy = message.get("function_call")
+        if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
+            self.table.add(legacy["name"], legacy.get("arguments"))
+            called = True
+        return None if called else text_of(message.get("content"))
+
+    def trace(self, model: Any = None, usage: Any = None) -> Trace:
+        return Trace(calls=self.table.calls(), final_answer=self.final_answer,
+                     model=as_str(model), usage=usage if isinstance(usage, dict) else None,
+                     notes=tuple(self.notes))
 
 
 def parse(document: Any) -> Trace:
@@ -75,52 +131,51 @@ def parse(document: Any) -> Trace:
     if messages is None:
         raise InputError("not a Chat Completions response or message list", place="$",
                          fix='give {"choices": [...]}, a list of messages, or {"messages": [...]}')
-    table = CallTable()
-    notes: list[str] = []
-    final_answer: str | None = None
+    reader = _Reader()
     for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise InputError("a message is an object", place=f"$.messages[{index}]")
-        role = message.get("role")
-        if role == "assistant":
-            final_answer = _read_assistant(message, table, notes, index)
-        elif role == "tool":
-            result = message.get("content")
-            if not table.answer(message.get("tool_call_id"), **outcome(result, failed=None)):
-                notes.append(f"message {index}: tool result for unknown call id "
-                             f"{as_str(message.get('tool_call_id'))!r} (not counted as a call)")
-        elif role == "function":
-            # Legacy function results carry no id: they answer the oldest open call by that name.
-            name = message.get("name") if isinstance(message.get("name"), str) else None
-            result = message.get("content")
-            if not table.answer_next(name, **outcome(result, failed=None)):
-                notes.append(f"message {index}: function result with no open call")
-    model = as_str(document.get("model")) if isinstance(document, dict) else None
-    usage = document.get("usage") if isinstance(document, dict) else None
-    return Trace(calls=table.calls(), final_answer=final_answer, model=model,
-                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes))
+        reader.read(message, index)
+    if isinstance(document, dict):
+        return reader.trace(document.get("model"), document.get("usage"))
+    return reader.trace()
 
 
-def _read_assistant(message: dict[str, Any], table: CallTable, notes: list[str],
-                    index: int) -> str | None:
-    """Record the message's calls; its text is the final answer only when it calls nothing."""
-    tool_calls = message.get("tool_calls")
-    called = False
-    if isinstance(tool_calls, list):
-        for position, item in enumerate(tool_calls):
-            function = item.get("function") if isinstance(item, dict) else None
-            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                notes.append(f"message {index}: tool_calls[{position}] has no function name "
-                             f"(type {item.get('type') if isinstance(item, dict) else None!r}, "
-                             "not read)")
-                continue
-            table.add(function["name"], function.get("arguments"), call_id=item.get("id"))
-            called = True
-    legacy = message.get("function_call")
-    if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
-        table.add(legacy["name"], legacy.get("arguments"))
-        called = True
-    return None if called else text_of(message.get("content"))
+def read_text(text: str) -> tuple[Trace, str] | None:
+    """Stream a large message log (a list, or an object with "messages"), one message at a time."""
+    cursor = TextCursor(text)
+    reader = _Reader()
+    extra: dict[str, Any] = {}
+    count = 0
+
+    def read_messages() -> bool:
+        nonlocal count
+        for message in cursor.values():
+            if not is_chat_message(message):
+                return False
+            reader.read(message, count)
+            count += 1
+        return True
+
+    if cursor.peek() == "[":
+        if not read_messages():
+            return None
+        reason = LISTED
+    else:
+        found = False
+        for key in cursor.members():
+            if key == "messages" and not found and cursor.peek() == "[":
+                found = True
+                if not read_messages():
+                    return None
+            elif cursor.peek() in ("[", "{") and key not in SMALL_KEYS:
+                return None  # not a message log (or a response): read whole
+            else:
+                extra[key] = cursor.value()
+        if not found:
+            return None
+        reason = WRAPPED
+    if not cursor.at_end() or not count:
+        return None
+    return reader.trace(extra.get("model"), extra.get("usage")), reason
 
 
 @hookimpl
@@ -131,5 +186,5 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         reads='{"choices": [{"message"}]}, a list of role messages or {"messages": [...]}: '
               'tool_calls (JSON-string arguments), legacy function_call, role tool/function '
               'results joined by tool_call_id (legacy: by position)',
-        detect=detect, parse=parse,
+        detect=detect, parse=parse, read_text=read_text,
     )]

@@ -11,6 +11,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ToolCall, Trace, TraceFormat
 from toolscore_formats.common import (
+    TextCursor,
     as_int,
     as_str,
     decode_args,
@@ -18,7 +19,6 @@ from toolscore_formats.common import (
     iso_from_nanos,
     iso_timestamp,
     maybe_json,
-    name_of,
     text_of,
 )
 
@@ -95,83 +95,170 @@ def attribute_value(value: Any) -> Any:
     return None
 
 
-def attributes_of(span: dict[str, Any]) -> dict[str, Any]:
+class Attributes:
+    """A span's attributes by key, each OTLP value converted only when it is read.
+
+    Most spans of a large export are not tool calls: converting all their attributes
+    would cost more than decoding them.
+    """
+
+    __slots__ = ("otlp", "raw")
+
+    def __init__(self, raw: dict[Any, Any], otlp: bool) -> None:
+        self.raw = raw
+        self.otlp = otlp
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.raw
+
+    def get(self, key: str) -> Any:
+        value = self.raw.get(key)
+        return attribute_value(value) if self.otlp and value is not None else value
+
+    def text(self, key: str) -> str | None:
+        value = self.get(key)
+        return value if isinstance(value, str) else None
+
+
+def attributes_of(span: dict[str, Any]) -> Attributes:
     attributes = span.get("attributes")
     if isinstance(attributes, dict):  # the SDK's own JSON (span.to_json())
-        return attributes
+        return Attributes(attributes, otlp=False)
     if not isinstance(attributes, list):
-        return {}
-    return {a["key"]: attribute_value(a.get("value")) for a in attributes
-            if isinstance(a, dict) and isinstance(a.get("key"), str)}
+        return Attributes({}, otlp=False)
+    try:
+        raw = {a["key"]: a.get("value") for a in attributes}
+    except (TypeError, KeyError, AttributeError):
+        raw = {a["key"]: a.get("value") for a in attributes
+               if isinstance(a, dict) and isinstance(a.get("key"), str)}
+    return Attributes(raw, otlp=True)
+
+
+class _Collector:
+    """Keeps what matters of each span as it comes: the tool calls, the last chat, the agent."""
+
+    def __init__(self) -> None:
+        # (start, order, span id, parent id, tool name, call id, call): small, not the span.
+        self.found: list[tuple[int, int, str | None, str | None, str | None, str | None,
+                               ToolCall | None]] = []
+        self.last_chat: tuple[int, int, Attributes] | None = None
+        self.agents: list[float] = []
+        self.order = 0
+
+    def feed(self, span: dict[str, Any]) -> None:
+        order = self.order
+        self.order += 1
+        attributes = attributes_of(span)
+        operation = attributes.text("gen_ai.operation.name")
+        start, end = _nanos(span, "start"), _nanos(span, "end")
+        if _is_tool_span(operation, attributes):
+            name = attributes.text("gen_ai.tool.name") or attributes.text(
+                "mcp.tool.name") or _name_from(span.get("name"))
+            context = dict_of(span, "context")
+            span_id = as_str(span.get("spanId") or span.get("span_id") or context.get("span_id"))
+            parent = as_str(span.get("parentSpanId") or span.get("parent_id"))
+            call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
+                attributes.get("jsonrpc.request.id"))
+            call = _call(span, attributes, name, call_id) if name else None
+            self.found.append((start if start is not None else -1, order, span_id, parent, name,
+                               call_id, call))
+        elif "gen_ai.output.messages" in attributes:
+            key = (end if end is not None else -1, order)
+            if self.last_chat is None or key >= self.last_chat[:2]:
+                self.last_chat = (*key, attributes)
+        elif operation == "invoke_agent" and start is not None and end is not None:
+            self.agents.append((end - start) / 1e9)
+
+    def trace(self) -> Trace:
+        self.found.sort(key=lambda item: (item[0], item[1]))
+        calls, notes = _calls(self.found)
+        final_answer, model = _final_answer(self.last_chat[2]) if self.last_chat else (None, None)
+        return Trace(calls=calls, final_answer=final_answer, model=model,
+                     run_duration=self.agents[0] if len(self.agents) == 1 else None,
+                     notes=tuple(notes))
 
 
 def parse(document: Any) -> Trace:
     if detect(document) is None:
         raise InputError("not an OTLP export or a list of spans", place="$",
                          fix='give {"resourceSpans": [...]} or a list of spans')
-    found: list[tuple[int, int, dict[str, Any], dict[str, Any]]] = []
-    chats: list[tuple[int, int, dict[str, Any]]] = []
-    agents: list[float] = []
-    for order, span in enumerate(spans_of(document)):
-        attributes = attributes_of(span)
-        operation = name_of(attributes, "gen_ai.operation.name")
-        start, end = _nanos(span, "start"), _nanos(span, "end")
-        if _is_tool_span(operation, attributes):
-            found.append((start if start is not None else -1, order, span, attributes))
-        elif "gen_ai.output.messages" in attributes:
-            chats.append((end if end is not None else -1, order, attributes))
-        elif operation == "invoke_agent" and start is not None and end is not None:
-            agents.append((end - start) / 1e9)
-    found.sort(key=lambda item: (item[0], item[1]))
-    calls, notes = _calls(found)
-    chats.sort(key=lambda item: (item[0], item[1]))
-    final_answer, model = _final_answer(chats[-1][2]) if chats else (None, None)
-    return Trace(calls=calls, final_answer=final_answer, model=model,
-                 run_duration=agents[0] if len(agents) == 1 else None, notes=tuple(notes))
+    collector = _Collector()
+    for span in spans_of(document):
+        collector.feed(span)
+    return collector.trace()
 
 
-def _is_tool_span(operation: str | None, attributes: dict[str, Any]) -> bool:
+def read_text(text: str) -> tuple[Trace, str] | None:
+    """Stream a large OTLP export (``resourceSpans`` or ``batches``), one span at a time."""
+    cursor = TextCursor(text)
+    collector = _Collector()
+    if cursor.peek() != "{":
+        return None
+    group_key = None
+    for key in cursor.members():
+        if key in GROUP_KEYS and group_key is None and cursor.peek() == "[":
+            group_key = key
+            for _ in cursor.elements():
+                _stream_group(cursor, collector)
+        elif cursor.peek() in ("[", "{"):
+            return None  # not an OTLP export: read whole
+        else:
+            cursor.value()
+    if group_key is None or not cursor.at_end():
+        return None
+    return collector.trace(), f'an OTLP JSON trace export ("{group_key}")'
+
+
+def _stream_group(cursor: TextCursor, collector: _Collector) -> None:
+    for key in cursor.members():
+        if key in SCOPE_KEYS and cursor.peek() == "[":
+            for _ in cursor.elements():
+                for scope_key in cursor.members():
+                    if scope_key == "spans" and cursor.peek() == "[":
+                        for span in cursor.values():
+                            if isinstance(span, dict):
+                                collector.feed(span)
+                    else:
+                        cursor.value()
+        else:
+            cursor.value()
+
+
+def _is_tool_span(operation: str | None, attributes: Attributes) -> bool:
     if operation == "execute_tool" or attributes.get("mcp.method.name") == "tools/call":
         return True
     return operation in TOOL_OPERATIONS and "gen_ai.tool.name" in attributes
 
 
-def _calls(found: list[tuple[int, int, dict[str, Any], dict[str, Any]]]
-           ) -> tuple[tuple[ToolCall, ...], list[str]]:
+def _calls(found: list[tuple[int, int, str | None, str | None, str | None, str | None,
+                             ToolCall | None]]) -> tuple[tuple[ToolCall, ...], list[str]]:
     calls: list[ToolCall] = []
     notes: list[str] = []
     seen_ids: set[str] = set()
     tool_spans: dict[str | None, str] = {}
-    for _, order, span, attributes in found:
-        name = name_of(attributes, "gen_ai.tool.name") or name_of(attributes, "mcp.tool.name") \
-            or _name_from(span.get("name"))
-        if not name:
+    for _, order, span_id, parent, name, call_id, call in found:
+        if not name or call is None:
             notes.append(f"span {order}: a tool span without a tool name (not read)")
             continue
-        context = dict_of(span, "context")
-        span_id = as_str(span.get("spanId") or span.get("span_id") or context.get("span_id"))
-        parent = as_str(span.get("parentSpanId") or span.get("parent_id"))
         # An MCP client span inside the execute_tool span of the same tool is the same call.
         if parent is not None and tool_spans.get(parent) == name:
             tool_spans[span_id] = name
             continue
-        call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-            attributes.get("jsonrpc.request.id"))
         if call_id is not None:
             if call_id in seen_ids:
                 continue
             seen_ids.add(call_id)
         tool_spans[span_id] = name
-        calls.append(_call(span, attributes, name, call_id))
+        calls.append(call)
     return tuple(calls), notes
 
 
-def _call(span: dict[str, Any], attributes: dict[str, Any], name: str,
+def _call(span: dict[str, Any], attributes: Attributes, name: str,
           call_id: str | None) -> ToolCall:
-    raw_args = next((attributes[k] for k in ARGS_KEYS if k in attributes), None)
+    raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
     args, raw = decode_args(raw_args)
     result_key = next((k for k in RESULT_KEYS if k in attributes), None)
-    result = maybe_json(attributes[result_key]) if result_key else None
+    result = maybe_json(attributes.get(result_key)) if result_key else None
     status = dict_of(span, "status")
     code = status.get("code", status.get("status_code"))
     code = code if isinstance(code, int | str) else None
@@ -220,7 +307,7 @@ def _nanos(span: dict[str, Any], edge: str) -> int | None:
     return None
 
 
-def _final_answer(attributes: dict[str, Any]) -> tuple[str | None, str | None]:
+def _final_answer(attributes: Attributes) -> tuple[str | None, str | None]:
     model = as_str(attributes.get("gen_ai.response.model") or attributes.get(
         "gen_ai.request.model"))
     messages = attributes.get("gen_ai.output.messages")
@@ -249,5 +336,5 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
               'list of spans: execute_tool and MCP tools/call spans (gen_ai.tool.name, '
               'gen_ai.tool.call.id/.arguments/.result), ERROR status or error.type as '
               'failure, duration from start/end nanoseconds',
-        detect=detect, parse=parse,
+        detect=detect, parse=parse, read_text=read_text,
     )]
