@@ -210,8 +210,12 @@ def read_text(text: str) -> tuple[Trace, str] | None:
 
 
 def _stream_group(cursor: TextCursor, collector: _Collector) -> None:
+    scoped = False
     for key in cursor.members():
         if key in SCOPE_KEYS and cursor.peek() == "[":
+            if scoped:  # the whole-document reader reads only the first: let it decide
+                raise ValueError("two scope span lists in one resource")
+            scoped = True
             for _ in cursor.elements():
                 for scope_key in cursor.members():
                     if scope_key == "spans" and cursor.peek() == "[":

@@ -119,3 +119,35 @@ def test_mutated_real_shapes_never_raise_anything_but_input_error(
     _read(document, "auto")
     for fmt in FORMATS:
         _parse_only(fmt, document)
+
+
+STREAMERS = sorted(fid for fid, fmt in default_registry().trace_formats.items()
+                   if fmt.read_text is not None)
+STREAM_ERRORS = (InputError, ValueError, TypeError, KeyError, AttributeError, IndexError,
+                 RecursionError)
+
+
+def _streamed_matches_whole(fmt_id: str, document: Any) -> None:
+    import json
+
+    fmt = default_registry().trace_formats[fmt_id]
+    assert fmt.read_text is not None
+    try:
+        read = fmt.read_text(json.dumps(document))
+    except STREAM_ERRORS:
+        return  # the loader then reads the document whole
+    if read is None:
+        return
+    trace, reason = read
+    assert fmt.detect(document) == reason
+    assert fmt.parse(document) == trace
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(STREAMERS), st.sampled_from(range(len(SEEDS))), st.data())
+def test_a_streamed_read_is_the_whole_read(fmt_id: str, seed: int, data: st.DataObject) -> None:
+    document = SEEDS[seed]
+    if data.draw(st.booleans()):
+        document = _mutate(document, data)
+    _streamed_matches_whole(fmt_id, document)
+    _streamed_matches_whole(fmt_id, data.draw(JSON))
