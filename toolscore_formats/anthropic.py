@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, name_of, outcome, text_of
+from toolscore_formats.common import CallTable, as_str, block_content, name_of, outcome, text_of
 
 USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
 RESULT_SUFFIX = "_tool_result"
@@ -86,11 +86,7 @@ def parse(document: Any) -> Trace:
 
 
 def _read_result(block: dict[str, Any], table: CallTable, notes: list[str], index: int) -> None:
-    content = block.get("content")
-    # A list holding only text blocks is one text; other lists (images, search hits) stay whole.
-    if isinstance(content, list) and content and all(
-            isinstance(b, dict) and b.get("type") == "text" for b in content):
-        content = text_of(content) or ""
+    content = block_content(block.get("content"))
     failed = block.get("is_error") is True
     if not table.answer(block.get("tool_use_id"), **outcome(content, failed=failed or None)):
         notes.append(f"message {index}: {block.get('type')} for unknown tool_use_id "

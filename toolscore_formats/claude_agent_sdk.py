@@ -11,7 +11,9 @@ from toolscore_formats.common import (
     CallTable,
     as_float,
     as_str,
+    block_content,
     dict_of,
+    iso_timestamp,
     list_of,
     name_of,
     outcome,
@@ -57,7 +59,9 @@ def parse(document: Any) -> Trace:
             for block in blocks:
                 if isinstance(block, dict) and name_of(block, "type") in USE_BLOCKS and \
                         isinstance(block.get("name"), str):
-                    table.add(block["name"], block.get("input"), call_id=block.get("id"))
+                    # Claude Code's saved transcripts stamp each message; streams do not.
+                    table.add(block["name"], block.get("input"), call_id=block.get("id"),
+                              timestamp=iso_timestamp(item.get("timestamp")))
                     called = True
             if item.get("parent_tool_use_id") is None:
                 last_text = None if called else text_of(blocks)
@@ -65,9 +69,7 @@ def parse(document: Any) -> Trace:
         elif kind == "user":
             for block in blocks:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
-                    content = block.get("content")
-                    content = text_of(content) if isinstance(content, list) and \
-                        text_of(content) else content
+                    content = block_content(block.get("content"))
                     failed = block.get("is_error") is True
                     if not table.answer(block.get("tool_use_id"),
                                         **outcome(content, failed=failed or None)):

@@ -137,6 +137,19 @@ def text_of(content: Any) -> str | None:
     return None
 
 
+def block_content(content: Any) -> Any:
+    """A tool result's content: a list of only text blocks becomes its text, joined.
+
+    Any other content (a string, images, search hits, mixed blocks, an empty list) stays as
+    it is: nothing is dropped to make it a string.
+    """
+    if isinstance(content, list) and content and all(
+            isinstance(block, dict) and name_of(block, "type") in TEXT_BLOCK_TYPES and
+            isinstance(block.get("text"), str) for block in content):
+        return "".join(block["text"] for block in content)
+    return content
+
+
 def error_text(value: Any) -> str | None:
     """An error as text: a string as it is, a JSON-RPC-style ``{"message"}`` by its message."""
     if value is None:

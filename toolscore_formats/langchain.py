@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, list_of, outcome, text_of
+from toolscore_formats.common import CallTable, as_str, block_content, list_of, outcome, text_of
 
 # Class names (lc serialization) and dict "type" values (messages_to_dict, model_dump).
 KINDS = {
@@ -78,9 +78,7 @@ def parse(document: Any) -> Trace:
             if isinstance(metadata, dict):
                 model = as_str(metadata.get("model_name")) or model
         elif kind == "tool":
-            content = data.get("content")
-            content = text_of(content) if isinstance(content, list) and text_of(content) \
-                else content
+            content = block_content(data.get("content"))
             failed = data.get("status") == "error"
             if not table.answer(data.get("tool_call_id"),
                                 **outcome(content, failed=failed or None)):

@@ -13,6 +13,7 @@ from toolscore_formats.common import (
     CallTable,
     as_float,
     as_str,
+    block_content,
     iso_timestamp,
     name_of,
     outcome,
@@ -135,10 +136,7 @@ def _outcome(message: dict[str, Any]) -> dict[str, Any]:
         return outcome(None, failed=True, error=text_of(content) or json.dumps(content))
     if "structuredContent" in result:
         return outcome(result["structuredContent"], failed=None)
-    if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text"
-                                         for b in content):
-        return outcome("".join(b.get("text") or "" for b in content), failed=None)
-    return outcome(content if "content" in result else result, failed=None)
+    return outcome(block_content(content) if "content" in result else result, failed=None)
 
 
 def _parse_session(lines: list[Any]) -> Trace:

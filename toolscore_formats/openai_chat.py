@@ -7,7 +7,15 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, TextCursor, as_str, name_of, outcome, text_of
+from toolscore_formats.common import (
+    CallTable,
+    TextCursor,
+    as_str,
+    block_content,
+    name_of,
+    outcome,
+    text_of,
+)
 
 ROLES = frozenset(("system", "developer", "user", "assistant", "tool", "function"))
 # Content block types that belong to other providers' message lists, never to Chat Completions.
@@ -89,7 +97,7 @@ class _Reader:
         if role == "assistant":
             self.final_answer = self._assistant(message, index)
         elif role == "tool":
-            result = message.get("content")
+            result = block_content(message.get("content"))
             if not self.table.answer(message.get("tool_call_id"), **outcome(result, failed=None)):
                 self.notes.append(f"message {index}: tool result for unknown call id "
                                   f"{as_str(message.get('tool_call_id'))!r} (not counted as a "
@@ -97,7 +105,8 @@ class _Reader:
         elif role == "function":
             # Legacy function results carry no id: they answer the oldest open call by name.
             name = message.get("name") if isinstance(message.get("name"), str) else None
-            if not self.table.answer_next(name, **outcome(message.get("content"), failed=None)):
+            result = block_content(message.get("content"))
+            if not self.table.answer_next(name, **outcome(result, failed=None)):
                 self.notes.append(f"message {index}: function result with no open call")
 
     def _assistant(self, message: dict[str, Any], index: int) -> str | None:

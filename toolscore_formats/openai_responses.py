@@ -7,7 +7,15 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, error_text, name_of, outcome, text_of
+from toolscore_formats.common import (
+    CallTable,
+    as_str,
+    block_content,
+    error_text,
+    name_of,
+    outcome,
+    text_of,
+)
 
 CALL_ITEMS = frozenset(("function_call", "custom_tool_call", "mcp_call"))
 OUTPUT_ITEMS = frozenset(("function_call_output", "custom_tool_call_output"))
@@ -75,7 +83,7 @@ def parse(document: Any) -> Trace:
             _read_call(item, table, notes, index)
             final_answer = None
         elif kind in OUTPUT_ITEMS:
-            result = item.get("output")
+            result = block_content(item.get("output"))
             if not table.answer(item.get("call_id"), **outcome(result, failed=None)):
                 notes.append(f"item {index}: {kind} for unknown call_id "
                              f"{as_str(item.get('call_id'))!r} (not counted as a call)")

@@ -14,3 +14,5 @@ def test_stream_with_result_message(read) -> None:
     assert (trace.run_cost, trace.run_duration) == (0.0123, 2.5)
     assert all(c.cost is None and c.duration is None for c in trace.calls)
     assert trace.model == "claude-sonnet-4-5"
+    # A transcript's message timestamp is the start of the calls that message makes.
+    assert bash.timestamp == read_file.timestamp == "2026-12-02T09:00:00.500Z"
