@@ -6,7 +6,7 @@ import gc
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from typing import Any
 
 from attrs import frozen
@@ -60,17 +60,11 @@ def load_trace(
     # A large document is millions of objects; collecting garbage over them while reading
     # costs more than the reading (nothing read here makes reference cycles).
     with _gc_paused():
-        raw = read_bytes(path, what="trace")
-        data: bytes | str = raw
-        if len(raw) >= STREAM_MIN_BYTES:
-            # Keep only the text: the bytes would double what a large log costs in memory.
-            with suppress(UnicodeDecodeError):
-                data = raw.decode("utf-8")
-            del raw
-            if isinstance(data, str):
-                streamed = _stream(data, trace_format, registry)
-                if streamed is not None:
-                    return streamed
+        data = read_bytes(path, what="trace")
+        if len(data) >= STREAM_MIN_BYTES:
+            streamed = _stream(data, trace_format, registry)
+            if streamed is not None:
+                return streamed
         document = decode_trace_bytes(data, file=name)
         del data
         return parse_trace(document, trace_format=trace_format, registry=registry, file=name)
@@ -87,7 +81,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _stream(text: str, trace_format: str, registry: Registry
+def _stream(data: bytes, trace_format: str, registry: Registry
             ) -> tuple[Trace, FormatChoice] | None:
     """The trace from a streaming reader, or None to read the document whole.
 
@@ -99,14 +93,14 @@ def _stream(text: str, trace_format: str, registry: Registry
         if any(f.plugin is None or f.plugin.name not in BUILTIN_PLUGINS
                for f in formats.values()):
             return None
-        streamers = [f for f in formats.values() if f.read_text is not None]
+        streamers = [f for f in formats.values() if f.stream is not None]
     else:
         chosen = formats.get(trace_format)
-        streamers = [chosen] if chosen is not None and chosen.read_text is not None else []
+        streamers = [chosen] if chosen is not None and chosen.stream is not None else []
     for fmt in streamers:
-        assert fmt.read_text is not None
+        assert fmt.stream is not None
         try:
-            read = fmt.read_text(text)
+            read = fmt.stream(data)
         except (InputError, ValueError, TypeError, KeyError, AttributeError, IndexError,
                 RecursionError):
             read = None  # the whole-document path gives the precise error

@@ -98,7 +98,7 @@ class _Reader:
             self.final_answer = self._assistant(message, index)
         elif role == "tool":
             result = block_content(message.get("content"))
-            if not self.table.answer(message.get("tool_call_id"), **outcome(result, failed=None)):
+            if not self.table.answer_result(message.get("tool_call_id"), result):
                 self.notes.append(f"message {index}: tool result for unknown call id "
                                   f"{as_str(message.get('tool_call_id'))!r} (not counted as a "
                                   "call)")
@@ -148,9 +148,9 @@ def parse(document: Any) -> Trace:
     return reader.trace()
 
 
-def read_text(text: str) -> tuple[Trace, str] | None:
+def stream(data: bytes) -> tuple[Trace, str] | None:
     """Stream a large message log (a list, or an object with "messages"), one message at a time."""
-    cursor = TextCursor(text)
+    cursor = TextCursor(data)
     reader = _Reader()
     extra: dict[str, Any] = {}
     count = 0
@@ -195,5 +195,5 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         reads='{"choices": [{"message"}]}, a list of role messages or {"messages": [...]}: '
               'tool_calls (JSON-string arguments), legacy function_call, role tool/function '
               'results joined by tool_call_id (legacy: by position)',
-        detect=detect, parse=parse, read_text=read_text,
+        detect=detect, parse=parse, stream=stream,
     )]

@@ -84,7 +84,7 @@ def parse(document: Any) -> Trace:
             final_answer = None
         elif kind in OUTPUT_ITEMS:
             result = block_content(item.get("output"))
-            if not table.answer(item.get("call_id"), **outcome(result, failed=None)):
+            if not table.answer_result(item.get("call_id"), result):
                 notes.append(f"item {index}: {kind} for unknown call_id "
                              f"{as_str(item.get('call_id'))!r} (not counted as a call)")
         elif kind in HOSTED_ITEMS:

@@ -188,9 +188,9 @@ def parse(document: Any) -> Trace:
     return collector.trace()
 
 
-def read_text(text: str) -> tuple[Trace, str] | None:
+def stream(data: bytes) -> tuple[Trace, str] | None:
     """Stream a large OTLP export (``resourceSpans`` or ``batches``), one span at a time."""
-    cursor = TextCursor(text)
+    cursor = TextCursor(data)
     collector = _Collector()
     if cursor.peek() != "{":
         return None
@@ -340,5 +340,5 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
               'list of spans: execute_tool and MCP tools/call spans (gen_ai.tool.name, '
               'gen_ai.tool.call.id/.arguments/.result), ERROR status or error.type as '
               'failure, duration from start/end nanoseconds',
-        detect=detect, parse=parse, read_text=read_text,
+        detect=detect, parse=parse, stream=stream,
     )]

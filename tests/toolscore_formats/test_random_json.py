@@ -122,7 +122,7 @@ def test_mutated_real_shapes_never_raise_anything_but_input_error(
 
 
 STREAMERS = sorted(fid for fid, fmt in default_registry().trace_formats.items()
-                   if fmt.read_text is not None)
+                   if fmt.stream is not None)
 STREAM_ERRORS = (InputError, ValueError, TypeError, KeyError, AttributeError, IndexError,
                  RecursionError)
 
@@ -131,9 +131,9 @@ def _streamed_matches_whole(fmt_id: str, document: Any) -> None:
     import json
 
     fmt = default_registry().trace_formats[fmt_id]
-    assert fmt.read_text is not None
+    assert fmt.stream is not None
     try:
-        read = fmt.read_text(json.dumps(document))
+        read = fmt.stream(json.dumps(document).encode("utf-8"))
     except STREAM_ERRORS:
         return  # the loader then reads the document whole
     if read is None:
