@@ -30,7 +30,7 @@ class FormatChoice:
     explicit: bool
 
 
-def decode_trace_bytes(data: bytes | str, *, file: str) -> Any:
+def decode_trace_bytes(data: bytes, *, file: str) -> Any:
     """JSON, or JSON Lines (one value per line) when the whole file is not one JSON value."""
     try:
         return json.loads(data)
