@@ -62,8 +62,9 @@ def parse(document: Any) -> Trace:
         for part in content["parts"]:
             if not isinstance(part, dict):
                 continue
-            call = part.get("functionCall")
-            response = part.get("functionResponse")
+            # The REST API writes camelCase; the Python SDK's model_dump() snake_case.
+            call = part.get("functionCall", part.get("function_call"))
+            response = part.get("functionResponse", part.get("function_response"))
             if isinstance(call, dict) and isinstance(call.get("name"), str):
                 table.add(call["name"], call.get("args"), call_id=call.get("id"))
                 called = True
@@ -73,8 +74,10 @@ def parse(document: Any) -> Trace:
                 texts.append(part["text"])
         if content.get("role") == "model" or (content.get("role") is None and texts):
             final_answer = None if called else ("".join(texts) or None)
-    usage = document.get("usageMetadata") if isinstance(document, dict) else None
-    model = as_str(document.get("modelVersion")) if isinstance(document, dict) else None
+    usage = model = None
+    if isinstance(document, dict):
+        usage = document.get("usageMetadata", document.get("usage_metadata"))
+        model = as_str(document.get("modelVersion", document.get("model_version")))
     return Trace(calls=table.calls(), final_answer=final_answer, model=model,
                  usage=usage if isinstance(usage, dict) else None, notes=tuple(notes))
 
@@ -125,7 +128,8 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         id="gemini",
         description="Google Gemini generateContent contents and responses (and Interactions)",
         reads='{"contents": [...]}, {"candidates": [...]} or a list of {"role", "parts"}: '
-              'functionCall parts joined to functionResponse parts by id, else by position '
-              '(same-name parallel calls); response.error as failure',
+              'functionCall parts (function_call from the Python SDK) joined to '
+              'functionResponse parts by id, else by position (same-name parallel calls); '
+              'response.error as failure',
         detect=detect, parse=parse,
     )]

@@ -116,6 +116,14 @@ class _Reader:
         if isinstance(tool_calls, list):
             for position, item in enumerate(tool_calls):
                 function = item.get("function") if isinstance(item, dict) else None
+                custom = item.get("custom") if isinstance(item, dict) else None
+                if isinstance(custom, dict) and isinstance(custom.get("name"), str):
+                    # A custom tool's input is free text, not JSON: kept whole under "input".
+                    text = custom.get("input")
+                    self.table.add(custom["name"], {"input": text} if isinstance(text, str)
+                                   else text, call_id=item.get("id"))
+                    called = True
+                    continue
                 if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                     self.notes.append(f"message {index}: tool_calls[{position}] has no function "
                                       "name (not read)")

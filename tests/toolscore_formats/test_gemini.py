@@ -30,3 +30,15 @@ def test_ids_join_when_present_and_a_response_candidate_is_read() -> None:
     trace, choice = parse_trace(response)
     assert choice.format == "gemini" and trace.model == "gemini-3-pro"
     assert [(c.tool, c.id, c.is_error) for c in trace.calls] == [("weather", None, None)]
+
+
+def test_python_sdk_snake_case_dump_is_read_too() -> None:
+    dump = {"contents": [
+        {"role": "model", "parts": [{"function_call": {"name": "f", "args": {"x": 1}}}]},
+        {"role": "user", "parts": [{"function_response": {"name": "f",
+                                                          "response": {"result": 0}}}]}],
+        "model_version": "gemini-2.5-flash"}
+    trace, choice = parse_trace(dump)
+    assert choice.format == "gemini" and trace.model == "gemini-2.5-flash"
+    assert [(c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("f", {"x": 1}, 0, False)]

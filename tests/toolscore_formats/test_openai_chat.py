@@ -60,3 +60,12 @@ def test_anthropic_blocks_in_a_role_list_are_not_chat() -> None:
 def test_not_a_message_list_is_a_clear_error() -> None:
     with pytest.raises(InputError, match="Chat Completions"):
         parse_trace({"hello": 1}, trace_format="openai_chat")
+
+
+def test_custom_tool_calls_keep_their_free_text_input() -> None:
+    messages = [{"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "custom", "custom": {"name": "sql", "input": "SELECT 1"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "1"}]}]
+    trace, _ = parse_trace(messages)
+    assert [(c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("sql", {"input": "SELECT 1"}, "1", False)]
