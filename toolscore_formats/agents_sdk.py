@@ -68,6 +68,7 @@ def parse(document: Any) -> Trace:
     seen: set[str] = set()
     answered: set[str] = set()
     skipped: dict[str, int] = {}
+    skipped_items: set[tuple[str, str | None]] = set()
     outputs: list[dict[str, Any]] = []
     final_answer: str | None = None
     for raw in _raw_items(document):
@@ -88,8 +89,12 @@ def parse(document: Any) -> Trace:
                 row.settle(**outcome(raw.get("output"), failed=None))
         elif kind in OUTPUT_TYPES:
             outputs.append(raw)
-        elif kind in NOT_READ and call_id not in skipped:
-            skipped[str(kind)] = skipped.get(str(kind), 0) + 1
+        elif kind in NOT_READ:
+            # The state repeats items too: count each (type, id) once.
+            item_key = (kind, call_id or as_str(raw.get("id")))
+            if item_key not in skipped_items:
+                skipped_items.add(item_key)
+                skipped[kind] = skipped.get(kind, 0) + 1
         elif kind == "message" and raw.get("role") == "assistant":
             final_answer = text_of(raw.get("content")) or final_answer
     for raw in outputs:
@@ -98,7 +103,8 @@ def parse(document: Any) -> Trace:
             continue
         answered.add(call_id)
         table.answer(call_id, **outcome(_output(raw.get("output")), failed=None))
-    step = document.get("current_step") if isinstance(document, dict) else None
+    step = (document.get("current_step") or document.get("currentStep")) \
+        if isinstance(document, dict) else None
     if isinstance(step, dict) and step.get("type") == "next_step_final_output" and isinstance(
             step.get("output"), str):
         final_answer = step["output"]

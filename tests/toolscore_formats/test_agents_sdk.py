@@ -27,3 +27,18 @@ def test_run_state_counts_a_repeated_call_once_and_reads_js_results() -> None:
     trace, choice = parse_trace(state)
     assert "RunState" in choice.reason
     assert [(c.id, c.result, c.is_error) for c in trace.calls] == [("c1", "ok", False)]
+
+
+def test_unsupported_items_are_noted_once_however_often_the_state_repeats_them() -> None:
+    program = {"type": "program", "call_id": "p1", "code": "lookup()"}
+    call = {"type": "function_call", "call_id": "f1", "name": "lookup", "arguments": "{}"}
+    state = {"$schemaVersion": "1.13",
+             "generated_items": [{"type": "tool_call_item", "raw_item": program},
+                                 {"type": "tool_call_item", "raw_item": call}],
+             "model_responses": [{"output": [program, call]}],
+             "last_model_response": {"output": [program, call]},
+             "current_step": {"type": "next_step_final_output", "output": "done"}}
+    trace, _ = parse_trace(state)
+    assert [(c.id, c.is_error) for c in trace.calls] == [("f1", None)]
+    assert trace.notes == ("1 program item(s) not read as calls (unsupported item type)",)
+    assert trace.final_answer == "done"
