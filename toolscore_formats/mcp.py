@@ -153,8 +153,12 @@ def _parse_session(lines: list[Any]) -> Trace:
             if direction not in ANSWERED_BY:
                 raise InputError(f"unknown direction {direction!r}", place=f"line {index}",
                                  fix="use client_to_server or server_to_client")
-            reader.read(line.get("message"), place=f"line {index}", side=direction,
-                        timestamp=line.get("timestamp"), clock=as_float(line.get("monotonic")))
+            message = line.get("message")
+            # A JSON-RPC batch (protocol 2025-03-26) is read message by message.
+            for one in message if isinstance(message, list) else [message]:
+                reader.read(one, place=f"line {index}", side=direction,
+                            timestamp=line.get("timestamp"),
+                            clock=as_float(line.get("monotonic")))
     notes = () if ended else ("the session has no end line (the proxy was stopped): "
                               "calls without a response have an unknown outcome",)
     return reader.trace(notes=notes)

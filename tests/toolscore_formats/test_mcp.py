@@ -48,3 +48,29 @@ def test_only_orphan_responses_is_an_error_not_zero_calls() -> None:
     orphans = [{"jsonrpc": "2.0", "id": 4, "result": {"content": [], "isError": True}}]
     with pytest.raises(InputError, match="unsupported: the MCP log holds 1 tool response"):
         parse_trace(orphans)
+
+
+def test_a_session_reads_batches_and_skips_unparsed_lines() -> None:
+    def line(direction: str, clock: float, message: object) -> dict[str, object]:
+        return {"kind": "message", "direction": direction, "monotonic": clock,
+                "timestamp": f"2026-12-02T10:00:0{int(clock)}.000000Z", "message": message,
+                "planted": None}
+
+    lines = [{"kind": "toolscore.mcp_session", "version": "1", "transport": "stdio",
+              "server": ["srv"], "started_at": "2026-12-02T10:00:00Z"},
+             line("client_to_server", 1.0, [
+                 {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                  "params": {"name": "a", "arguments": {}}},
+                 {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                  "params": {"name": "b", "arguments": {}}}]),
+             {"kind": "unparsed", "direction": "server_to_client", "monotonic": 1.5,
+              "timestamp": "2026-12-02T10:00:01.500000Z", "raw": "debug: starting"},
+             line("server_to_client", 2.0, [
+                 {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": True}},
+                 {"jsonrpc": "2.0", "id": 1, "result": {"content": [
+                     {"type": "text", "text": "ok"}]}}]),
+             {"kind": "end", "ended_at": "2026-12-02T10:00:03Z", "exit_code": 0}]
+    trace, _ = parse_trace(lines)
+    assert [(c.tool, c.result, c.is_error, c.duration) for c in trace.calls] == [
+        ("a", "ok", False, 1.0), ("b", None, True, 1.0)]
+    assert trace.notes == ()
