@@ -60,7 +60,8 @@ def is_chat_message(message: Any) -> bool:
     content = message.get("content")
     if type(content) is list:
         for block in content:
-            if isinstance(block, dict) and name_of(block, "type") in FOREIGN_BLOCKS:
+            kind = name_of(block, "type") if isinstance(block, dict) else None
+            if kind is not None and (kind in FOREIGN_BLOCKS or kind.endswith("_tool_result")):
                 return False
     return True
 

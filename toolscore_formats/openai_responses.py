@@ -116,7 +116,7 @@ def _read_call(item: dict[str, Any], table: CallTable, notes: list[str], index: 
         # A hosted MCP call carries its own output and error in the same item.
         if item.get("error") is not None:
             row.settle(**outcome(item.get("output"), failed=True,
-                                                error=error_text(item["error"])))
+                                 error=error_text(item["error"])))
         elif "output" in item and item.get("output") is not None:
             row.settle(**outcome(item["output"], failed=None))
 
