@@ -150,8 +150,8 @@ class _Collector:
         self.order += 1
         attributes = attributes_of(span)
         operation = attributes.text("gen_ai.operation.name")
-        start, end = _nanos(span, "start"), _nanos(span, "end")
         if _is_tool_span(operation, attributes):
+            start = _nanos(span, "start")
             name = attributes.text("gen_ai.tool.name") or attributes.text(
                 "mcp.tool.name") or _name_from(span.get("name"))
             context = dict_of(span, "context")
@@ -159,15 +159,18 @@ class _Collector:
             parent = as_str(span.get("parentSpanId") or span.get("parent_id"))
             call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
                 attributes.get("jsonrpc.request.id"))
-            call = _call(span, attributes, name, call_id) if name else None
+            call = _call(span, attributes, name, call_id, start) if name else None
             self.found.append((start if start is not None else -1, order, span_id, parent, name,
                                call_id, call))
         elif "gen_ai.output.messages" in attributes:
+            end = _nanos(span, "end")
             key = (end if end is not None else -1, order)
             if self.last_chat is None or key >= self.last_chat[:2]:
                 self.last_chat = (*key, attributes)
-        elif operation == "invoke_agent" and start is not None and end is not None:
-            self.agents.append((end - start) / 1e9)
+        elif operation == "invoke_agent":
+            duration = _duration(_nanos(span, "start"), _nanos(span, "end"))
+            if duration is not None:
+                self.agents.append(duration)
 
     def trace(self) -> Trace:
         self.found.sort(key=lambda item: (item[0], item[1]))
@@ -257,8 +260,8 @@ def _calls(found: list[tuple[int, int, str | None, str | None, str | None, str |
     return tuple(calls), notes
 
 
-def _call(span: dict[str, Any], attributes: Attributes, name: str,
-          call_id: str | None) -> ToolCall:
+def _call(span: dict[str, Any], attributes: Attributes, name: str, call_id: str | None,
+          start: int | None) -> ToolCall:
     raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
     args, raw = decode_args(raw_args)
     result_key = next((k for k in RESULT_KEYS if k in attributes), None)
@@ -266,24 +269,32 @@ def _call(span: dict[str, Any], attributes: Attributes, name: str,
     status = dict_of(span, "status")
     code = status.get("code", status.get("status_code"))
     code = code if isinstance(code, int | str) else None
-    failed = code in ERROR_CODES or "error.type" in attributes or \
-        attributes.get("gen_ai.tool.result.is_error") is True or \
-        (isinstance(result, dict) and result.get("isError") is True)
-    start, end = _nanos(span, "start"), _nanos(span, "end")
+    mcp_error = isinstance(result, dict) and result.get("isError") is True
+    failed = code in ERROR_CODES or "error.type" in attributes or mcp_error or \
+        attributes.get("gen_ai.tool.result.is_error") is True
+    end = _nanos(span, "end")
     error = None
     if failed:
-        error = status.get("message") or status.get("description") or as_str(
-            attributes.get("error.type")) or "error"
+        # The span's own words first; an error without any text stays without text.
+        error = as_str(status.get("message")) or as_str(status.get("description")) or \
+            as_str(attributes.get("error.type")) or (
+                text_of(result.get("content")) if mcp_error else None)  # type: ignore[union-attr]
     # A span that ended without an error status is a completed call: not failed.
     is_error: bool | None = True if failed else (False if end is not None or result_key
                                                  else None)
     return ToolCall(
         tool=name, args=args, raw_args=raw, id=call_id, result=result, is_error=is_error,
-        error=error, duration=(end - start) / 1e9 if start is not None and end is not None
-        else None,
+        error=error, duration=_duration(start, end),
         timestamp=iso_from_nanos(start) if start is not None else iso_timestamp(
             span.get("start_time")),
     )
+
+
+def _duration(start: int | None, end: int | None) -> float | None:
+    """Seconds between integer nanoseconds; None when either is missing or end < start."""
+    if start is None or end is None or end < start:
+        return None
+    return (end - start) / 1e9
 
 
 def _name_from(span_name: Any) -> str | None:
