@@ -13,6 +13,7 @@ from toolscore_core.errors import ToolscoreError
 # command name -> "module:attribute"; each module holds one command or command group.
 COMMANDS: dict[str, str] = {
     "eval": "toolscore_cli.eval:eval_command",
+    "formats": "toolscore_cli.formats:formats_command",
     "plugins": "toolscore_cli.plugins:plugins_command",
     "regrade": "toolscore_cli.regrade:regrade_command",
     "verify": "toolscore_cli.verify:verify_command",
@@ -43,6 +44,7 @@ class LazyGroup(click.Group):
 # Shown by --help without importing every command module.
 _SHORT_HELP: dict[str, str] = {
     "eval": "Evaluate a trace against a contract (gold file).",
+    "formats": "List the trace formats and what each reads.",
     "plugins": "List the loaded plugins, their hooks and what each provides.",
     "regrade": "Re-score receipts or traces under a new contract or weights.",
     "verify": "Check that receipts and the inputs they bind are unchanged.",

@@ -190,6 +190,13 @@ class TraceFormat:
     reads: str = ""
     """What it reads, for ``toolscore formats``."""
     plugin: PluginInfo | None = None
+    stream: Callable[[bytes], tuple[Trace, str] | None] | None = None
+    """Optional: read the file's bytes as a stream, without building the whole document.
+
+    Returns the trace and the reason it is this format, or None when the text is not the
+    shape it streams (the loader then decodes the document and asks ``detect``). Used for
+    large logs; it must check every element, as ``detect`` would.
+    """
 
 
 @frozen

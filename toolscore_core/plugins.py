@@ -22,6 +22,15 @@ DISABLE_ENV = "TOOLSCORE_DISABLE_PLUGINS"
 
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.native",
+    "toolscore_formats.openai_chat",
+    "toolscore_formats.openai_responses",
+    "toolscore_formats.anthropic",
+    "toolscore_formats.gemini",
+    "toolscore_formats.mcp",
+    "toolscore_formats.otel",
+    "toolscore_formats.langchain",
+    "toolscore_formats.agents_sdk",
+    "toolscore_formats.claude_agent_sdk",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

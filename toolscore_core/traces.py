@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from attrs import frozen
@@ -12,9 +14,11 @@ from attrs import frozen
 from toolscore_core.documents import parse_json, read_bytes, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_core.plugins import Registry, default_registry
+from toolscore_core.plugins import BUILTIN_PLUGINS, Registry, default_registry
 
 AUTO = "auto"
+STREAM_MIN_BYTES = 1_000_000
+"""Smaller files are decoded whole: streaming only pays off (in memory) on large logs."""
 
 
 @frozen
@@ -50,10 +54,63 @@ def decode_trace_bytes(data: bytes, *, file: str) -> Any:
 def load_trace(
     path: str | os.PathLike[str], *, trace_format: str = AUTO, registry: Registry | None = None
 ) -> tuple[Trace, FormatChoice]:
-    """Read and parse a trace file."""
+    """Read and parse a trace file (streamed when a built-in streaming reader takes it)."""
     name = str(path)
-    document = decode_trace_bytes(read_bytes(path, what="trace"), file=name)
-    return parse_trace(document, trace_format=trace_format, registry=registry, file=name)
+    registry = registry or default_registry()
+    # A large document is millions of objects; collecting garbage over them while reading
+    # costs more than the reading (nothing read here makes reference cycles).
+    with _gc_paused():
+        data = read_bytes(path, what="trace")
+        if len(data) >= STREAM_MIN_BYTES:
+            streamed = _stream(data, trace_format, registry)
+            if streamed is not None:
+                return streamed
+        document = decode_trace_bytes(data, file=name)
+        del data
+        return parse_trace(document, trace_format=trace_format, registry=registry, file=name)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _stream(data: bytes, trace_format: str, registry: Registry
+            ) -> tuple[Trace, FormatChoice] | None:
+    """The trace from a streaming reader, or None to read the document whole.
+
+    In auto mode streaming is used only when every registered format is a built-in, whose
+    shapes are disjoint (tested); with a plugin format installed, every detector is asked.
+    """
+    formats = registry.trace_formats
+    if trace_format == AUTO:
+        if any(f.plugin is None or f.plugin.name not in BUILTIN_PLUGINS
+               for f in formats.values()):
+            return None
+        streamers = [f for f in formats.values() if f.stream is not None]
+    else:
+        chosen = formats.get(trace_format)
+        streamers = [chosen] if chosen is not None and chosen.stream is not None else []
+    for fmt in streamers:
+        assert fmt.stream is not None
+        try:
+            read = fmt.stream(data)
+        except (InputError, ValueError, TypeError, KeyError, AttributeError, IndexError,
+                RecursionError):
+            read = None  # the whole-document path gives the precise error
+        if read is not None and read[0].calls:
+            trace, reason = read
+            trace = trace if trace.format else _with_format(trace, fmt.id)
+            explicit = trace_format != AUTO
+            return trace, FormatChoice(format=fmt.id, reason="given with --format" if explicit
+                                       else reason, explicit=explicit)
+    return None
 
 
 def choose_format(
@@ -140,7 +197,7 @@ def find_call_marker(document: Any, *, budget: int = 200_000) -> str | None:
             for key, item in value.items():
                 if key in _MARKER_KEYS and item:
                     return f'a non-empty "{key}"'
-                if key == "type" and item in _MARKER_TYPES:
+                if key == "type" and isinstance(item, str) and item in _MARKER_TYPES:
                     return f'an item of type "{item}"'
                 if key == "method" and item == "tools/call":
                     return 'a "tools/call" request'

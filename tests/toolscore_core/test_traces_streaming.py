@@ -1,0 +1,108 @@
+"""Large logs are streamed; the streamed trace is the one the whole-document reader gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from attrs import evolve
+
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.plugins import build_registry, get_plugin_manager
+from toolscore_core.traces import STREAM_MIN_BYTES, load_trace, parse_trace
+
+FIXTURES = Path(__file__).parents[1] / "toolscore_formats" / "fixtures"
+
+
+def _chat_log(turns: int) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "Help."}]
+    for turn in range(turns):
+        messages += [
+            {"role": "user", "content": f"question {turn} " + "x" * 200},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"c{turn}", "type": "function",
+                 "function": {"name": "lookup", "arguments": json.dumps({"n": turn})}}]},
+            {"role": "tool", "tool_call_id": f"c{turn}", "content": "0" if turn % 2 else ""},
+            {"role": "assistant", "content": f"answer {turn}"},
+        ]
+    return {"model": "gpt-4.1", "usage": {"total_tokens": 5}, "messages": messages}
+
+
+def _otlp(spans_per_copy: int) -> dict[str, Any]:
+    export = json.loads((FIXTURES / "otel_export.json").read_text(encoding="utf-8"))
+    spans = export["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    copies = []
+    for copy in range(spans_per_copy):
+        for span in spans:
+            attributes = [
+                {**a, "value": {"stringValue": f"call_{copy}_{a['value']['stringValue']}"}}
+                if a["key"] == "gen_ai.tool.call.id" else a for a in span["attributes"]]
+            copies.append({**span, "spanId": f"{span['spanId']}-{copy}",
+                           "parentSpanId": f"{span.get('parentSpanId')}-{copy}",
+                           "attributes": attributes})
+    export["resourceSpans"][0]["scopeSpans"][0]["spans"] = copies
+    return export
+
+
+def _whole(document: Any, fmt: str = "auto") -> Trace:
+    return parse_trace(document, trace_format=fmt)[0]
+
+
+def test_a_large_chat_log_is_streamed_to_the_same_trace(tmp_path: Path) -> None:
+    document = _chat_log(4000)
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(document, indent=1), encoding="utf-8")
+    assert path.stat().st_size > STREAM_MIN_BYTES
+    streamed, choice = load_trace(path)
+    assert choice.format == "openai_chat" and not choice.explicit
+    assert streamed == _whole(document)
+    assert streamed.calls[1].result == "0" and streamed.calls[0].result == ""
+    assert streamed.final_answer == "answer 3999" and streamed.model == "gpt-4.1"
+
+
+def test_a_large_otlp_export_is_streamed_to_the_same_trace(tmp_path: Path) -> None:
+    document = _otlp(1500)
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert path.stat().st_size > STREAM_MIN_BYTES
+    streamed, choice = load_trace(path, trace_format="otel")
+    assert choice.explicit
+    assert streamed == _whole(document, "otel")
+    assert len(streamed.calls) == 3000  # each copy's nested MCP span is not a second call
+
+
+def test_a_large_file_of_another_shape_is_read_whole(tmp_path: Path) -> None:
+    messages = json.loads((FIXTURES / "anthropic_messages.json").read_text(encoding="utf-8"))
+    document = messages + [{"role": "user", "content": "y" * 1000}] * 1200
+    path = tmp_path / "anthropic.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    trace, choice = load_trace(path)
+    assert choice.format == "anthropic"
+    assert trace == _whole(document)
+
+
+def test_with_a_plugin_format_installed_every_detector_is_asked(tmp_path: Path) -> None:
+    class Claimer:
+        """A third-party format that also claims OpenAI chat logs."""
+
+        @hookimpl
+        def toolscore_register_trace_formats(self) -> list[TraceFormat]:
+            return [TraceFormat(id="mine", description="mine", detect=lambda d: "mine too",
+                                parse=lambda d: Trace())]
+
+    manager = get_plugin_manager(entry_points=False)
+    manager.register(Claimer(), name="claimer")
+    registry = build_registry(manager)
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(_chat_log(4000)), encoding="utf-8")
+    import pytest
+
+    from toolscore_core.errors import InputError
+
+    with pytest.raises(InputError, match="more than one trace format claims"):
+        load_trace(path, registry=registry)
+    trace, _ = load_trace(path, registry=registry, trace_format="openai_chat")
+    assert len(trace.calls) == 4000
+    assert evolve(trace, format=None).calls == _whole(_chat_log(4000)).calls

@@ -1,0 +1,44 @@
+"""OpenAI Agents SDK: run items and RunState, each call id once."""
+
+from __future__ import annotations
+
+from toolscore_core.traces import parse_trace
+
+
+def test_run_items(read) -> None:
+    trace, choice = read("agents_sdk_items.json")
+    assert choice.format == "agents_sdk"
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("call_1", "get_order", {"order_id": 7}, '{"total": 0}', False),
+        ("call_2", "refund", {"order_id": 7}, None, None),
+    ]
+    assert trace.final_answer == "Order 7 totals 0; refund pending."
+
+
+def test_run_state_counts_a_repeated_call_once_and_reads_js_results() -> None:
+    call = {"type": "function_call", "callId": "c1", "name": "f", "arguments": "{}"}
+    state = {"$schemaVersion": "1.17",
+             "modelResponses": [{"output": [call]}], "lastModelResponse": {"output": [call]},
+             "generatedItems": [
+                 {"type": "tool_call_item", "rawItem": call},
+                 {"type": "tool_call_output_item", "rawItem": {
+                     "type": "function_call_result", "callId": "c1",
+                     "output": {"type": "text", "text": "ok"}}}]}
+    trace, choice = parse_trace(state)
+    assert "RunState" in choice.reason
+    assert [(c.id, c.result, c.is_error) for c in trace.calls] == [("c1", "ok", False)]
+
+
+def test_unsupported_items_are_noted_once_however_often_the_state_repeats_them() -> None:
+    program = {"type": "program", "call_id": "p1", "code": "lookup()"}
+    call = {"type": "function_call", "call_id": "f1", "name": "lookup", "arguments": "{}"}
+    state = {"$schemaVersion": "1.13",
+             "generated_items": [{"type": "tool_call_item", "raw_item": program},
+                                 {"type": "tool_call_item", "raw_item": call}],
+             "model_responses": [{"output": [program, call]}],
+             "last_model_response": {"output": [program, call]},
+             "current_step": {"type": "next_step_final_output", "output": "done"}}
+    trace, _ = parse_trace(state)
+    assert [(c.id, c.is_error) for c in trace.calls] == [("f1", None)]
+    assert trace.notes == ("1 program item(s) not read as calls (unsupported item type)",)
+    assert trace.final_answer == "done"

@@ -1,0 +1,44 @@
+"""Gemini: functionCall / functionResponse parts, same-name parallel calls by position."""
+
+from __future__ import annotations
+
+from toolscore_core.traces import parse_trace
+
+
+def test_same_name_parallel_calls_without_ids_join_by_position(read) -> None:
+    trace, choice = read("gemini_contents.json")
+    assert choice.format == "gemini"
+    delhi, oslo, humidity = trace.calls
+    assert (delhi.args, delhi.result, delhi.is_error) == ({"city": "Delhi"}, 35, False)
+    assert (oslo.args, oslo.is_error, oslo.error) == ({"city": "Oslo"}, True, "station offline")
+    assert (humidity.result, humidity.is_error) == (None, None)
+    assert trace.final_answer == "Delhi is 35C; Oslo is unknown."
+
+
+def test_ids_join_when_present_and_a_response_candidate_is_read() -> None:
+    contents = {"contents": [
+        {"role": "model", "parts": [{"functionCall": {"id": "b", "name": "f", "args": {}}},
+                                    {"functionCall": {"id": "a", "name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "f",
+                                                         "response": {"v": False}}}]}]}
+    trace, _ = parse_trace(contents)
+    assert [(c.id, c.result, c.is_error) for c in trace.calls] == [
+        ("b", None, None), ("a", {"v": False}, False)]
+    response = {"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "weather", "args": {"city": "Oslo"}}}]}}],
+        "modelVersion": "gemini-3-pro"}
+    trace, choice = parse_trace(response)
+    assert choice.format == "gemini" and trace.model == "gemini-3-pro"
+    assert [(c.tool, c.id, c.is_error) for c in trace.calls] == [("weather", None, None)]
+
+
+def test_python_sdk_snake_case_dump_is_read_too() -> None:
+    dump = {"contents": [
+        {"role": "model", "parts": [{"function_call": {"name": "f", "args": {"x": 1}}}]},
+        {"role": "user", "parts": [{"function_response": {"name": "f",
+                                                          "response": {"result": 0}}}]}],
+        "model_version": "gemini-2.5-flash"}
+    trace, choice = parse_trace(dump)
+    assert choice.format == "gemini" and trace.model == "gemini-2.5-flash"
+    assert [(c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("f", {"x": 1}, 0, False)]

@@ -1,0 +1,44 @@
+"""OpenTelemetry GenAI: execute_tool and MCP tools/call spans in OTLP JSON and span lists."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolscore_core.traces import parse_trace
+
+
+def test_otlp_export_exact_nanoseconds_errors_and_nested_mcp_span(read) -> None:
+    trace, choice = read("otel_export.json")
+    assert choice.format == "otel"
+    # The MCP client span inside execute_tool refund is the same call: counted once.
+    search, refund = trace.calls
+    # Integers beyond 2**53 are exact: a float would lose the last nanosecond digits.
+    assert search.timestamp == "2255-06-05T23:47:34.740992001Z"
+    assert search.duration == pytest.approx(0.020000001, abs=1e-12)
+    assert (search.id, search.args, search.result, search.is_error) == (
+        "call_1", {"q": "open orders"}, "false", False)
+    assert (refund.is_error, refund.error) == (True, "window closed")
+    assert refund.args is None and refund.raw_args == '{"order": '
+    assert trace.final_answer == "No open orders; the refund failed."
+    assert trace.model == "gpt-4.1"
+    # The agent span's duration is a run total, never spread over the calls.
+    assert trace.run_duration == pytest.approx(1.5)
+    assert all(c.cost is None for c in trace.calls)
+
+
+def test_sdk_span_list_with_iso_times(read) -> None:
+    trace, choice = read("otel_sdk_spans.json")
+    assert "list of OpenTelemetry spans" in choice.reason
+    ok, failed = trace.calls
+    assert (ok.result, ok.is_error, ok.duration) == ({"name": "Ada"}, False, 0.5)
+    assert ok.timestamp == "2026-01-02T03:04:05.250000000Z"
+    assert (failed.is_error, failed.error) == (True, "not found")
+
+
+def test_a_span_without_end_has_unknown_outcome_and_no_duration() -> None:
+    spans = [{"name": "execute_tool f", "spanId": "1", "startTimeUnixNano": "10",
+              "attributes": [{"key": "gen_ai.operation.name",
+                              "value": {"stringValue": "execute_tool"}}]}]
+    trace, _ = parse_trace(spans)
+    call = trace.calls[0]
+    assert (call.tool, call.is_error, call.duration) == ("f", None, None)

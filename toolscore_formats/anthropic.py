@@ -1,0 +1,105 @@
+"""Anthropic Messages: ``tool_use`` / ``tool_result`` blocks in a response or a message list."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_formats.common import CallTable, as_str, block_content, name_of, outcome, text_of
+
+USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
+RESULT_SUFFIX = "_tool_result"
+MARKER_BLOCKS = USE_BLOCKS | {"tool_result", "mcp_tool_result", "thinking", "redacted_thinking"}
+
+
+def messages_of(document: Any) -> list[Any] | None:
+    if isinstance(document, dict):
+        if document.get("type") == "message" and document.get("role") == "assistant":
+            return [document]
+        messages = document.get("messages")
+        return messages if isinstance(messages, list) else None
+    return document if isinstance(document, list) else None
+
+
+def _has_blocks(messages: list[Any]) -> bool:
+    """Every item a user/assistant message, at least one with an Anthropic tool block."""
+    found = False
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            return False
+        if "type" in message and message["type"] != "message":
+            return False
+        content = message.get("content")
+        if isinstance(content, list) and not found:
+            found = any(isinstance(b, dict) and (name_of(b, "type") in MARKER_BLOCKS or
+                                                 str(b.get("type")).endswith(RESULT_SUFFIX))
+                        for b in content)
+    return found
+
+
+def detect(document: Any) -> str | None:
+    if isinstance(document, dict) and document.get("type") == "message" \
+            and document.get("role") == "assistant" and isinstance(document.get("content"), list):
+        return 'an Anthropic Messages response ("type": "message" with content blocks)'
+    messages = messages_of(document)
+    if messages and _has_blocks(messages):
+        return "a list of Anthropic messages with tool_use / tool_result content blocks"
+    return None
+
+
+def parse(document: Any) -> Trace:
+    messages = messages_of(document)
+    if messages is None:
+        raise InputError("not an Anthropic message or message list", place="$",
+                         fix='give a Messages response or a list of {"role", "content"}')
+    table = CallTable()
+    notes: list[str] = []
+    final_answer: str | None = None
+    model = usage = None
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise InputError("a message is an object", place=f"$[{index}]")
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        waits = False  # a client tool_use: the turn waits for its result
+        after_tools = 0  # text after the last tool block is what the model says last
+        for position, block in enumerate(blocks):
+            if not isinstance(block, dict):
+                continue
+            kind = name_of(block, "type")
+            if kind in USE_BLOCKS and isinstance(block.get("name"), str):
+                table.add(block["name"], block.get("input"), call_id=block.get("id"))
+                waits = waits or kind == "tool_use"
+                after_tools = position + 1
+            elif isinstance(kind, str) and (kind == "tool_result" or kind.endswith(RESULT_SUFFIX)):
+                _read_result(block, table, notes, index)
+                after_tools = position + 1
+        if message.get("role") == "assistant":
+            final_answer = None if waits or message.get("stop_reason") == "tool_use" \
+                else text_of(content if isinstance(content, str) else blocks[after_tools:])
+            model = as_str(message.get("model")) or model
+            usage = message.get("usage") if isinstance(message.get("usage"), dict) else usage
+    return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
+                 notes=tuple(notes))
+
+
+def _read_result(block: dict[str, Any], table: CallTable, notes: list[str], index: int) -> None:
+    content = block_content(block.get("content"))
+    failed = block.get("is_error") is True
+    if not table.answer(block.get("tool_use_id"), **outcome(content, failed=failed or None)):
+        notes.append(f"message {index}: {block.get('type')} for unknown tool_use_id "
+                     f"{as_str(block.get('tool_use_id'))!r} (not counted as a call)")
+
+
+@hookimpl
+def toolscore_register_trace_formats() -> list[TraceFormat]:
+    return [TraceFormat(
+        id="anthropic",
+        description="Anthropic Messages API: responses and message lists",
+        reads='a Messages response or a list of {"role", "content"} messages: tool_use '
+              '(also server_tool_use, mcp_tool_use) joined to tool_result blocks by '
+              'tool_use_id, is_error as failure',
+        detect=detect, parse=parse,
+    )]

@@ -1,0 +1,101 @@
+"""Claude Agent SDK / Claude Code message streams: tool_use, tool_result and the result message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_formats.common import (
+    CallTable,
+    as_float,
+    as_str,
+    block_content,
+    dict_of,
+    iso_timestamp,
+    list_of,
+    name_of,
+    outcome,
+    text_of,
+)
+
+MESSAGE_TYPES = frozenset(("system", "assistant", "user", "result", "stream_event"))
+USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
+
+
+def detect(document: Any) -> str | None:
+    if not isinstance(document, list) or not document:
+        return None
+    carries = False
+    for item in document:
+        if not isinstance(item, dict) or "role" in item or \
+                name_of(item, "type") not in MESSAGE_TYPES:
+            return None
+        carries = carries or isinstance(item.get("message"), dict) or item["type"] == "result"
+    if not carries:
+        return None
+    return 'a Claude Agent SDK message stream ({"type": "assistant"|"user"|"result", ...})'
+
+
+def parse(document: Any) -> Trace:
+    if not isinstance(document, list):
+        raise InputError("a Claude Agent SDK stream is a list of messages", place="$",
+                         fix="give the stream-json messages as a JSON array or JSON Lines")
+    table = CallTable()
+    notes: list[str] = []
+    last_text: str | None = None
+    result_text: str | None = None
+    run_cost = run_duration = None
+    usage = model = None
+    for index, item in enumerate(document):
+        if not isinstance(item, dict):
+            raise InputError("a stream message is an object", place=f"$[{index}]")
+        kind = name_of(item, "type")
+        message = dict_of(item, "message")
+        blocks = list_of(message, "content")
+        if kind == "assistant":
+            called = False
+            for block in blocks:
+                if isinstance(block, dict) and name_of(block, "type") in USE_BLOCKS and \
+                        isinstance(block.get("name"), str):
+                    # Claude Code's saved transcripts stamp each message; streams do not.
+                    table.add(block["name"], block.get("input"), call_id=block.get("id"),
+                              timestamp=iso_timestamp(item.get("timestamp")))
+                    called = True
+            if item.get("parent_tool_use_id") is None:
+                last_text = None if called else text_of(blocks)
+            model = as_str(message.get("model")) or model
+        elif kind == "user":
+            for block in blocks:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    content = block_content(block.get("content"))
+                    failed = block.get("is_error") is True
+                    if not table.answer(block.get("tool_use_id"),
+                                        **outcome(content, failed=failed or None)):
+                        notes.append(f"message {index}: tool_result for unknown tool_use_id")
+        elif kind == "result":
+            # Run totals stay at run level: they are never spread over the calls.
+            run_cost = as_float(item.get("total_cost_usd"))
+            duration_ms = as_float(item.get("duration_ms"))
+            run_duration = duration_ms / 1000 if duration_ms is not None else None
+            result_text = item.get("result") if isinstance(item.get("result"), str) else None
+            usage = item.get("usage") if isinstance(item.get("usage"), dict) else usage
+            if item.get("is_error") is True:
+                notes.append(f"the run ended in error ({item.get('subtype')})")
+    has_result = any(isinstance(i, dict) and i.get("type") == "result" for i in document)
+    final_answer = result_text if has_result else last_text
+    return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
+                 run_cost=run_cost, run_duration=run_duration, notes=tuple(notes))
+
+
+@hookimpl
+def toolscore_register_trace_formats() -> list[TraceFormat]:
+    return [TraceFormat(
+        id="claude_agent_sdk",
+        description="Claude Agent SDK / Claude Code stream-json message streams",
+        reads='a list or JSON Lines of {"type": "assistant"|"user"|"system"|"result"} '
+              "messages: tool_use joined to tool_result by id (sub-agents included), the "
+              "result message's text as final answer, its cost and duration at run level",
+        detect=detect, parse=parse,
+    )]

@@ -1,0 +1,124 @@
+"""LangChain / LangGraph messages: AIMessage ``tool_calls`` answered by ToolMessages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_formats.common import CallTable, as_str, block_content, list_of, outcome, text_of
+
+# Class names (lc serialization) and dict "type" values (messages_to_dict, model_dump).
+KINDS = {
+    "AIMessage": "ai", "AIMessageChunk": "ai", "ai": "ai",
+    "ToolMessage": "tool", "ToolMessageChunk": "tool", "tool": "tool",
+    "HumanMessage": "human", "HumanMessageChunk": "human", "human": "human",
+    "SystemMessage": "system", "system": "system",
+    "FunctionMessage": "function", "function": "function",
+    "ChatMessage": "chat", "chat": "chat", "RemoveMessage": "remove", "remove": "remove",
+}
+
+
+def message_fields(item: Any) -> tuple[str, dict[str, Any]] | None:
+    """The kind ("ai", "tool", ...) and the fields of a serialized message, or None."""
+    if not isinstance(item, dict) or "role" in item:
+        return None
+    if item.get("lc") == 1 and item.get("type") == "constructor":
+        path = item.get("id")
+        kwargs = item.get("kwargs")
+        if isinstance(path, list) and path and isinstance(kwargs, dict):
+            kind = KINDS.get(str(path[-1]))
+            return (kind, kwargs) if kind else None
+        return None
+    kind = KINDS.get(str(item.get("type")))
+    if kind is None:
+        return None
+    if isinstance(item.get("data"), dict):
+        return kind, item["data"]
+    return (kind, item) if "content" in item else None
+
+
+def messages_of(document: Any) -> list[Any] | None:
+    if isinstance(document, dict):
+        messages = document.get("messages")
+        return messages if isinstance(messages, list) else None
+    return document if isinstance(document, list) else None
+
+
+def detect(document: Any) -> str | None:
+    messages = messages_of(document)
+    if not messages or not all(message_fields(m) is not None for m in messages):
+        return None
+    if isinstance(document, dict):
+        return 'LangGraph state: "messages" of serialized LangChain messages'
+    return "a list of serialized LangChain messages (AIMessage / ToolMessage ...)"
+
+
+def parse(document: Any) -> Trace:
+    messages = messages_of(document)
+    if messages is None:
+        raise InputError("not a LangChain message list", place="$",
+                         fix='give a list of messages or {"messages": [...]}')
+    table = CallTable()
+    notes: list[str] = []
+    final_answer: str | None = None
+    usage = model = None
+    for index, item in enumerate(messages):
+        fields = message_fields(item)
+        if fields is None:
+            raise InputError("not a serialized LangChain message", place=f"$.messages[{index}]")
+        kind, data = fields
+        if kind == "ai":
+            called = _read_ai(data, table)
+            final_answer = None if called else text_of(data.get("content"))
+            usage = data.get("usage_metadata") if isinstance(
+                data.get("usage_metadata"), dict) else usage
+            metadata = data.get("response_metadata")
+            if isinstance(metadata, dict):
+                model = as_str(metadata.get("model_name")) or model
+        elif kind == "tool":
+            content = block_content(data.get("content"))
+            failed = data.get("status") == "error"
+            if not table.answer(data.get("tool_call_id"),
+                                **outcome(content, failed=failed or None)):
+                notes.append(f"message {index}: ToolMessage for unknown tool_call_id "
+                             f"{as_str(data.get('tool_call_id'))!r} (not counted as a call)")
+    return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
+                 notes=tuple(notes))
+
+
+def _read_ai(data: dict[str, Any], table: CallTable) -> bool:
+    """Record an AI message's tool calls (invalid ones too, their arguments kept raw)."""
+    calls = data.get("tool_calls")
+    called = False
+    if isinstance(calls, list):
+        for call in calls:
+            if isinstance(call, dict) and isinstance(call.get("name"), str):
+                table.add(call["name"], call.get("args"), call_id=call.get("id"))
+                called = True
+    elif isinstance(data.get("additional_kwargs"), dict):
+        # Older messages keep OpenAI-style tool_calls only in additional_kwargs.
+        for call in list_of(data["additional_kwargs"], "tool_calls"):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                table.add(function["name"], function.get("arguments"), call_id=call.get("id"))
+                called = True
+    for call in list_of(data, "invalid_tool_calls"):
+        if isinstance(call, dict) and isinstance(call.get("name"), str):
+            table.add(call["name"], call.get("args"), call_id=call.get("id"))
+            called = True
+    return called
+
+
+@hookimpl
+def toolscore_register_trace_formats() -> list[TraceFormat]:
+    return [TraceFormat(
+        id="langchain",
+        description="LangChain / LangGraph serialized message lists",
+        reads='a list of messages or LangGraph state {"messages": [...]} (lc constructor, '
+              'messages_to_dict or model_dump form): AIMessage tool_calls (and '
+              'invalid_tool_calls, arguments kept raw) joined to ToolMessage by '
+              'tool_call_id, status "error" as failure',
+        detect=detect, parse=parse,
+    )]
