@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -15,6 +13,7 @@ from toolscore_core.canonical import canonical_sha256
 from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
 from toolscore_core.documents import load_document
 from toolscore_core.errors import InputError
+from toolscore_core.gc_pause import paused_gc
 from toolscore_core.honesty_config import load_honesty_config, parse_honesty_config
 from toolscore_core.injected import load_injected, parse_injected
 from toolscore_core.matchers import to_repr
@@ -235,22 +234,6 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
     return {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
             "required": call.required, "description": call.description}
-
-
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while an evaluation builds its records.
-
-    An evaluation allocates many small objects and makes no reference cycles, so collector
-    passes are pure overhead that grows with the number of live objects.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _as_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:

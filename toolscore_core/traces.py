@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from toolscore_core.documents import parse_json, read_bytes, type_name
 from toolscore_core.errors import InputError
+from toolscore_core.gc_pause import paused_gc
 from toolscore_core.models import Trace, TraceFormat
 from toolscore_core.plugins import BUILTIN_PLUGINS, Registry, default_registry
 
@@ -30,25 +29,38 @@ class FormatChoice:
     explicit: bool
 
 
+TORN_LINE_NOTE = ("the file's last line was cut off mid-write (a recorder killed while "
+                  "writing?) and was not read")
+
+
 def decode_trace_bytes(data: bytes, *, file: str) -> Any:
     """JSON, or JSON Lines (one value per line) when the whole file is not one JSON value."""
+    return _decode(data, file=file)[0]
+
+
+def _decode(data: bytes, *, file: str) -> tuple[Any, bool]:
+    """The decoded document, and whether a torn last JSON Lines line was left out.
+
+    Only the very last line may be torn, and only when the file does not end with a
+    newline: that is what a writer killed mid-line leaves. Any other bad line is an error.
+    """
     try:
-        return json.loads(data)
+        return json.loads(data), False
     except (json.JSONDecodeError, UnicodeDecodeError):
         pass
     lines = [line for line in data.splitlines() if line.strip()]
     if len(lines) > 1:
         values = []
-        for line in data.splitlines():
-            if not line.strip():
-                continue
+        for number, line in enumerate(lines, start=1):
             try:
                 values.append(json.loads(line))
             except (json.JSONDecodeError, UnicodeDecodeError):
+                if number == len(lines) and not data.endswith(b"\n"):
+                    return values, True
                 break
         else:
-            return values
-    return parse_json(data, file=file)
+            return values, False
+    return parse_json(data, file=file), False
 
 
 def load_trace(
@@ -59,26 +71,19 @@ def load_trace(
     registry = registry or default_registry()
     # A large document is millions of objects; collecting garbage over them while reading
     # costs more than the reading (nothing read here makes reference cycles).
-    with _gc_paused():
+    with paused_gc():
         data = read_bytes(path, what="trace")
         if len(data) >= STREAM_MIN_BYTES:
             streamed = _stream(data, trace_format, registry)
             if streamed is not None:
                 return streamed
-        document = decode_trace_bytes(data, file=name)
+        document, torn = _decode(data, file=name)
         del data
-        return parse_trace(document, trace_format=trace_format, registry=registry, file=name)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
+        trace, choice = parse_trace(document, trace_format=trace_format, registry=registry,
+                                    file=name)
+    if torn:
+        trace = evolve(trace, notes=(*trace.notes, TORN_LINE_NOTE))
+    return trace, choice
 
 
 def _stream(data: bytes, trace_format: str, registry: Registry
@@ -177,8 +182,6 @@ def parse_trace(
 
 
 def _with_format(trace: Trace, format_id: str) -> Trace:
-    from attrs import evolve
-
     return evolve(trace, format=format_id)
 
 

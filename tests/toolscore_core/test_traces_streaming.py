@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from attrs import evolve
 
 from toolscore_core.hookspecs import hookimpl
@@ -106,3 +107,31 @@ def test_with_a_plugin_format_installed_every_detector_is_asked(tmp_path: Path) 
     trace, _ = load_trace(path, registry=registry, trace_format="openai_chat")
     assert len(trace.calls) == 4000
     assert evolve(trace, format=None).calls == _whole(_chat_log(4000)).calls
+
+
+def test_a_torn_last_json_lines_line_is_left_out_with_a_note(tmp_path) -> None:
+    from toolscore_core.errors import InputError
+    from toolscore_core.traces import TORN_LINE_NOTE
+
+    lines = [
+        {"kind": "toolscore.mcp_session", "version": "1", "transport": "stdio",
+         "server": ["srv"], "started_at": "2026-12-02T10:00:00Z"},
+        {"kind": "message", "direction": "client_to_server", "timestamp": "2026-12-02T10:00:01Z",
+         "monotonic": 1.0, "planted": None,
+         "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "add", "arguments": {"a": 1}}}},
+        {"kind": "message", "direction": "server_to_client", "timestamp": "2026-12-02T10:00:01Z",
+         "monotonic": 1.25, "planted": None,
+         "message": {"jsonrpc": "2.0", "id": 1,
+                     "result": {"content": [{"type": "text", "text": "2"}], "isError": False}}},
+    ]
+    path = tmp_path / "session.json"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + '\n{"kind": "message", "dir')
+    trace, choice = load_trace(path)
+    assert choice.format == "mcp"
+    assert len(trace.calls) == 1 and trace.calls[0].duration == 0.25
+    assert TORN_LINE_NOTE in trace.notes
+    # a bad line anywhere else is still an error
+    path.write_text('{"a": 1}\n{"broken\n{"b": 2}\n')
+    with pytest.raises(InputError):
+        load_trace(path)
