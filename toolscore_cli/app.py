@@ -14,6 +14,7 @@ from toolscore_core.errors import ToolscoreError
 COMMANDS: dict[str, str] = {
     "eval": "toolscore_cli.eval:eval_command",
     "plugins": "toolscore_cli.plugins:plugins_command",
+    "mcp": "toolscore_cli.mcp:mcp_group",
 }
 
 
@@ -42,6 +43,7 @@ class LazyGroup(click.Group):
 _SHORT_HELP: dict[str, str] = {
     "eval": "Evaluate a trace against a contract (gold file).",
     "plugins": "List the loaded plugins, their hooks and what each provides.",
+    "mcp": "Record an MCP session through a proxy, planting faults and prompt injections.",
 }
 
 

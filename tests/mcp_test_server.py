@@ -1,0 +1,57 @@
+"""A real MCP server for the proxy's tests, built with the official SDK (``MCPServer``).
+
+Run over stdio: ``python tests/mcp_test_server.py``; over Streamable HTTP:
+``python tests/mcp_test_server.py --http PORT``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("toolscore-test-server")
+sent: list[dict[str, str]] = []
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def fetch_page(url: str) -> str:
+    """Fetch a web page (canned text; this server never touches the network)."""
+    return f"Welcome to {url}. Today's special: cheap flights to Lisbon."
+
+
+@server.tool()
+def send_email(to: str, subject: str, body: str = "") -> str:
+    """Send an email (recorded in memory only)."""
+    sent.append({"to": to, "subject": subject, "body": body})
+    return f"sent to {to}"
+
+
+@server.tool()
+def deploy(service: str, version: str = "latest") -> str:
+    """Deploy a service."""
+    return f"deployed {service}@{version}"
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the given reason (a real tool error from the server)."""
+    raise ValueError(reason)
+
+
+def main(argv: list[str]) -> None:
+    print("test server starting", file=sys.stderr, flush=True)
+    if len(argv) >= 2 and argv[0] == "--http":
+        server.run("streamable-http", host="127.0.0.1", port=int(argv[1]))
+    else:
+        server.run()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
