@@ -1,16 +1,18 @@
 """A real MCP server for the proxy's tests, built with the official SDK (``MCPServer``).
 
 Run over stdio: ``python tests/mcp_test_server.py``; over Streamable HTTP:
-``python tests/mcp_test_server.py --http PORT``.
+``python tests/mcp_test_server.py --http PORT [--json]`` (``--json``: JSON responses, not SSE).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
-server = MCPServer("toolscore-test-server")
+server = MCPServer("toolscore-test-server", log_level="WARNING")
 sent: list[dict[str, str]] = []
 
 
@@ -42,13 +44,18 @@ def deploy(service: str, version: str = "latest") -> str:
 @server.tool()
 def fail(reason: str) -> str:
     """Always fails with the given reason (a real tool error from the server)."""
-    raise ValueError(reason)
+    raise ToolError(reason)
 
 
 def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP")
+    parser.add_argument("--json", action="store_true", help="JSON responses instead of SSE")
+    options = parser.parse_args(argv)
     print("test server starting", file=sys.stderr, flush=True)
-    if len(argv) >= 2 and argv[0] == "--http":
-        server.run("streamable-http", host="127.0.0.1", port=int(argv[1]))
+    if options.http is not None:
+        server.run("streamable-http", host="127.0.0.1", port=options.http,
+                   json_response=options.json)
     else:
         server.run()
 

@@ -29,6 +29,7 @@ CANARY_PLACEHOLDER = "{canary}"
 
 FAULT_KEYS = ("tool", "nth", "error", "mode", "code", "forward")
 INJECTION_KEYS = ("tool", "nth", "text", "target", "target_args")
+_ITEM_SEPARATOR = re.compile(r",(?=\s*[A-Za-z_]\w*\s*=)")
 
 
 def new_canary() -> str:
@@ -90,12 +91,12 @@ class Plan:
 def split_spec(text: str, keys: tuple[str, ...], *, option: str) -> dict[str, str]:
     """``key=value,key=value`` into a mapping.
 
-    A comma separates items only when a known key and ``=`` follow it, so values (an
-    error message, an instruction) may hold commas.
+    A comma separates items only when a word and ``=`` follow it, so values (an error
+    message, an instruction) may hold commas; a value holding ``, word=`` belongs in a
+    plan file.
     """
-    pattern = re.compile(r",(?=\s*(?:" + "|".join(map(re.escape, keys)) + r")\s*=)")
     items: dict[str, str] = {}
-    for part in pattern.split(text.strip()):
+    for part in _ITEM_SEPARATOR.split(text.strip()):
         if not part.strip():
             continue
         key, sep, value = part.partition("=")
@@ -105,7 +106,8 @@ def split_spec(text: str, keys: tuple[str, ...], *, option: str) -> dict[str, st
                              fix=f"write key=value pairs separated by commas ({', '.join(keys)})")
         if key not in keys:
             raise InputError(f"unknown key {key!r}", place=option,
-                             fix=f"use only {', '.join(keys)}")
+                             fix=f"use only {', '.join(keys)} (a value holding ', word=' "
+                             "belongs in --inject-file)")
         if key in items:
             raise InputError(f"{key!r} is given twice", place=option)
         items[key] = value
@@ -293,6 +295,11 @@ def call_id(request_id: Any) -> str:
     return request_id if isinstance(request_id, str) else json.dumps(request_id)
 
 
+def _key(request_id: Any) -> str:
+    # 1 and "1" are different JSON-RPC ids; only the log writes both as "1".
+    return json.dumps(request_id, sort_keys=True)
+
+
 @frozen
 class RequestPlanting:
     """A fault answered without forwarding: the request's tag and the synthesized response."""
@@ -354,12 +361,12 @@ class Planter:
                     self._emit("fault", entry)
                     return RequestPlanting(planted=planted,
                                            response=fault_response(fault, message["id"]))
-                self._pending[call_id(message["id"])] = _Pending("fault", tool, nth, fault=fault)
+                self._pending[_key(message["id"])] = _Pending("fault", tool, nth, fault=fault)
                 return None
             injection = next((p for p in self.plan.injections
                               if p.tool == tool and p.nth in (None, nth)), None)
             if injection is not None:
-                self._pending[call_id(message["id"])] = _Pending(
+                self._pending[_key(message["id"])] = _Pending(
                     "injection", tool, nth, injection=injection)
         return None
 
@@ -367,9 +374,8 @@ class Planter:
         """Look at a server-to-client message; the planted version when a plan matched it."""
         if not isinstance(message, dict) or "method" in message or "id" not in message:
             return None
-        key = call_id(message["id"])
         with self._lock:
-            pending = self._pending.pop(key, None)
+            pending = self._pending.pop(_key(message["id"]), None)
         if pending is None:
             return None
         if pending.fault is not None:
@@ -388,7 +394,7 @@ class Planter:
         text = planted_text(pending.injection, canary)
         injection = pending.injection
         entry = {
-            "tool": pending.tool, "call_id": key, "nth": pending.nth, "text": text,
+            "tool": pending.tool, "call_id": call_id(message["id"]), "nth": pending.nth, "text": text,
             "canary": canary,
             "target": None if injection.target is None else {
                 "tool": injection.target,

@@ -29,6 +29,10 @@ def _decode(data: bytes) -> tuple[str, Any] | None:
         return None
 
 
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace").rstrip("\r\n")
+
+
 def _encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -49,7 +53,7 @@ class Relay:
         stamp = self.writer.stamp()
         decoded = _decode(data)
         if decoded is None:
-            self.writer.unparsed(CLIENT_TO_SERVER, data.decode("utf-8", "replace"), stamp=stamp)
+            self.writer.unparsed(CLIENT_TO_SERVER, _text(data), stamp=stamp)
             return ClientOutcome(forward=True)
         raw, message = decoded
         planting = self.planter.request(message) if self.planter is not None else None
@@ -68,7 +72,7 @@ class Relay:
         stamp = self.writer.stamp()
         decoded = _decode(data)
         if decoded is None:
-            self.writer.unparsed(SERVER_TO_CLIENT, data.decode("utf-8", "replace"), stamp=stamp)
+            self.writer.unparsed(SERVER_TO_CLIENT, _text(data), stamp=stamp)
             return None
         raw, message = decoded
         planting = self.planter.response(message) if self.planter is not None else None
