@@ -96,7 +96,8 @@ def _listen_address(listen: str, allow_remote: bool) -> tuple[str, int]:
               help="Where the HTTP proxy listens (with --upstream; port 0: any free port).")
 @click.option("--allow-remote", is_flag=True,
               help="Let --listen bind a non-loopback address.")
-@click.argument("server_command", nargs=-1, type=click.UNPROCESSED, metavar="[-- SERVER_CMD ARGS...]")
+@click.argument("server_command", nargs=-1, type=click.UNPROCESSED,
+                metavar="[-- SERVER_CMD ARGS...]")
 def record_command(
     output: str, injected: str | None, faults: tuple[str, ...], prompts: tuple[str, ...],
     plan_file: str | None, upstream: str | None, listen: str, allow_remote: bool,

@@ -69,7 +69,8 @@ class ProxyServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        host = host.decode() if isinstance(host, bytes) else host
+        shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}{self.mcp_path}"
 
 

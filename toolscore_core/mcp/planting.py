@@ -225,7 +225,7 @@ def parse_fault_spec(text: str) -> FaultPlan:
 
 
 def parse_injection_spec(text: str) -> InjectionPlan:
-    """``--inject-prompt 'tool=fetch_page,text=Ignore previous instructions...,target=send_email'``."""
+    """``--inject-prompt 'tool=fetch_page,text=Ignore previous...,target=send_email'``."""
     return injection_from_mapping(split_spec(text, INJECTION_KEYS, option="--inject-prompt"),
                                   place="--inject-prompt")
 
@@ -386,24 +386,22 @@ class Planter:
                                     planted={"fault": entry})
         assert pending.injection is not None
         result = message.get("result")
-        content = result.get("content") if isinstance(result, dict) else None
-        if not isinstance(content, list):
+        if not isinstance(result, dict) or not isinstance(result.get("content"), list):
             # A JSON-RPC error or a result without content has nowhere to hold the text.
             return None
         canary = self.canary_factory()
         text = planted_text(pending.injection, canary)
         injection = pending.injection
         entry = {
-            "tool": pending.tool, "call_id": call_id(message["id"]), "nth": pending.nth, "text": text,
-            "canary": canary,
+            "tool": pending.tool, "call_id": call_id(message["id"]), "nth": pending.nth,
+            "text": text, "canary": canary,
             "target": None if injection.target is None else {
                 "tool": injection.target,
                 "args": None if injection.target_args is None else dict(injection.target_args),
             },
         }
-        planted_message = {**message, "result": {**result,
-                                                 "content": [*content,
-                                                             {"type": "text", "text": text}]}}
+        content = [*result["content"], {"type": "text", "text": text}]
+        planted_message = {**message, "result": {**result, "content": content}}
         self._emit("injection", entry)
         return ResponsePlanting(message=planted_message, planted={"injection": entry})
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -119,7 +120,7 @@ def test_planted_calls_differ_and_nothing_else_does(tmp_path: Path) -> None:
 
 def raw_exchange(command: list[str]) -> dict[object, bytes]:
     """Send the same raw lines; the response line to each request id."""
-    session = RawSession(command, env=environment(), stderr=open(os.devnull, "wb"))
+    session = RawSession(command, env=environment(), stderr=subprocess.DEVNULL)
     responses = {0: session.request(INITIALIZE)}
     session.send(INITIALIZED)
     lines = [rpc(1, "tools/list"), call(2, "add", a=1, b=2), call("three", "deploy", service="x"),
@@ -161,8 +162,10 @@ def injected_paths(session: Path) -> list[Path]:
 def test_client_bytes_reach_the_server_unchanged(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     raw = RawSession(record_command(session, server=ECHO_COMMAND), env=environment())
-    odd = [b'{ "jsonrpc" : "2.0", "id" : 1, "method" : "x", "params": {"z": 1, "a": "\\u00e9"}}\n',
-           b'{"jsonrpc":"2.0","id":"two","method":"y","params":{"text":"caf\xc3\xa9 \xe2\x9c\x93"}}\r\n',
+    odd = [b'{ "jsonrpc" : "2.0", "id" : 1, "method" : "x",  "params": {"z": 1, '
+           b'"a": "\\u00e9"}}\n',
+           b'{"jsonrpc":"2.0","id":"two","method":"y",'
+           b'"params":{"text":"caf\xc3\xa9 \xe2\x9c\x93"}}\r\n',
            b"not json at all\n", b"\n", b'{"jsonrpc":"2.0","method":"notifications/x"}\n']
     for line in odd:
         raw.send(line)
@@ -181,7 +184,7 @@ def test_killed_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
     injected = tmp_path / "injected.json"
     raw = RawSession(record_command(session, "--injected", str(injected),
                                     "--inject-fault", "tool=deploy,error=Down"),
-                     env=environment(), stderr=open(os.devnull, "wb"))
+                     env=environment(), stderr=subprocess.DEVNULL)
     raw.request(INITIALIZE)
     raw.send(INITIALIZED)
     for i in range(1, 21):
@@ -211,7 +214,7 @@ def test_exit_code_and_stderr_are_the_servers(tmp_path: Path) -> None:
 
 def test_signals_reach_the_server_and_come_back(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
-    raw = RawSession(record_command(session), env=environment(), stderr=open(os.devnull, "wb"))
+    raw = RawSession(record_command(session), env=environment(), stderr=subprocess.DEVNULL)
     assert json.loads(raw.request(INITIALIZE))["id"] == 0
     raw.process.send_signal(signal.SIGTERM)
     assert raw.process.wait(10) == -signal.SIGTERM
