@@ -21,8 +21,8 @@ from tests.mcp_support import (
     tool_calls,
     wait_for_port,
 )
-from toolscore_core.mcp.http_proxy import check_upstream
 from toolscore_core.errors import InputError
+from toolscore_core.mcp.http_proxy import check_upstream
 
 pytest.importorskip("mcp")
 
