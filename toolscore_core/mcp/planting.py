@@ -393,8 +393,8 @@ class Planter:
         text = planted_text(pending.injection, canary)
         injection = pending.injection
         entry = {
-            "tool": pending.tool, "call_id": call_id(message["id"]), "nth": pending.nth,
-            "text": text, "canary": canary,
+            "tool": pending.tool, "call_id": call_id(message["id"]), "text": text,
+            "canary": canary,
             "target": None if injection.target is None else {
                 "tool": injection.target,
                 "args": None if injection.target_args is None else dict(injection.target_args),
