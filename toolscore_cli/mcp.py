@@ -106,7 +106,11 @@ def record_command(
     """Relay an MCP session unchanged (but for what a plan plants) and record every message.
 
     Put it where the MCP client starts the server:
-    ``toolscore mcp record -o session.json -- python server.py``.
+
+    \b
+        toolscore mcp record -o session.json -- python server.py
+        toolscore mcp record -o session.json --upstream http://127.0.0.1:8000/mcp \\
+            --listen 127.0.0.1:8808
     """
     if upstream is None and not server_command:
         raise InputError("no server to record", place="SERVER_CMD",
