@@ -52,10 +52,8 @@ class SessionWriter:
     def __init__(self, path: str | os.PathLike[str], *, transport: Literal["stdio", "http"],
                  server: Sequence[str] | str) -> None:
         self.path = Path(path)
-        if self.path.parent and not self.path.parent.is_dir():
-            raise InputError("the session file's folder does not exist", file=str(self.path),
-                             fix="create the folder or give another -o path")
         try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
                                            | os.O_APPEND, 0o644)
         except OSError as exc:

@@ -65,9 +65,12 @@ def test_close_drops_a_torn_line(tmp_path: Path) -> None:
     assert kinds == ["toolscore.mcp_session", "message", "end"]
 
 
-def test_missing_folder_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="folder does not exist"):
-        SessionWriter(tmp_path / "nope" / "s.json", transport="stdio", server=["s"])
+def test_folders_are_made_and_unwritable_paths_are_input_errors(tmp_path: Path) -> None:
+    path = tmp_path / "sessions" / "today" / "s.json"
+    SessionWriter(path, transport="stdio", server=["s"]).close(0)
+    assert [row["kind"] for row in lines(path)] == ["toolscore.mcp_session", "end"]
+    with pytest.raises(InputError, match="cannot write the session file"):
+        SessionWriter(tmp_path, transport="stdio", server=["s"])
 
 
 def test_injected_log_is_rewritten_as_things_are_planted(tmp_path: Path) -> None:
