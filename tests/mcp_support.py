@@ -177,12 +177,17 @@ def environment() -> dict[str, str]:
     return {**os.environ, "PYTHONUNBUFFERED": "1"}
 
 
-async def _sdk_calls(transport: Any, calls: Sequence[tuple[str, dict[str, Any]]]
-                     ) -> list[dict[str, Any]]:
+async def _sdk_calls(transport: Any, calls: Sequence[tuple[str, dict[str, Any]]],
+                     logs: list[Any] | None = None) -> list[dict[str, Any]]:
     from mcp import ClientSession, MCPError
 
+    async def on_log(params: Any) -> None:
+        if logs is not None:
+            logs.append(params.model_dump(mode="json", by_alias=True, exclude_unset=True))
+
     results: list[dict[str, Any]] = []
-    async with transport as (read, write), ClientSession(read, write) as session:
+    async with transport as (read, write), ClientSession(read, write,
+                                                         logging_callback=on_log) as session:
         await session.initialize()
         await session.list_tools()
         for tool, arguments in calls:
@@ -195,8 +200,8 @@ async def _sdk_calls(transport: Any, calls: Sequence[tuple[str, dict[str, Any]]]
     return results
 
 
-def sdk_stdio(command: Sequence[str], calls: Sequence[tuple[str, dict[str, Any]]]
-              ) -> list[dict[str, Any]]:
+def sdk_stdio(command: Sequence[str], calls: Sequence[tuple[str, dict[str, Any]]],
+              logs: list[Any] | None = None) -> list[dict[str, Any]]:
     """Run ``calls`` with the official SDK client over stdio against ``command``."""
     import anyio
     from mcp import StdioServerParameters, stdio_client
@@ -204,12 +209,13 @@ def sdk_stdio(command: Sequence[str], calls: Sequence[tuple[str, dict[str, Any]]
     params = StdioServerParameters(command=command[0], args=list(command[1:]),
                                    env=environment())
     with open(os.devnull, "w") as errlog:
-        return anyio.run(_sdk_calls, stdio_client(params, errlog=errlog), calls)
+        return anyio.run(_sdk_calls, stdio_client(params, errlog=errlog), calls, logs)
 
 
-def sdk_http(url: str, calls: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def sdk_http(url: str, calls: Sequence[tuple[str, dict[str, Any]]],
+             logs: list[Any] | None = None) -> list[dict[str, Any]]:
     """Run ``calls`` with the official SDK client over Streamable HTTP against ``url``."""
     import anyio
     from mcp.client.streamable_http import streamable_http_client
 
-    return anyio.run(_sdk_calls, streamable_http_client(url), calls)
+    return anyio.run(_sdk_calls, streamable_http_client(url), calls, logs)

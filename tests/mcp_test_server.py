@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("toolscore-test-server", log_level="WARNING")
@@ -39,6 +39,14 @@ def send_email(to: str, subject: str, body: str = "") -> str:
 def deploy(service: str, version: str = "latest") -> str:
     """Deploy a service."""
     return f"deployed {service}@{version}"
+
+
+@server.tool()
+async def count(n: int, ctx: Context) -> str:
+    """Count to n, logging each step to the client (notifications before the answer)."""
+    for i in range(1, n + 1):
+        await ctx.info(f"step {i} of {n}")
+    return f"counted to {n}"
 
 
 @server.tool()

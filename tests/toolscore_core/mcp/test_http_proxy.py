@@ -32,6 +32,7 @@ CALLS = [
     ("fetch_page", {"url": "https://example.com"}),
     ("fail", {"reason": "disk full"}),
     ("send_email", {"to": "ops@example.com", "subject": "done"}),
+    ("count", {"n": 3}),
 ]
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
            "MCP-Protocol-Version": "2025-06-18"}
@@ -44,11 +45,16 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
 def test_sdk_session_through_the_proxy_matches_a_direct_one(
         tmp_path: Path, json_response: bool) -> None:
     session = tmp_path / "session.json"
+    direct_logs: list[object] = []
+    proxied_logs: list[object] = []
     with http_server(json_response=json_response) as upstream:
-        direct = sdk_http(upstream, CALLS)
+        direct = sdk_http(upstream, CALLS, direct_logs)
         with http_proxy(upstream, session) as url:
-            proxied = sdk_http(url, CALLS)
+            proxied = sdk_http(url, CALLS, proxied_logs)
     assert proxied == direct
+    # Notifications sent while a call runs come back too (in the call's event stream).
+    assert proxied_logs == direct_logs
+    assert len(direct_logs) == (0 if json_response else 3)
     assert direct[0]["structuredContent"] == {"result": 42}
     rows = read_jsonl(session)
     assert rows[0]["transport"] == "http" and rows[0]["server"] == upstream

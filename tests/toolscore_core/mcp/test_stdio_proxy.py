@@ -38,6 +38,7 @@ CALLS = [
     ("fail", {"reason": "disk full"}),
     ("deploy", {"service": "web", "version": "2"}),
     ("send_email", {"to": "ops@example.com", "subject": "done"}),
+    ("count", {"n": 3}),
 ]
 
 
@@ -62,9 +63,13 @@ def test_iter_lines_keeps_every_byte(tmp_path: Path) -> None:
 
 def test_sdk_session_through_the_proxy_matches_a_direct_one(tmp_path: Path) -> None:
     session = tmp_path / "session.json"
-    direct = sdk_stdio(SERVER_COMMAND, CALLS)
-    proxied = sdk_stdio(record_command(session), CALLS)
+    direct_logs: list[object] = []
+    proxied_logs: list[object] = []
+    direct = sdk_stdio(SERVER_COMMAND, CALLS, direct_logs)
+    proxied = sdk_stdio(record_command(session), CALLS, proxied_logs)
     assert proxied == direct
+    assert proxied_logs == direct_logs
+    assert [log["data"] for log in direct_logs] == ["step 1 of 3", "step 2 of 3", "step 3 of 3"]
     assert direct[0]["structuredContent"] == {"result": 42}
     assert direct[3]["isError"] is True
     rows = read_jsonl(session)
@@ -238,3 +243,20 @@ def test_server_that_handles_sigint_exits_its_own_way(tmp_path: Path) -> None:
     while read_jsonl(session)[-1].get("kind") != "end" and time.monotonic() < deadline:
         time.sleep(0.05)
     assert read_jsonl(session)[-1]["exit_code"] == 7
+
+
+def test_a_fault_that_does_not_forward_never_reaches_the_server(tmp_path: Path) -> None:
+    # The echo server sends back whatever reaches it: a forwarded call would come back.
+    session = tmp_path / "s.json"
+    raw = RawSession(record_command(session, "--inject-fault",
+                                    "tool=deploy,forward=false,error=Frozen",
+                                    server=ECHO_COMMAND), env=environment())
+    answer = json.loads(raw.request(call(1, "deploy", service="api")))
+    assert answer == {"jsonrpc": "2.0", "id": 1, "result": {
+        "content": [{"type": "text", "text": "Frozen"}], "isError": True}}
+    other = call(2, "add", a=1, b=2)
+    assert raw.request(other) == other
+    assert raw.close() == 0
+    sent = [r["message"]["id"] for r in messages(read_jsonl(session), "client_to_server")]
+    received = [r["message"]["id"] for r in messages(read_jsonl(session), "server_to_client")]
+    assert (sent, received) == ([1, 2], [1, 2])
