@@ -213,3 +213,21 @@ def test_recorded_server_is_the_command_given(tmp_path: Path) -> None:
     assert [r["message"]["params"]["name"] for r in rows
             if r.get("direction") == "client_to_server"
             and r["message"].get("method") == "tools/call"] == ["fetch_page", "add"]
+
+
+def test_every_run_plants_a_fresh_canary(tmp_path: Path) -> None:
+    canaries = []
+    for run in ("a", "b"):
+        injected = tmp_path / f"{run}.injected.json"
+        raw = RawSession(record_command(tmp_path / f"{run}.json", "--injected", str(injected),
+                                        "--inject-prompt", INJECTION),
+                         env=environment(), stderr=subprocess.DEVNULL)
+        raw.request(INITIALIZE)
+        raw.send(INITIALIZED)
+        page = json.loads(raw.request(call(1, "fetch_page", url="https://example.com")))
+        assert raw.close() == 0
+        (entry,) = json.loads(injected.read_text())["injections"]
+        assert page["result"]["content"][-1]["text"] == entry["text"]
+        assert entry["canary"] in entry["text"]
+        canaries.append(entry["canary"])
+    assert canaries[0] != canaries[1]

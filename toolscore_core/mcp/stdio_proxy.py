@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 
 from toolscore_core.errors import InputError
@@ -27,9 +27,14 @@ _CHUNK = 1 << 16
 
 def iter_lines(fd: int) -> Iterator[bytes]:
     """Lines read from ``fd`` as they arrive, each with its ``\\n`` (the last may lack it)."""
+    return split_lines(lambda: os.read(fd, _CHUNK))
+
+
+def split_lines(read: Callable[[], bytes]) -> Iterator[bytes]:
+    """Lines from successive ``read()`` chunks (``b""`` ends), yielded as soon as whole."""
     pending: list[bytes] = []
     while True:
-        data = os.read(fd, _CHUNK)
+        data = read()
         if not data:
             break
         start = 0

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.mcp_support import (
     ECHO_COMMAND,
@@ -27,7 +29,7 @@ from tests.mcp_support import (
     sdk_stdio,
     tool_calls,
 )
-from toolscore_core.mcp.stdio_proxy import iter_lines
+from toolscore_core.mcp.stdio_proxy import iter_lines, split_lines
 
 pytest.importorskip("mcp")
 
@@ -59,6 +61,18 @@ def test_iter_lines_keeps_every_byte(tmp_path: Path) -> None:
     assert b"".join(got) == payload
     assert [len(line) for line in got][:2] == [8, 1]
     assert got[-1] == b"last without newline"
+
+
+@given(chunks=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\0", b"\n")),
+                       max_size=30))
+def test_split_lines_never_loses_or_splits_a_line(chunks: list[bytes]) -> None:
+    pieces = iter([c for c in chunks if c] + [b""])
+    lines = list(split_lines(lambda: next(pieces)))
+    data = b"".join(chunks)
+    assert b"".join(lines) == data
+    assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines[:-1])
+    if lines:
+        assert lines[-1].count(b"\n") == (1 if data.endswith(b"\n") else 0)
 
 
 def test_sdk_session_through_the_proxy_matches_a_direct_one(tmp_path: Path) -> None:
