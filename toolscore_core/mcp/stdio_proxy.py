@@ -11,12 +11,13 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.relay import Relay
+from toolscore_core.mcp.relay import ClientOutcome, Relay
 
 FORWARDED_SIGNALS = tuple(
     s for s in (getattr(signal, n, None) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT",
@@ -53,6 +54,11 @@ def split_lines(read: Callable[[], bytes]) -> Iterator[bytes]:
             pending.append(data[start:])
     if pending:
         yield b"".join(pending)
+
+
+def _warn(what: str, exc: Exception) -> None:
+    print(f"toolscore mcp record: {what} ({type(exc).__name__}: {exc}); relayed unchanged",
+          file=sys.stderr, flush=True)
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -110,7 +116,12 @@ class StdioProxy:
                 if not line.strip():
                     write_all(server_in, line)
                     continue
-                outcome = self.relay.client_message(line)
+                try:
+                    outcome = self.relay.client_message(line)
+                except Exception as exc:
+                    # A recorder must never break the session it records: relay, and say so.
+                    _warn("a client message could not be recorded", exc)
+                    outcome = ClientOutcome(forward=True)
                 if outcome.answer is not None:
                     self._to_client(outcome.answer + b"\n")
                 if outcome.forward:
@@ -129,7 +140,11 @@ class StdioProxy:
             if not line.strip():
                 self._to_client(line)
                 continue
-            replacement = self.relay.server_message(line)
+            try:
+                replacement = self.relay.server_message(line)
+            except Exception as exc:
+                _warn("a server message could not be recorded", exc)
+                replacement = None
             self._to_client(line if replacement is None else replacement + b"\n")
 
     def run(self) -> int:

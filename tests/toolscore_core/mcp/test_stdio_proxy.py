@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -29,7 +30,9 @@ from tests.mcp_support import (
     sdk_stdio,
     tool_calls,
 )
-from toolscore_core.mcp.stdio_proxy import iter_lines, split_lines
+from toolscore_core.mcp.relay import ClientOutcome, Relay
+from toolscore_core.mcp.session import SessionWriter
+from toolscore_core.mcp.stdio_proxy import StdioProxy, iter_lines, split_lines
 
 pytest.importorskip("mcp")
 
@@ -274,3 +277,36 @@ def test_a_fault_that_does_not_forward_never_reaches_the_server(tmp_path: Path) 
     sent = [r["message"]["id"] for r in messages(read_jsonl(session), "client_to_server")]
     received = [r["message"]["id"] for r in messages(read_jsonl(session), "server_to_client")]
     assert (sent, received) == ([1, 2], [1, 2])
+
+
+class _FailingRelay(Relay):
+    """A relay whose recording breaks (a full disk, say)."""
+
+    def client_message(self, data: bytes) -> ClientOutcome:
+        raise OSError(28, "No space left on device")
+
+    def server_message(self, data: bytes) -> bytes | None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_broken_recorder_never_breaks_the_session(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    client_in, to_proxy = os.pipe()
+    from_proxy, client_out = os.pipe()
+    writer = SessionWriter(tmp_path / "s.json", transport="stdio", server=ECHO_COMMAND)
+    proxy = StdioProxy(ECHO_COMMAND, _FailingRelay(writer), client_in=client_in,
+                       client_out=client_out)
+    codes: list[int] = []
+    runner = threading.Thread(target=lambda: codes.append(proxy.run()))
+    runner.start()
+    line = call(1, "add", a=1, b=2)
+    os.write(to_proxy, line)
+    assert os.read(from_proxy, 4096) == line
+    os.close(to_proxy)
+    runner.join(10)
+    assert codes == [0]
+    for fd in (client_in, from_proxy, client_out):
+        os.close(fd)
+    err = capfd.readouterr().err
+    assert "a client message could not be recorded (OSError" in err
+    assert "a server message could not be recorded" in err and "relayed unchanged" in err
