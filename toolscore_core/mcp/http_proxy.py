@@ -20,7 +20,7 @@ from types import FrameType
 from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.relay import Relay
+from toolscore_core.mcp.relay import Relay, from_client, from_server
 
 HOP_BY_HOP = frozenset((
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
@@ -130,7 +130,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         body = self._read_body()
         mcp = self._is_mcp()
         if mcp and self.command == "POST" and body.strip():
-            outcome = self.server.relay.client_message(body)
+            outcome = from_client(self.server.relay, body)
             if not outcome.forward:
                 assert outcome.answer is not None
                 self._send_whole(200, [("Content-Type", "application/json")], outcome.answer)
@@ -201,7 +201,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self._relay_events(response)
         elif mcp and kind == "application/json":
             body = response.read()
-            replacement = self.server.relay.server_message(body) if body.strip() else None
+            replacement = from_server(self.server.relay, body) if body.strip() else None
             self._send_whole(response.status, self._response_headers(response),
                              body if replacement is None else replacement)
         elif response.getheader("Content-Length") is not None or self.command == "HEAD" or (
@@ -253,7 +253,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         payload = b"\n".join(_field_value(line) for line in data_lines)
         if not payload.strip():
             return b"".join(lines)
-        replacement = self.server.relay.server_message(payload)
+        replacement = from_server(self.server.relay, payload)
         if replacement is None:
             return b"".join(lines)
         ending = b"\r\n" if lines[-1].endswith(b"\r\n") else b"\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from attrs import frozen
@@ -82,3 +83,27 @@ class Relay:
         self.writer.message(SERVER_TO_CLIENT, planting.message, stamp=stamp,
                             planted=planting.planted, original=message)
         return _encode(planting.message)
+
+
+def _warn(what: str, exc: Exception) -> None:
+    print(f"toolscore mcp record: {what} ({type(exc).__name__}: {exc}); relayed unchanged",
+          file=sys.stderr, flush=True)
+
+
+def from_client(relay: Relay, data: bytes) -> ClientOutcome:
+    """``relay.client_message``, except that a recording failure never breaks the session:
+    it is reported on stderr and the message relayed unchanged."""
+    try:
+        return relay.client_message(data)
+    except Exception as exc:
+        _warn("a client message could not be recorded", exc)
+        return ClientOutcome(forward=True)
+
+
+def from_server(relay: Relay, data: bytes) -> bytes | None:
+    """``relay.server_message``, with failures reported and the message relayed unchanged."""
+    try:
+        return relay.server_message(data)
+    except Exception as exc:
+        _warn("a server message could not be recorded", exc)
+        return None

@@ -11,13 +11,12 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.relay import ClientOutcome, Relay
+from toolscore_core.mcp.relay import Relay, from_client, from_server
 
 FORWARDED_SIGNALS = tuple(
     s for s in (getattr(signal, n, None) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT",
@@ -54,11 +53,6 @@ def split_lines(read: Callable[[], bytes]) -> Iterator[bytes]:
             pending.append(data[start:])
     if pending:
         yield b"".join(pending)
-
-
-def _warn(what: str, exc: Exception) -> None:
-    print(f"toolscore mcp record: {what} ({type(exc).__name__}: {exc}); relayed unchanged",
-          file=sys.stderr, flush=True)
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -116,12 +110,7 @@ class StdioProxy:
                 if not line.strip():
                     write_all(server_in, line)
                     continue
-                try:
-                    outcome = self.relay.client_message(line)
-                except Exception as exc:
-                    # A recorder must never break the session it records: relay, and say so.
-                    _warn("a client message could not be recorded", exc)
-                    outcome = ClientOutcome(forward=True)
+                outcome = from_client(self.relay, line)
                 if outcome.answer is not None:
                     self._to_client(outcome.answer + b"\n")
                 if outcome.forward:
@@ -140,11 +129,7 @@ class StdioProxy:
             if not line.strip():
                 self._to_client(line)
                 continue
-            try:
-                replacement = self.relay.server_message(line)
-            except Exception as exc:
-                _warn("a server message could not be recorded", exc)
-                replacement = None
+            replacement = from_server(self.relay, line)
             self._to_client(line if replacement is None else replacement + b"\n")
 
     def run(self) -> int:

@@ -6,6 +6,7 @@ import http.client
 import json
 import signal
 import subprocess
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,7 +23,9 @@ from tests.mcp_support import (
     wait_for_port,
 )
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.http_proxy import check_upstream
+from toolscore_core.mcp.http_proxy import ProxyServer, check_upstream
+from toolscore_core.mcp.relay import ClientOutcome, Relay
+from toolscore_core.mcp.session import SessionWriter
 
 pytest.importorskip("mcp")
 
@@ -171,3 +174,30 @@ def test_upstream_down_is_a_502(tmp_path: Path) -> None:
 def test_bad_upstream_urls(url: str) -> None:
     with pytest.raises(InputError, match="--upstream"):
         check_upstream(url)
+
+
+class _FailingRelay(Relay):
+    """A relay whose recording breaks (a full disk, say)."""
+
+    def client_message(self, data: bytes) -> ClientOutcome:
+        raise OSError(28, "No space left on device")
+
+    def server_message(self, data: bytes) -> bytes | None:
+        raise OSError(28, "No space left on device")
+
+
+def test_a_broken_recorder_never_breaks_the_http_session(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    writer = SessionWriter(tmp_path / "s.json", transport="http", server="x")
+    with http_server() as upstream:
+        direct = sdk_http(upstream, CALLS[:2])
+        proxy = ProxyServer(("127.0.0.1", 0), _FailingRelay(writer), upstream)
+        thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+        thread.start()
+        try:
+            proxied = sdk_http(proxy.url, CALLS[:2])
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+    assert proxied == direct
+    assert "could not be recorded (OSError" in capfd.readouterr().err
