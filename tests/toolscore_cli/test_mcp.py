@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -64,17 +65,23 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert message in result.stderr
 
 
-def test_remote_listen_needs_allow_remote(tmp_path: Path) -> None:
-    # With --allow-remote the address is accepted; the unreachable upstream is fine
-    # until a request comes, so the proxy starts and is stopped.
+@pytest.mark.parametrize(("listen", "extra", "shown"), [
+    ("0.0.0.0:0", ["--allow-remote"], "http://0.0.0.0:"),
+    ("[::1]:0", [], "http://[::1]:"),
+    ("localhost:0", [], "http://127.0.0.1:"),
+])
+def test_listen_addresses(tmp_path: Path, listen: str, extra: list[str], shown: str) -> None:
+    if listen.startswith("[") and not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    # The unreachable upstream is fine until a request comes: the proxy starts and stops.
     process = subprocess.Popen(
         [*TOOLSCORE, "mcp", "record", "-o", str(tmp_path / "s.json"), "--upstream",
-         "http://127.0.0.1:9/mcp", "--listen", "0.0.0.0:0", "--allow-remote"],
+         "http://127.0.0.1:9/mcp", "--listen", listen, *extra],
         stderr=subprocess.PIPE, text=True, env=environment())
     try:
         assert process.stderr is not None
         line = process.stderr.readline()
-        assert line.startswith("toolscore mcp record: listening on http://0.0.0.0:")
+        assert line.startswith(f"toolscore mcp record: listening on {shown}"), line
     finally:
         process.terminate()
         assert process.wait(10) == 0

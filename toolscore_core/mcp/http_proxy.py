@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import http.client
 import signal
+import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -56,6 +57,8 @@ class ProxyServer(ThreadingHTTPServer):
         self.upstream = upstream
         self.scheme, self.upstream_host, self.upstream_port, self.mcp_path = check_upstream(
             upstream)
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
         super().__init__(address, ProxyHandler)
 
     def handle_error(self, request: object, client_address: object) -> None:
