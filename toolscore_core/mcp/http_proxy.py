@@ -5,8 +5,8 @@ forward); the answers, whether a JSON body or a Server-Sent Events stream, are r
 event by event and planted into; GET streams and DELETE pass through the same way. Every
 header but the hop-by-hop ones, ``Host`` and ``Accept-Encoding`` is relayed unchanged
 (``Mcp-Session-Id``, ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``...).
-Built on the standard library: one thread per client connection, one upstream connection
-per client connection.
+Built on the standard library: one thread per client connection, and a shared pool of
+kept-alive upstream connections.
 """
 
 from __future__ import annotations
@@ -59,7 +59,33 @@ class ProxyServer(ThreadingHTTPServer):
             upstream)
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
+        self._idle: list[http.client.HTTPConnection] = []
+        self._idle_lock = threading.Lock()
         super().__init__(address, ProxyHandler)
+
+    def take_connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        """An idle upstream connection (True: it was used before), or a new one.
+
+        Shared by every client connection: MCP clients often open a connection per
+        request, and a fresh upstream connection each time would cost a TCP handshake.
+        """
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop(), True
+        cls = (http.client.HTTPSConnection if self.scheme == "https"
+               else http.client.HTTPConnection)
+        return cls(self.upstream_host, self.upstream_port), False
+
+    def return_connection(self, connection: http.client.HTTPConnection) -> None:
+        with self._idle_lock:
+            self._idle.append(connection)
+
+    def server_close(self) -> None:
+        super().server_close()
+        with self._idle_lock:
+            for connection in self._idle:
+                connection.close()
+            self._idle.clear()
 
     def handle_error(self, request: object, client_address: object) -> None:
         """A client that hangs up is ordinary; anything else is one line on stderr."""
@@ -83,7 +109,6 @@ class ProxyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     server: ProxyServer
-    _upstream: http.client.HTTPConnection | None = None
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: the session file is the record; stderr belongs to the client's logs."""
@@ -142,50 +167,51 @@ class ProxyHandler(BaseHTTPRequestHandler):
         if body or self.command in ("POST", "PUT", "PATCH"):
             headers["Content-Length"] = str(len(body))
         try:
-            response = self._request(self.command, self.path, body, headers)
+            connection, response = self._request(self.command, self.path, body, headers)
         except OSError as exc:
             message = f"toolscore mcp record: upstream {self.server.upstream} failed: {exc}"
             print(message, file=sys.stderr, flush=True)
             self._send_whole(502, [("Content-Type", "text/plain")], message.encode())
             return
+        reusable = False
         try:
             self._relay_response(response, mcp)
+            reusable = not response.will_close and response.isclosed()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         finally:
             response.close()
-            if self.close_connection and self._upstream is not None:
-                self._upstream.close()
-                self._upstream = None
+            if reusable:
+                self.server.return_connection(connection)
+            else:
+                connection.close()
 
-    def _connection(self) -> tuple[http.client.HTTPConnection, bool]:
-        if self._upstream is not None:
-            return self._upstream, True
-        cls = (http.client.HTTPSConnection if self.server.scheme == "https"
-               else http.client.HTTPConnection)
-        self._upstream = cls(self.server.upstream_host, self.server.upstream_port)
-        return self._upstream, False
-
-    def _request(self, method: str, path: str, body: bytes,
-                 headers: dict[str, str]) -> http.client.HTTPResponse:
-        connection, reused = self._connection()
+    def _request(self, method: str, path: str, body: bytes, headers: dict[str, str]
+                 ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        connection, reused = self.server.take_connection()
         try:
             connection.request(method, path, body=body or None, headers=headers)
-            return connection.getresponse()
+            return connection, connection.getresponse()
         except _STALE:
             connection.close()
-            self._upstream = None
             if not reused:
                 raise
+        except BaseException:
+            connection.close()
+            raise
         # A kept-alive connection the upstream had closed: one retry on a fresh one.
-        connection, _ = self._connection()
-        connection.request(method, path, body=body or None, headers=headers)
-        return connection.getresponse()
+        connection, _ = self.server.take_connection()
+        try:
+            connection.request(method, path, body=body or None, headers=headers)
+            return connection, connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
 
     # ------------------------------------------------------------ response side
 
     def _send_whole(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
-        self.send_response(status)
+        self.send_response_only(status)
         for key, value in headers:
             self.send_header(key, value)
         self.send_header("Content-Length", str(len(body)))
@@ -197,8 +223,6 @@ class ProxyHandler(BaseHTTPRequestHandler):
         return [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
 
     def _relay_response(self, response: http.client.HTTPResponse, mcp: bool) -> None:
-        if response.getheader("Connection", "").lower() == "close":
-            self.close_connection = True
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if mcp and kind == "text/event-stream":
             self._relay_events(response)
@@ -218,7 +242,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self._end_chunked()
 
     def _start_chunked(self, response: http.client.HTTPResponse) -> None:
-        self.send_response(response.status)
+        self.send_response_only(response.status)
         for key, value in self._response_headers(response):
             self.send_header(key, value)
         self.send_header("Transfer-Encoding", "chunked")
@@ -267,12 +291,6 @@ class ProxyHandler(BaseHTTPRequestHandler):
             elif not line.startswith(b"data:"):
                 out.append(line)
         return b"".join(out)
-
-    def finish(self) -> None:
-        super().finish()
-        if self._upstream is not None:
-            self._upstream.close()
-            self._upstream = None
 
 
 def _field_value(line: bytes) -> bytes:
