@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "plugins": "toolscore_cli.plugins:plugins_command",
     "regrade": "toolscore_cli.regrade:regrade_command",
     "verify": "toolscore_cli.verify:verify_command",
+    "mcp": "toolscore_cli.mcp:mcp_group",
 }
 
 
@@ -48,6 +49,7 @@ _SHORT_HELP: dict[str, str] = {
     "plugins": "List the loaded plugins, their hooks and what each provides.",
     "regrade": "Re-score receipts or traces under a new contract or weights.",
     "verify": "Check that receipts and the inputs they bind are unchanged.",
+    "mcp": "Record an MCP session through a proxy, planting faults and prompt injections.",
 }
 
 

@@ -1,0 +1,121 @@
+"""The session file and the injected.json log, written line by line and finished whole."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from toolscore_core.errors import InputError
+from toolscore_core.mcp.planting import FaultPlan, InjectionPlan, Plan, Planter
+from toolscore_core.mcp.relay import Relay
+from toolscore_core.mcp.session import InjectedLog, SessionWriter
+
+ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_header_messages_and_end(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    writer = SessionWriter(path, transport="stdio", server=["python", "server.py"])
+    raw = '{"jsonrpc":"2.0",  "id":1, "method":"ping", "params":{"note":"é ✓"}}'
+    writer.message("client_to_server", json.loads(raw), raw=raw, stamp=writer.stamp())
+    header, message = lines(path)
+    assert header["kind"] == "toolscore.mcp_session"
+    assert (header["version"], header["transport"]) == ("1", "stdio")
+    assert header["server"] == ["python", "server.py"]
+    assert ISO.fullmatch(header["started_at"])
+    assert message["message"] == json.loads(raw)
+    assert message["planted"] is None and "original" not in message
+    assert ISO.fullmatch(message["timestamp"]) and message["monotonic"] >= 0
+    # The message is spliced in as it came, byte for byte.
+    assert f'"message":{raw},' in path.read_text(encoding="utf-8")
+    writer.close(0)
+    end = lines(path)[-1]
+    assert end["kind"] == "end" and end["exit_code"] == 0 and ISO.fullmatch(end["ended_at"])
+    # Closing twice, or writing after close, changes nothing.
+    before = path.read_bytes()
+    writer.close(1)
+    writer.message("server_to_client", {}, stamp=writer.stamp())
+    assert path.read_bytes() == before
+
+
+def test_each_line_is_on_disk_before_close(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    writer = SessionWriter(path, transport="http", server="http://127.0.0.1:1/mcp")
+    for i in range(3):
+        writer.message("client_to_server", {"id": i}, stamp=writer.stamp())
+        assert len(lines(path)) == i + 2
+    assert lines(path)[0]["server"] == "http://127.0.0.1:1/mcp"
+
+
+def test_close_drops_a_torn_line(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    writer = SessionWriter(path, transport="stdio", server=["s"])
+    writer.message("client_to_server", {"id": 1}, stamp=writer.stamp())
+    with path.open("ab") as handle:
+        handle.write(b'{"kind":"message","dire')
+    writer.close(None)
+    kinds = [row["kind"] for row in lines(path)]
+    assert kinds == ["toolscore.mcp_session", "message", "end"]
+
+
+def test_folders_are_made_and_unwritable_paths_are_input_errors(tmp_path: Path) -> None:
+    path = tmp_path / "sessions" / "today" / "s.json"
+    SessionWriter(path, transport="stdio", server=["s"]).close(0)
+    assert [row["kind"] for row in lines(path)] == ["toolscore.mcp_session", "end"]
+    with pytest.raises(InputError, match="cannot write the session file"):
+        SessionWriter(tmp_path, transport="stdio", server=["s"])
+
+
+def test_injected_log_is_rewritten_as_things_are_planted(tmp_path: Path) -> None:
+    path = tmp_path / "injected.json"
+    log = InjectedLog(path)
+    assert json.loads(path.read_text()) == {"kind": "toolscore.injected", "version": "1",
+                                            "faults": [], "injections": []}
+    log.add("fault", {"tool": "deploy", "call_id": "3"})
+    log.add("injection", {"tool": "fetch_page", "call_id": "5"})
+    document = json.loads(path.read_text())
+    assert document["faults"] == [{"tool": "deploy", "call_id": "3"}]
+    assert document["injections"] == [{"tool": "fetch_page", "call_id": "5"}]
+
+
+def test_relay_records_planted_and_original(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    writer = SessionWriter(path, transport="stdio", server=["s"])
+    log = InjectedLog(tmp_path / "injected.json")
+    plan = Plan(faults=(FaultPlan(tool="deploy", forward=False),),
+                injections=(InjectionPlan(tool="fetch_page", text="Do {canary}"),))
+    relay = Relay(writer, Planter(plan, on_planted=log.add))
+    outcome = relay.client_message(b'{"jsonrpc":"2.0","id":1,"method":"tools/call",'
+                                   b'"params":{"name":"deploy","arguments":{}}}')
+    assert not outcome.forward and outcome.answer is not None
+    assert json.loads(outcome.answer)["result"]["isError"] is True
+    assert relay.client_message(b'{"jsonrpc":"2.0","id":2,"method":"tools/call",'
+                                b'"params":{"name":"fetch_page","arguments":{}}}').forward
+    original = b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"p"}]}}'
+    replacement = relay.server_message(original)
+    assert replacement is not None
+    assert relay.server_message(b'{"jsonrpc":"2.0","method":"notifications/message"}') is None
+    assert relay.server_message(b"server log line, not JSON") is None
+    rows = lines(path)[1:]
+    assert [r["direction"] for r in rows] == ["client_to_server", "server_to_client",
+                                              "client_to_server", "server_to_client",
+                                              "server_to_client", "server_to_client"]
+    request, answer = rows[0], rows[1]
+    assert request["planted"]["fault"]["forwarded"] is False
+    assert answer["planted"] == request["planted"] and "original" not in answer
+    injected = rows[3]
+    assert injected["original"] == json.loads(original)
+    assert injected["message"] == json.loads(replacement)
+    canary = injected["planted"]["injection"]["canary"]
+    assert injected["message"]["result"]["content"][-1]["text"] == f"Do {canary}"
+    assert rows[5]["kind"] == "unparsed" and rows[5]["raw"] == "server log line, not JSON"
+    document = json.loads((tmp_path / "injected.json").read_text())
+    assert [f["call_id"] for f in document["faults"]] == ["1"]
+    assert [i["canary"] for i in document["injections"]] == [canary]

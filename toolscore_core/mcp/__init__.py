@@ -1,0 +1,1 @@
+"""The MCP recording proxy: relay, record and plant faults and prompt injections."""

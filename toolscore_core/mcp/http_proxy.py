@@ -1,0 +1,333 @@
+"""The Streamable HTTP proxy: a reverse proxy in front of an MCP server's endpoint.
+
+POSTed JSON-RPC messages are recorded (and may be answered here by a fault that does not
+forward); the answers, whether a JSON body or a Server-Sent Events stream, are recorded
+event by event and planted into; GET streams and DELETE pass through the same way. Every
+header but the hop-by-hop ones, ``Host`` and ``Accept-Encoding`` is relayed unchanged
+(``Mcp-Session-Id``, ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``...).
+Built on the standard library: one thread per client connection, and a shared pool of
+kept-alive upstream connections.
+"""
+
+from __future__ import annotations
+
+import http.client
+import signal
+import socket
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import FrameType
+from urllib.parse import urlsplit
+
+from toolscore_core.errors import InputError
+from toolscore_core.mcp.relay import Relay, from_client, from_server
+
+HOP_BY_HOP = frozenset((
+    "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
+    "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length",
+))
+# Bodies must arrive as plain text to be recorded and planted into.
+NOT_FORWARDED = HOP_BY_HOP | {"accept-encoding"}
+_STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+_CHUNK = 1 << 16
+
+
+def check_upstream(url: str) -> tuple[str, str, int, str]:
+    """Scheme, host, port and path of an upstream URL, or an InputError."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InputError(f"bad upstream URL {url!r}", place="--upstream",
+                         fix="give the server's MCP endpoint, e.g. http://127.0.0.1:8000/mcp")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise InputError(f"bad port in {url!r}", place="--upstream") from None
+    return parts.scheme, parts.hostname, port, parts.path or "/"
+
+
+class ProxyServer(ThreadingHTTPServer):
+    """The listening side; holds what every handler shares."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], relay: Relay, upstream: str) -> None:
+        self.relay = relay
+        self.upstream = upstream
+        self.scheme, self.upstream_host, self.upstream_port, self.mcp_path = check_upstream(
+            upstream)
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        self._idle: list[http.client.HTTPConnection] = []
+        self._idle_lock = threading.Lock()
+        super().__init__(address, ProxyHandler)
+
+    def take_connection(self) -> tuple[http.client.HTTPConnection, bool]:
+        """An idle upstream connection (True: it was used before), or a new one.
+
+        Shared by every client connection: MCP clients often open a connection per
+        request, and a fresh upstream connection each time would cost a TCP handshake.
+        """
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop(), True
+        cls = (http.client.HTTPSConnection if self.scheme == "https"
+               else http.client.HTTPConnection)
+        return cls(self.upstream_host, self.upstream_port), False
+
+    def return_connection(self, connection: http.client.HTTPConnection) -> None:
+        with self._idle_lock:
+            self._idle.append(connection)
+
+    def server_close(self) -> None:
+        super().server_close()
+        with self._idle_lock:
+            for connection in self._idle:
+                connection.close()
+            self._idle.clear()
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hangs up is ordinary; anything else is one line on stderr."""
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError):
+            return
+        print(f"toolscore mcp record: {type(error).__name__}: {error}", file=sys.stderr,
+              flush=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{port}{self.mcp_path}"
+
+
+class ProxyHandler(BaseHTTPRequestHandler):
+    """One client connection: relays each request to the upstream over its own connection."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: ProxyServer
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the session file is the record; stderr belongs to the client's logs."""
+
+    def do_POST(self) -> None:
+        self._proxy()
+
+    def do_GET(self) -> None:
+        self._proxy()
+
+    def do_DELETE(self) -> None:
+        self._proxy()
+
+    def do_PUT(self) -> None:
+        self._proxy()
+
+    def do_PATCH(self) -> None:
+        self._proxy()
+
+    def do_OPTIONS(self) -> None:
+        self._proxy()
+
+    def do_HEAD(self) -> None:
+        self._proxy()
+
+    # ------------------------------------------------------------ request side
+
+    def _read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            parts = []
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline().strip():
+                        pass
+                    break
+                parts.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b"".join(parts)
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def _is_mcp(self) -> bool:
+        return urlsplit(self.path).path == self.server.mcp_path
+
+    def _proxy(self) -> None:
+        body = self._read_body()
+        mcp = self._is_mcp()
+        if mcp and self.command == "POST" and body.strip():
+            outcome = from_client(self.server.relay, body)
+            if not outcome.forward:
+                assert outcome.answer is not None
+                self._send_whole(200, [("Content-Type", "application/json")], outcome.answer)
+                return
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in NOT_FORWARDED}
+        if body or self.command in ("POST", "PUT", "PATCH"):
+            headers["Content-Length"] = str(len(body))
+        try:
+            connection, response = self._request(self.command, self.path, body, headers)
+        except OSError as exc:
+            message = f"toolscore mcp record: upstream {self.server.upstream} failed: {exc}"
+            print(message, file=sys.stderr, flush=True)
+            self._send_whole(502, [("Content-Type", "text/plain")], message.encode())
+            return
+        reusable = False
+        try:
+            self._relay_response(response, mcp)
+            reusable = not response.will_close and response.isclosed()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        finally:
+            response.close()
+            if reusable:
+                self.server.return_connection(connection)
+            else:
+                connection.close()
+
+    def _request(self, method: str, path: str, body: bytes, headers: dict[str, str]
+                 ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+        connection, reused = self.server.take_connection()
+        try:
+            connection.request(method, path, body=body or None, headers=headers)
+            return connection, connection.getresponse()
+        except _STALE:
+            connection.close()
+            if not reused:
+                raise
+        except BaseException:
+            connection.close()
+            raise
+        # A kept-alive connection the upstream had closed: one retry on a fresh one.
+        connection, _ = self.server.take_connection()
+        try:
+            connection.request(method, path, body=body or None, headers=headers)
+            return connection, connection.getresponse()
+        except BaseException:
+            connection.close()
+            raise
+
+    # ------------------------------------------------------------ response side
+
+    def _send_whole(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        self.send_response_only(status)
+        for key, value in headers:
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _response_headers(self, response: http.client.HTTPResponse) -> list[tuple[str, str]]:
+        return [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
+
+    def _relay_response(self, response: http.client.HTTPResponse, mcp: bool) -> None:
+        kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+        if mcp and kind == "text/event-stream":
+            self._relay_events(response)
+        elif mcp and kind == "application/json":
+            body = response.read()
+            replacement = from_server(self.server.relay, body) if body.strip() else None
+            self._send_whole(response.status, self._response_headers(response),
+                             body if replacement is None else replacement)
+        elif response.getheader("Content-Length") is not None or self.command == "HEAD" or (
+                response.status in (204, 304) or 100 <= response.status < 200):
+            self._send_whole(response.status, self._response_headers(response),
+                             response.read())
+        else:
+            self._start_chunked(response)
+            while data := response.read1(_CHUNK):
+                self._chunk(data)
+            self._end_chunked()
+
+    def _start_chunked(self, response: http.client.HTTPResponse) -> None:
+        self.send_response_only(response.status)
+        for key, value in self._response_headers(response):
+            self.send_header(key, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _chunk(self, data: bytes) -> None:
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _end_chunked(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _relay_events(self, response: http.client.HTTPResponse) -> None:
+        """Relay a Server-Sent Events stream one whole event at a time."""
+        self._start_chunked(response)
+        event: list[bytes] = []
+        while True:
+            line = response.readline()
+            if not line:
+                break
+            event.append(line)
+            if line in (b"\n", b"\r\n", b"\r"):
+                self._chunk(self._planted_event(event))
+                event = []
+        if event:
+            self._chunk(self._planted_event(event))
+        self._end_chunked()
+
+    def _planted_event(self, lines: list[bytes]) -> bytes:
+        data_lines = [line for line in lines if line.startswith(b"data:")]
+        event_type = next((line[6:].strip() for line in lines if line.startswith(b"event:")),
+                          b"message")
+        if not data_lines or event_type != b"message":
+            return b"".join(lines)
+        payload = b"\n".join(_field_value(line) for line in data_lines)
+        if not payload.strip():
+            return b"".join(lines)
+        replacement = from_server(self.server.relay, payload)
+        if replacement is None:
+            return b"".join(lines)
+        ending = b"\r\n" if lines[-1].endswith(b"\r\n") else b"\n"
+        out: list[bytes] = []
+        for line in lines:
+            if line is data_lines[0]:
+                out.append(b"data: " + replacement + ending)
+            elif not line.startswith(b"data:"):
+                out.append(line)
+        return b"".join(out)
+
+
+def _field_value(line: bytes) -> bytes:
+    value = line[5:].rstrip(b"\r\n")
+    return value[1:] if value.startswith(b" ") else value
+
+
+def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
+          ready: threading.Event | None = None) -> None:
+    """Listen on ``address`` and relay to ``upstream`` until SIGINT or SIGTERM."""
+    try:
+        server = ProxyServer(address, relay, upstream)
+    except OSError as exc:
+        raise InputError(f"cannot listen on {address[0]}:{address[1]} ({exc.strerror})",
+                         place="--listen", fix="choose another port (0: any free port)") from None
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(signum, on_signal)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
+                              name="mcp-http-proxy", daemon=True)
+    thread.start()
+    print(f"toolscore mcp record: listening on {server.url} -> {upstream}", file=sys.stderr,
+          flush=True)
+    if ready is not None:
+        ready.set()
+    try:
+        while not stop.wait(0.2):
+            pass
+    finally:
+        server.shutdown()
+        server.server_close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+

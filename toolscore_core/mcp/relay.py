@@ -1,0 +1,109 @@
+"""One message at a time, for either transport: record it, plant into it, say what to relay."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from attrs import frozen
+
+from toolscore_core.mcp.planting import Planter
+from toolscore_core.mcp.session import CLIENT_TO_SERVER, SERVER_TO_CLIENT, SessionWriter
+
+
+@frozen
+class ClientOutcome:
+    """What to do with a client-to-server message."""
+
+    forward: bool
+    """Relay the message's bytes, unchanged, to the server."""
+    answer: bytes | None = None
+    """A response (JSON text) to give the client instead, when a fault does not forward."""
+
+
+def _decode(data: bytes) -> tuple[str, Any] | None:
+    try:
+        text = data.decode("utf-8").strip()
+        return text, json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return None
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace").rstrip("\r\n")
+
+
+def _encode(message: Any) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class Relay:
+    """Records every message and applies the planter; shared by the stdio and HTTP proxies.
+
+    JSON-RPC batches (dropped from MCP in 2025-06-18) are relayed and recorded, never
+    planted into.
+    """
+
+    def __init__(self, writer: SessionWriter, planter: Planter | None = None) -> None:
+        self.writer = writer
+        self.planter = planter
+
+    def client_message(self, data: bytes) -> ClientOutcome:
+        """A message from the client (one JSON-RPC message or batch, without framing)."""
+        stamp = self.writer.stamp()
+        decoded = _decode(data)
+        if decoded is None:
+            self.writer.unparsed(CLIENT_TO_SERVER, _text(data), stamp=stamp)
+            return ClientOutcome(forward=True)
+        raw, message = decoded
+        planting = self.planter.request(message) if self.planter is not None else None
+        if planting is None:
+            self.writer.message(CLIENT_TO_SERVER, message, raw=raw, stamp=stamp)
+            return ClientOutcome(forward=True)
+        self.writer.message(CLIENT_TO_SERVER, message, raw=raw, stamp=stamp,
+                            planted=planting.planted)
+        self.writer.message(SERVER_TO_CLIENT, planting.response, stamp=self.writer.stamp(),
+                            planted=planting.planted)
+        return ClientOutcome(forward=False, answer=_encode(planting.response))
+
+    def server_message(self, data: bytes) -> bytes | None:
+        """A message from the server; the planted replacement (JSON text), or None to relay
+        the original bytes unchanged."""
+        stamp = self.writer.stamp()
+        decoded = _decode(data)
+        if decoded is None:
+            self.writer.unparsed(SERVER_TO_CLIENT, _text(data), stamp=stamp)
+            return None
+        raw, message = decoded
+        planting = self.planter.response(message) if self.planter is not None else None
+        if planting is None:
+            self.writer.message(SERVER_TO_CLIENT, message, raw=raw, stamp=stamp)
+            return None
+        self.writer.message(SERVER_TO_CLIENT, planting.message, stamp=stamp,
+                            planted=planting.planted, original=message)
+        return _encode(planting.message)
+
+
+def _warn(what: str, exc: Exception) -> None:
+    print(f"toolscore mcp record: {what} ({type(exc).__name__}: {exc}); relayed unchanged",
+          file=sys.stderr, flush=True)
+
+
+def from_client(relay: Relay, data: bytes) -> ClientOutcome:
+    """``relay.client_message``, except that a recording failure never breaks the session:
+    it is reported on stderr and the message relayed unchanged."""
+    try:
+        return relay.client_message(data)
+    except Exception as exc:
+        _warn("a client message could not be recorded", exc)
+        return ClientOutcome(forward=True)
+
+
+def from_server(relay: Relay, data: bytes) -> bytes | None:
+    """``relay.server_message``, with failures reported and the message relayed unchanged."""
+    try:
+        return relay.server_message(data)
+    except Exception as exc:
+        _warn("a server message could not be recorded", exc)
+        return None

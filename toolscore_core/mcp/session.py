@@ -1,0 +1,147 @@
+"""The session file (JSON Lines, one whole line per write) and the ``injected.json`` log.
+
+Every relayed JSON-RPC message is one line, written with a single ``os.write`` before the
+message is passed on, so a proxy killed at any moment leaves every completed call
+readable. On a clean exit the file is rewritten whole (temp file + rename) with an
+``end`` line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from toolscore_core.atomic import atomic_writer, write_text_atomic
+from toolscore_core.errors import InputError
+
+SESSION_KIND = "toolscore.mcp_session"
+SESSION_VERSION = "1"
+INJECTED_KIND = "toolscore.injected"
+INJECTED_VERSION = "1"
+
+Direction = Literal["client_to_server", "server_to_client"]
+CLIENT_TO_SERVER: Direction = "client_to_server"
+SERVER_TO_CLIENT: Direction = "server_to_client"
+
+
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with microseconds and ``Z``."""
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class SessionWriter:
+    """Appends one JSON line per relayed message; thread-safe."""
+
+    def __init__(self, path: str | os.PathLike[str], *, transport: Literal["stdio", "http"],
+                 server: Sequence[str] | str) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                                           | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise InputError(f"cannot write the session file ({exc.strerror})",
+                             file=str(self.path)) from None
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        header = {"kind": SESSION_KIND, "version": SESSION_VERSION, "transport": transport,
+                  "server": server if isinstance(server, str) else list(server),
+                  "started_at": utc_now()}
+        self._write(_dumps(header))
+
+    def stamp(self) -> tuple[str, float]:
+        """The wall-clock time and the monotonic seconds since the session started."""
+        return utc_now(), round(time.monotonic() - self._start, 6)
+
+    def message(
+        self, direction: Direction, message: Any, *, stamp: tuple[str, float],
+        raw: str | None = None, planted: Mapping[str, Any] | None = None,
+        original: Any = None,
+    ) -> None:
+        """Record one message. ``raw`` is its exact JSON text when it was relayed unchanged
+        (spliced in as it is, so the record is what the receiver saw, byte for byte)."""
+        timestamp, monotonic = stamp
+        body = raw if raw is not None and planted is None else _dumps(message)
+        line = (f'{{"kind":"message","direction":"{direction}","timestamp":"{timestamp}",'
+                f'"monotonic":{monotonic!r},"message":{body},"planted":'
+                f'{"null" if planted is None else _dumps(planted)}')
+        if planted is not None and original is not None:
+            line += f',"original":{_dumps(original)}'
+        self._write(line + "}")
+
+    def unparsed(self, direction: Direction, raw: str, *, stamp: tuple[str, float]) -> None:
+        """Record a line that was relayed but is not JSON (a server printing to stdout)."""
+        timestamp, monotonic = stamp
+        self._write(_dumps({"kind": "unparsed", "direction": direction, "timestamp": timestamp,
+                            "monotonic": monotonic, "raw": raw}))
+
+    def _write(self, line: str) -> None:
+        data = (line + "\n").encode("utf-8")
+        with self._lock:
+            if self._fd is None:
+                return
+            _write_all(self._fd, data)
+
+    def close(self, exit_code: int | None) -> None:
+        """Add the ``end`` line and rewrite the file whole (temp file + rename)."""
+        with self._lock:
+            if self._fd is None:
+                return
+            os.close(self._fd)
+            self._fd = None
+            data = self.path.read_bytes()
+            # A line torn by a failed write is dropped: the rewritten file holds whole lines.
+            if data and not data.endswith(b"\n"):
+                data = data[: data.rfind(b"\n") + 1]
+            end = {"kind": "end", "ended_at": utc_now(), "exit_code": exit_code}
+            with atomic_writer(self.path, mode="wb") as handle:
+                handle.write(data)
+                handle.write((_dumps(end) + "\n").encode("utf-8"))
+
+
+class InjectedLog:
+    """``injected.json``: rewritten atomically whenever something is planted, and at exit."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.faults: list[dict[str, Any]] = []
+        self.injections: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self.write()
+
+    def add(self, kind: str, entry: Mapping[str, Any]) -> None:
+        """Log one planting (``kind`` is ``fault`` or ``injection``) and rewrite the file."""
+        with self._lock:
+            (self.faults if kind == "fault" else self.injections).append(dict(entry))
+        self.write()
+
+    def document(self) -> dict[str, Any]:
+        with self._lock:
+            return self._document()
+
+    def _document(self) -> dict[str, Any]:
+        return {"kind": INJECTED_KIND, "version": INJECTED_VERSION,
+                "faults": list(self.faults), "injections": list(self.injections)}
+
+    def write(self) -> None:
+        # Built and written under one lock, so a later file never loses an earlier entry.
+        with self._lock:
+            text = json.dumps(self._document(), ensure_ascii=False, indent=2) + "\n"
+            write_text_atomic(self.path, text)
