@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from toolscore_core.hookspecs import hookimpl
     from toolscore_core.traces import load_trace
+    from toolscore_core.studies.runner import run_study
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -51,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "MetricOutcome": "toolscore_core.models",
     "ReportWriter": "toolscore_core.models",
     "hookimpl": "toolscore_core.hookspecs",
+    "run_study": "toolscore_core.studies.runner",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

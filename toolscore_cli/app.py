@@ -14,6 +14,8 @@ from toolscore_core.errors import ToolscoreError
 COMMANDS: dict[str, str] = {
     "eval": "toolscore_cli.eval:eval_command",
     "plugins": "toolscore_cli.plugins:plugins_command",
+    "agent": "toolscore_cli.agent:agent_group",
+    "summary": "toolscore_cli.summary:summary_command",
 }
 
 
@@ -42,6 +44,8 @@ class LazyGroup(click.Group):
 _SHORT_HELP: dict[str, str] = {
     "eval": "Evaluate a trace against a contract (gold file).",
     "plugins": "List the loaded plugins, their hooks and what each provides.",
+    "agent": "Run an agent over a study's tasks and trials (agent run), one JSON line per run.",
+    "summary": "Summarize a runs file: pass rate, pass^k, score, evidence, time and cost.",
 }
 
 

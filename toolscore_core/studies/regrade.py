@@ -1,0 +1,254 @@
+"""Regrading a runs file: the same recorded runs, a new spec, contract or weights.
+
+Rows are streamed: a bounded window of chunks is in flight at once (in worker processes
+with ``jobs`` > 1), results are written in input order to a temp file beside the output,
+which is renamed over it at the end. Memory stays flat in the number of rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from toolscore_core.atomic import atomic_writer
+from toolscore_core.canonical import canonical_json, sha256_hex
+from toolscore_core.contracts import parse_contract
+from toolscore_core.documents import load_document, read_bytes
+from toolscore_core.errors import InputError
+from toolscore_core.models import Contract
+from toolscore_core.plugins import Registry, default_registry
+from toolscore_core.scoring import resolve_weights
+from toolscore_core.studies.records import (
+    KIND,
+    evaluate_trace,
+    task_fields,
+    trace_from_row,
+    verdict,
+)
+from toolscore_core.studies.spec import Study, Task, load_study
+from toolscore_core.studies.summary import RegradeSummary, row_facts
+from toolscore_core.version import toolscore_version
+
+CHUNK = 256
+"""Rows per unit of work sent to a worker."""
+WINDOW_PER_JOB = 4
+"""Chunks in flight per worker: enough to keep them busy, few enough to keep memory flat."""
+
+Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
+
+
+@frozen
+class RegradeSettings:
+    """What every row is regraded against (picklable: workers rebuild the judge from it)."""
+
+    spec: str | None = None
+    gold: str | None = None
+    weights: Mapping[str, float] | None = None
+
+
+@frozen
+class RowResult:
+    """One regraded (or written-through) line and what the summary needs from it."""
+
+    line: bytes
+    problem: str | None = None
+    before: Facts | None = None
+    after: Facts | None = None
+    study: str | None = None
+
+
+class Judge:
+    """Regrades rows under the settings; built once per worker process."""
+
+    def __init__(self, settings: RegradeSettings, registry: Registry | None = None) -> None:
+        if settings.spec is None and settings.gold is None and not settings.weights:
+            raise InputError("nothing to regrade with", place="regrade",
+                             fix="give --spec, --gold or --weight")
+        if settings.spec is not None and settings.gold is not None:
+            raise InputError("--spec and --gold cannot be given together", place="regrade",
+                             fix="use --spec for task-by-task definitions or --gold for all rows")
+        self.registry = registry or default_registry()
+        self.weights = dict(settings.weights) if settings.weights else None
+        if self.weights:
+            resolve_weights(self.registry.metrics, self.weights)
+        self.study: Study | None = None
+        self.gold: Contract | None = None
+        stamp: dict[str, Any] = {}
+        if settings.spec is not None:
+            self.study = load_study(settings.spec)
+            stamp["spec_sha256"] = self.study.sha256
+        if settings.gold is not None:
+            data = read_bytes(settings.gold, what="gold file")
+            self.gold = parse_contract(load_document(settings.gold, what="gold file"),
+                                       file=settings.gold)
+            stamp["gold_sha256"] = sha256_hex(data)
+        stamp["weights"] = self.weights
+        stamp["toolscore_version"] = toolscore_version()
+        self.stamp = stamp
+
+    def task_for(self, row: Mapping[str, Any]) -> Task | str:
+        """The task definition to regrade ``row`` under, or the reason there is none."""
+        task_id = str(row.get("task_id"))
+        if self.study is not None:
+            task = self.study.tasks.get(task_id)
+            if task is None:
+                return f"task {task_id!r} is not in the new spec"
+            return self._with_weights(task)
+        threshold = row.get("pass_threshold")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            return 'the row has no "pass_threshold"'
+        old_weights = row.get("weights")
+        weights = dict(old_weights) if isinstance(old_weights, Mapping) else None
+        honesty = row.get("honesty") if isinstance(row.get("honesty"), Mapping) else None
+        if self.gold is not None:
+            contract = self.gold
+        else:
+            try:
+                contract = parse_contract(row.get("contract"))
+            except InputError as exc:
+                return f'the row\'s "contract" cannot be read ({exc.one_line()})'
+        task = Task(id=task_id, prompt=str(row.get("prompt")), contract=contract,
+                    pass_threshold=float(threshold), weights=weights, honesty=honesty)
+        return self._with_weights(task)
+
+    def _with_weights(self, task: Task) -> Task:
+        if not self.weights:
+            return task
+        from attrs import evolve
+
+        return evolve(task, weights={**(task.weights or {}), **self.weights})
+
+    def regrade(self, number: int, line: bytes) -> RowResult:
+        """Regrade one line; a line that cannot be regraded is returned unchanged."""
+        if not line.strip():
+            return RowResult(line=line)
+        try:
+            row = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            return RowResult(line=line, problem=f"not valid JSON ({exc})")
+        if not isinstance(row, dict) or row.get("kind") != KIND:
+            return RowResult(line=line, problem=f"not a {KIND} row")
+        task = self.task_for(row)
+        if isinstance(task, str):
+            return RowResult(line=line, problem=task, before=row_facts(row))
+        before = row_facts(row)
+        try:
+            from_sha256 = sha256_hex(canonical_json(row).encode("utf-8"))
+            new = dict(row)
+            new.update(task_fields(task))
+            if row.get("outcome") == "error" or row.get("calls") is None:
+                new.update(verdict(None, task.pass_threshold))
+            else:
+                trace = trace_from_row(row)
+                evaluation = evaluate_trace(task.contract, trace, weights=task.weights,
+                                            honesty=task.honesty, validate_side_effects=False,
+                                            registry=self.registry)
+                new.update(verdict(evaluation, task.pass_threshold))
+            new["regraded"] = {"from_sha256": from_sha256, **self.stamp}
+            out = canonical_json(new).encode("utf-8") + b"\n"
+        except InputError as exc:
+            return RowResult(line=line, problem=exc.one_line(), before=before)
+        study = row.get("study") if isinstance(row.get("study"), str) else None
+        return RowResult(line=out, before=before, after=row_facts(new), study=study)
+
+
+_JUDGE: Judge | None = None
+
+
+def _init_worker(settings: RegradeSettings) -> None:
+    global _JUDGE
+    _JUDGE = Judge(settings)
+
+
+def _work(chunk: tuple[int, list[bytes]]) -> list[RowResult]:
+    assert _JUDGE is not None
+    start, lines = chunk
+    return [_JUDGE.regrade(start + i, line) for i, line in enumerate(lines)]
+
+
+def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
+    with open(path, "rb") as handle:
+        start = 1
+        lines: list[bytes] = []
+        for line in handle:
+            lines.append(line)
+            if len(lines) == CHUNK:
+                yield start, lines
+                start += len(lines)
+                lines = []
+        if lines:
+            yield start, lines
+
+
+def regrade_file(
+    source: str | os.PathLike[str], output: str | os.PathLike[str],
+    settings: RegradeSettings, *, jobs: int = 1, registry: Registry | None = None,
+    progress: Any = None,
+) -> RegradeSummary:
+    """Regrade every row of ``source`` into ``output`` (atomically); return the summary.
+
+    ``progress``, when given, is called with the number of rows done so far.
+    """
+    src = Path(source)
+    out = Path(output)
+    if not src.is_file():
+        raise InputError("runs file not found", file=str(src), fix="check the path")
+    if out.resolve() == src.resolve() or (out.exists() and os.path.samefile(src, out)):
+        raise InputError("the output is the input file", file=str(out), place="-o",
+                         fix="write the regraded runs to another file, e.g. runs.v2.jsonl")
+    if jobs < 1:
+        raise InputError(f"--jobs must be at least 1, not {jobs}", place="--jobs")
+    summary = RegradeSummary()
+    judge = Judge(settings, registry)  # validates the settings before any work starts
+    with atomic_writer(out, mode="wb") as handle:
+        if jobs == 1:
+            for chunk in _chunks(src):
+                results = [judge.regrade(chunk[0] + i, line) for i, line in enumerate(chunk[1])]
+                _write(handle, chunk[0], results, summary, progress)
+        else:
+            import multiprocessing
+
+            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            with context.Pool(jobs, initializer=_init_worker, initargs=(settings,)) as pool:
+                window: deque[tuple[int, Any]] = deque()
+                for chunk in _chunks(src):
+                    window.append((chunk[0], pool.apply_async(_work, (chunk,))))
+                    if len(window) >= jobs * WINDOW_PER_JOB:
+                        start, pending = window.popleft()
+                        _write(handle, start, pending.get(), summary, progress)
+                while window:
+                    start, pending = window.popleft()
+                    _write(handle, start, pending.get(), summary, progress)
+    return summary
+
+
+def _write(handle: Any, start: int, results: list[RowResult], summary: RegradeSummary,
+           progress: Any) -> None:
+    for i, result in enumerate(results):
+        handle.write(result.line)
+        if result.before is None and result.problem is None:
+            continue  # a blank line: kept, not a row
+        summary.rows += 1
+        if result.study is not None:
+            summary.before.note_study(result.study)
+            summary.after.note_study(result.study)
+        if result.problem is not None:
+            summary.note(start + i, result.problem)
+            if result.before is not None:
+                summary.before.add(*result.before)
+                summary.after.add(*result.before)
+            continue
+        assert result.before is not None and result.after is not None
+        summary.regraded += 1
+        summary.before.add(*result.before)
+        summary.after.add(*result.after)
+        summary.flip(result.before[0], result.before[1], result.after[1])
+    if progress is not None:
+        progress(summary.rows)
+
