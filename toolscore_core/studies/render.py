@@ -21,10 +21,7 @@ def measured_cell(data: Mapping[str, Any], unit: str) -> str:
     """``unknown``, ``1.234s`` mean per run, or ``1.234s (2 of 3 runs)`` when partial."""
     if data.get("status") == "unknown" or data.get("mean") is None:
         return "unknown"
-    if unit == "s":
-        shown = f"{data['mean']:.3f}s/run"
-    else:
-        shown = f"${data['total']:.4f}"
+    shown = f"{data['mean']:.3f}s/run" if unit == "s" else f"${data['total']:.4f}"
     if data.get("status") == "partial":
         shown += f" ({data['measured_runs']}/{data['runs']} runs)"
     return shown

@@ -292,7 +292,8 @@ def _kill_group(process: subprocess.Popen[bytes]) -> None:
         return
 
 
-def _read_trace(path: str, trace_format: str, registry: Registry) -> tuple[Trace | None, str | None]:
+def _read_trace(path: str, trace_format: str,
+                registry: Registry) -> tuple[Trace | None, str | None]:
     if not os.path.exists(path) or os.path.getsize(path) == 0:
         return None, None
     try:

@@ -169,7 +169,8 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
     raw_tasks = document.get("tasks")
     if not isinstance(raw_tasks, Mapping) or not raw_tasks:
         raise InputError('"tasks" must be a non-empty object of tasks by id', file=file,
-                         place="$.tasks", fix="write tasks: {<task id>: {prompt: ..., expected: [...]}}")
+                         place="$.tasks",
+                         fix="write tasks: {<task id>: {prompt: ..., expected: [...]}}")
     tasks: dict[str, Task] = {}
     for raw_id, body in raw_tasks.items():
         task_id = str(raw_id)
