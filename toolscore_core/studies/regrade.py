@@ -11,6 +11,7 @@ import json
 import os
 from collections import deque
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from toolscore_core.scoring import resolve_weights
 from toolscore_core.studies.records import (
     KIND,
     evaluate_trace,
+    passes,
     task_fields,
     trace_from_row,
     verdict,
@@ -91,6 +93,8 @@ class Judge:
         stamp["weights"] = self.weights
         stamp["toolscore_version"] = toolscore_version()
         self.stamp = stamp
+        self._tasks: dict[str, Task | str] = {}
+        self._memo: dict[str, Verdict] = {}
 
     def task_for(self, row: Mapping[str, Any]) -> Task | str:
         """The task definition to regrade ``row`` under, or the reason there is none."""
@@ -134,28 +138,94 @@ class Judge:
             return RowResult(line=line, problem=f"not valid JSON ({exc})")
         if not isinstance(row, dict) or row.get("kind") != KIND:
             return RowResult(line=line, problem=f"not a {KIND} row")
-        task = self.task_for(row)
-        if isinstance(task, str):
-            return RowResult(line=line, problem=task, before=row_facts(row))
         before = row_facts(row)
         try:
-            from_sha256 = sha256_hex(canonical_json(row).encode("utf-8"))
-            new = dict(row)
-            new.update(task_fields(task))
-            if row.get("outcome") == "error" or row.get("calls") is None:
-                new.update(verdict(None, task.pass_threshold))
-            else:
-                trace = trace_from_row(row)
-                evaluation = evaluate_trace(task.contract, trace, weights=task.weights,
-                                            honesty=task.honesty, validate_side_effects=False,
-                                            registry=self.registry)
-                new.update(verdict(evaluation, task.pass_threshold))
-            new["regraded"] = {"from_sha256": from_sha256, **self.stamp}
-            out = canonical_json(new).encode("utf-8") + b"\n"
+            # Each top-level value is serialized once: the pieces give both the original
+            # row's canonical JSON (for from_sha256) and, with the new verdict spliced in,
+            # the regraded row's canonical JSON.
+            pieces = {key: canonical_json(value) for key, value in row.items()}
+            from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
+            judgment = (before[0] if self.study is not None else
+                        "\x00".join(pieces.get(k, "null") for k in JUDGMENT_KEYS))
+            task = self._task(judgment, row)
+            if isinstance(task, str):
+                return RowResult(line=line, problem=task, before=before)
+            verdict_pieces, outcome, score, evidence = self._verdict(judgment, task, row, pieces)
         except InputError as exc:
             return RowResult(line=line, problem=exc.one_line(), before=before)
+        pieces.update(verdict_pieces)
+        pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
+        out = _join(pieces).encode("utf-8") + b"\n"
+        after = (before[0], outcome, score, evidence, before[4], before[5])
         study = row.get("study") if isinstance(row.get("study"), str) else None
-        return RowResult(line=out, before=before, after=row_facts(new), study=study)
+        return RowResult(line=out, before=before, after=after, study=study)
+
+    def _task(self, judgment: str, row: Mapping[str, Any]) -> Task | str:
+        task = self._tasks.get(judgment)
+        if task is None:
+            task = self.task_for(row)
+            _remember(self._tasks, judgment, task)
+        return task
+
+    def _verdict(self, judgment: str, task: Task, row: Mapping[str, Any],
+                 pieces: Mapping[str, str]) -> Verdict:
+        """The regraded fields as canonical JSON pieces, with outcome, score and evidence.
+
+        The evaluation is deterministic in the judgment and the recorded evidence, so runs
+        with identical evidence (trials that made the same calls) share one evaluation.
+        """
+        error = row.get("outcome") == "error" or row.get("calls") is None
+        key = sha256_hex("\x00".join(
+            [judgment, str(error), *(pieces.get(k, "null") for k in EVIDENCE_KEYS)]
+        ).encode("utf-8"))
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        fields = {k: canonical_json(v) for k, v in task_fields(task).items()}
+        if error:
+            result = verdict(None, task.pass_threshold)
+            fields.update({k: canonical_json(v) for k, v in result.items()})
+            found = (fields, "error", None, None)
+        else:
+            evaluation = evaluate_trace(task.contract, trace_from_row(row),
+                                        weights=task.weights, honesty=task.honesty,
+                                        validate_side_effects=False, registry=self.registry)
+            record = evaluation.to_dict()
+            text = canonical_json(record)
+            passed = passes(evaluation, task.pass_threshold)
+            outcome = "passed" if passed else "failed"
+            fields.update({"evaluation": text,
+                           "record_sha256": canonical_json(sha256_hex(text.encode("utf-8"))),
+                           "outcome": canonical_json(outcome),
+                           "passed": canonical_json(passed)})
+            found = (fields, outcome, evaluation.score, dict(evaluation.evidence.counts))
+        _remember(self._memo, key, found)
+        return found
+
+
+JUDGMENT_KEYS = ("task_id", "contract", "weights", "pass_threshold", "honesty")
+"""The row fields a regrade under --gold or --weight takes its judgment from."""
+EVIDENCE_KEYS = ("calls", "final_answer", "trace")
+"""The row fields an evaluation reads: the recorded evidence."""
+MEMO_SIZE = 4096
+Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None]
+
+
+def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
+    """Insert into a bounded cache (oldest entry out), so memory stays flat."""
+    if len(cache) >= MEMO_SIZE:
+        del cache[next(iter(cache))]
+    cache[key] = value
+
+
+def _join(pieces: Mapping[str, str]) -> str:
+    """Canonical JSON of an object from its values' canonical JSON (keys sorted)."""
+    return "{" + ",".join(_key(key) + pieces[key] for key in sorted(pieces)) + "}"
+
+
+@cache
+def _key(key: str) -> str:
+    return canonical_json(key) + ":"
 
 
 _JUDGE: Judge | None = None

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import toolscore
-from toolscore_core.canonical import canonical_sha256
+from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
 from toolscore_core.studies.regrade import RegradeSettings, regrade_file
@@ -49,6 +49,8 @@ def test_regrading_under_the_same_spec_changes_no_evaluation(runs: Path, tmp_pat
         assert new["evaluation"] == old["evaluation"]
         assert new["record_sha256"] == old["record_sha256"]
         assert new["regraded"]["from_sha256"] == canonical_sha256(old)
+    for line in (tmp_path / "out.jsonl").read_text().splitlines():
+        assert canonical_json(json.loads(line)) == line  # rows are written as canonical JSON
 
 
 def test_a_changed_spec_flips_outcomes_and_keeps_the_evidence(runs: Path, tmp_path: Path) -> None:
