@@ -9,6 +9,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.evaluation import Evaluation, Options, call_dict, run_evaluation
 from toolscore_core.models import Contract, ToolCall, Trace
 from toolscore_core.plugins import Registry
+from toolscore_core.redaction import redact, redact_text
 from toolscore_core.studies.spec import Price, Study, Task
 
 KIND = "toolscore.agent_run"
@@ -129,7 +130,9 @@ def build_record(
     """The run record for one finished run; ``error`` set makes it an error record.
 
     ``trace`` carries the final answer the run gave (from the trace or the agent's stdout).
-    An error record keeps whatever trace the run left, but is not evaluated.
+    An error record keeps whatever trace the run left, but is not evaluated. The agent
+    command and the error text (stderr) are redacted; the calls and the final answer are
+    the evidence and are kept as recorded (the evaluation inside is redacted).
     """
     calls = None if trace is None else trace.calls
     final_answer = None if trace is None else trace.final_answer
@@ -151,7 +154,7 @@ def build_record(
         "study_version": study.version,
         "task_id": task.id,
         "trial": trial,
-        "agent": agent,
+        "agent": redact_text(agent),
         "prompt": task.prompt,
         "calls": None if calls is None else [call_dict(c) for c in calls],
         "final_answer": final_answer,
@@ -164,7 +167,7 @@ def build_record(
         "unknown": missing,
         **task_fields(task),
         **verdict(evaluation, task.pass_threshold),
-        "error": None if error is None else dict(error),
+        "error": None if error is None else redact(dict(error)),
     }
     return record
 

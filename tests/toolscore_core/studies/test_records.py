@@ -84,3 +84,13 @@ def test_a_row_gives_back_the_trace_it_recorded() -> None:
                   usage={"input_tokens": 1, "output_tokens": 2}, notes=("n1",))
     record = _record(trace)
     assert trace_from_row(record) == trace
+
+
+def test_credentials_in_the_agent_command_and_stderr_are_redacted() -> None:
+    key = "sk-proj-" + "A" * 40
+    error = {"kind": "exit", "message": "m", "exit_code": 1, "stderr_tail": f"bad key {key}"}
+    task = STUDY.tasks["t"]
+    record = build_record(STUDY, task, 1, agent=f"agent --key {key}", trace=None,
+                          started_at="x", duration=1.0, registry=default_registry(), error=error)
+    assert key not in record["agent"] and key not in record["error"]["stderr_tail"]
+    assert "sk-p…AA" in record["agent"]
