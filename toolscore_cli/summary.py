@@ -87,7 +87,8 @@ def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
               markup=False)
     for problem in data["problems"]:
         console.stderr().print(f"line {problem['line']}: {redact_text(problem['problem'])} "
-                               "(written through unchanged)", markup=False)
+                               "(written through unchanged)", markup=False,
+                               soft_wrap=True)
     if data["written_through"] > len(data["problems"]):
         console.stderr().print(f"… and {data['written_through'] - len(data['problems'])} more",
                                markup=False)
@@ -140,6 +141,10 @@ def summary_command(runs: str, k: int | None, json_path: str | None,
 
     if k is not None and k < 1:
         raise InputError(f"--k must be at least 1, not {k}", place="--k")
-    data = summarize_file(runs).to_dict(k)
+    summary = summarize_file(runs)
+    data = summary.to_dict(k)
+    for line, problem in summary.skipped:
+        console.stderr().print(f"{runs}: line {line}: {problem} (skipped)", markup=False,
+                               soft_wrap=True)
     print_summary(data, err=stdout_taken(json_path, markdown_path))
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)

@@ -69,13 +69,23 @@ def test_summary_json_to_stdout_moves_the_table_to_stderr(runs: Path) -> None:
     assert "Study demo" in result.stderr
 
 
-def test_summary_of_a_bad_file_is_one_line(tmp_path: Path) -> None:
+def test_summary_of_a_file_without_runs_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"kind": "toolscore.agent_run"}\n{oops\n')
+    bad.write_text('{"kind": "other"}\n{oops\n')
     result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(bad)],
                             capture_output=True, text=True)
     assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and "line 2" in result.stderr
+    assert result.stderr.count("\n") == 1 and "line 1" in result.stderr
+
+
+def test_summary_skips_lines_a_regrade_wrote_through(runs: Path, tmp_path: Path) -> None:
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(runs.read_text() + "{oops\n")
+    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(mixed),
+                             "--json", "-"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["skipped_lines"] == 1
+    assert "line 7: not valid JSON" in result.stderr
 
 
 def test_summary_html_escapes_task_ids(runs: Path, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from toolscore_core.redaction import redact_text
 
 COLUMNS = ("Task", "Runs", "Passed", "Errors", "Pass rate", "pass^k", "Mean score",
-           "Evidence pass/fail/unknown", "Latency", "Cost")
+           "Evidence pass/fail/unknown", "Latency", "Cost (total)")
 
 
 def pct(value: float | None) -> str:

@@ -133,6 +133,14 @@ class StudySummary:
 
     tasks: dict[str, TaskStats] = field(factory=dict)
     studies: list[str] = field(factory=list)
+    skipped: list[tuple[int, str]] = field(factory=list)
+    """(line number, problem) of lines that are not run records, the first 200."""
+    skipped_count: int = 0
+
+    def skip(self, line: int, problem: str) -> None:
+        self.skipped_count += 1
+        if len(self.skipped) < 200:
+            self.skipped.append((line, problem))
 
     def add(self, task_id: str, outcome: str, score: float | None,
             evidence: Mapping[str, int] | None, duration: float | None,
@@ -182,7 +190,7 @@ class StudySummary:
         del total["pass_hat_k"]
         return {
             "kind": "toolscore.study_summary", "studies": list(self.studies), "k": k,
-            "runs": self.runs,
+            "runs": self.runs, "skipped_lines": self.skipped_count,
             "tasks": [self._task_dict(stats, k) for stats in self.tasks.values()],
             "total": total,
         }
@@ -257,8 +265,8 @@ class RegradeSummary:
         }
 
 
-def iter_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded row) of a JSON Lines file, blank lines skipped."""
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, decoded row or None, problem) of a JSON Lines file; blank lines skipped."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed by the with below
     except FileNotFoundError:
@@ -268,22 +276,31 @@ def iter_rows(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line)
+                yield number, json.loads(line), None
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise InputError(f"not valid JSON ({exc})", file=str(path),
-                                 place=f"line {number}", fix="repair or remove the line") from None
+                yield number, None, f"not valid JSON ({exc})"
 
 
 def summarize_file(path: str | os.PathLike[str]) -> StudySummary:
-    """Summarize a runs file row by row (memory flat in the number of rows)."""
+    """Summarize a runs file row by row (memory flat in the number of rows).
+
+    Lines that are not run records (a regrade writes them through) are skipped and listed
+    in ``skipped``; a file with no run record at all is an error.
+    """
     from toolscore_core.studies.records import KIND
 
     summary = StudySummary()
-    for number, row in iter_rows(path):
-        if not isinstance(row, dict) or row.get("kind") != KIND:
-            raise InputError(f"not a {KIND} row", file=str(path), place=f"line {number}",
-                             fix="give a file written by toolscore agent run or regrade")
+    for number, row, problem in iter_lines(path):
+        if problem is None and not (isinstance(row, dict) and row.get("kind") == KIND):
+            problem = f"not a {KIND} row"
+        if problem is not None:
+            summary.skip(number, problem)
+            continue
         summary.add_row(row)
+    if not summary.tasks and summary.skipped_count:
+        line, problem = summary.skipped[0]
+        raise InputError(problem, file=str(path), place=f"line {line}",
+                         fix="give a file written by toolscore agent run or regrade")
     return summary
 
 
