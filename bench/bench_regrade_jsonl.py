@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -42,8 +41,11 @@ def make_agent(variant_of: dict[str, int]):  # type: ignore[no-untyped-def]
     def agent(prompt: str) -> object:
         variant = variant_of.setdefault(prompt, 0)
         variant_of[prompt] += 1
-        calls = [ToolCall(tool=f"tool{j % 4}", args={"q": f"value {j}", "n": j + (variant % 3 == 0 and j == 9),
-                                                     "flag": j % 2 == 0, "variant": variant},
+        # every third variant gets its last call's "n" wrong, so some runs fail
+        wrong = variant % 3 == 0
+        calls = [ToolCall(tool=f"tool{j % 4}",
+                          args={"q": f"value {j}", "n": j + 1 if wrong and j == 9 else j,
+                                "flag": j % 2 == 0, "variant": variant},
                           id=f"call_{j}", result={"rows": [j, variant], "text": "ok " * 5},
                           is_error=False, duration=0.01 * (j + 1),
                           timestamp="2026-12-02T10:00:00Z") for j in range(CALLS)]
