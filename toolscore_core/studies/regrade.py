@@ -132,18 +132,21 @@ class Judge:
         """Regrade one line; a line that cannot be regraded is returned unchanged."""
         if not line.strip():
             return RowResult(line=line)
-        try:
-            row = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            return RowResult(line=line, problem=f"not valid JSON ({exc})")
-        if not isinstance(row, dict) or row.get("kind") != KIND:
+        decoded = _decode_row(line)
+        if isinstance(decoded, str):
+            return RowResult(line=line, problem=decoded)
+        row, raw = decoded
+        if row.get("kind") != KIND:
             return RowResult(line=line, problem=f"not a {KIND} row")
         before = row_facts(row)
         try:
             # Each top-level value is serialized once: the pieces give both the original
             # row's canonical JSON (for from_sha256) and, with the new verdict spliced in,
             # the regraded row's canonical JSON.
-            pieces = {key: canonical_json(value) for key, value in row.items()}
+            pieces = {key: canonical_json(value) for key, value in row.items()
+                      if key != "evaluation"}
+            if "evaluation" in row:
+                pieces["evaluation"] = _evaluation_piece(row, raw)
             from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
             judgment = (before[0] if self.study is not None else
                         "\x00".join(pieces.get(k, "null") for k in JUDGMENT_KEYS))
@@ -216,6 +219,75 @@ def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
     if len(cache) >= MEMO_SIZE:
         del cache[next(iter(cache))]
     cache[key] = value
+
+
+_SCAN = json.JSONDecoder().raw_decode
+
+
+def _decode_row(line: bytes) -> tuple[dict[str, Any], str | None] | str:
+    """The row, and the exact text of its ``evaluation`` value when the line shows it.
+
+    A line toolscore wrote is one compact object; it is walked key by key with the C
+    scanner, which yields each value and where it ends. Any other shape is decoded whole.
+    The result is the same as ``json.loads``; a string is the reason the line is not a row.
+    """
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not valid JSON (not UTF-8: {exc.reason})"
+    walked = _walk_object(text.rstrip("\r\n"))
+    if walked is not None:
+        return walked
+    try:
+        row = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON ({exc})"
+    if not isinstance(row, dict):
+        return f"not a {KIND} row"
+    return row, None
+
+
+def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
+    """Decode a compact top-level object; None when the text is not in that shape."""
+    if not text.startswith("{") or not text.endswith("}") or text == "{}":
+        return None
+    row: dict[str, Any] = {}
+    evaluation_text = None
+    index = 1
+    end = len(text) - 1
+    try:
+        while True:
+            if text[index] != '"':
+                return None
+            key, index = _SCAN(text, index)
+            if text[index] != ":" or key in row:
+                return None
+            start = index + 1
+            value, index = _SCAN(text, start)
+            row[key] = value
+            if key == "evaluation":
+                evaluation_text = text[start:index]
+            if index == end:
+                return row, evaluation_text
+            if text[index] != ",":
+                return None
+            index += 1
+    except (json.JSONDecodeError, IndexError):
+        return None
+
+
+def _evaluation_piece(row: Mapping[str, Any], raw: str | None) -> str:
+    """The canonical JSON of the row's evaluation.
+
+    The recorded text is taken as it is when its SHA-256 is the row's ``record_sha256``
+    (the hash of the evaluation's canonical JSON), which proves it canonical; otherwise the
+    value is serialized.
+    """
+    recorded = row.get("record_sha256")
+    if raw is not None and isinstance(recorded, str) and (
+            sha256_hex(raw.encode("utf-8")) == recorded):
+        return raw
+    return canonical_json(row["evaluation"])
 
 
 def _join(pieces: Mapping[str, str]) -> str:

@@ -25,7 +25,7 @@ from toolscore_core.canonical import canonical_json
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
-from toolscore_core.studies.records import KIND, STDERR_TAIL, build_record
+from toolscore_core.studies.records import KIND, STDERR_TAIL, build_record, run_id
 from toolscore_core.studies.spec import McpServer, Study, Task, load_study, parse_study
 from toolscore_core.traces import AUTO, load_trace, parse_trace
 
@@ -220,8 +220,6 @@ class CommandRunner:
         if self.stop.is_set():
             raise Interrupted
         task, trial = planned.task, planned.trial
-        from toolscore_core.studies.records import run_id
-
         run = run_id(self.study.name, task.id, trial)
         folder = tempfile.mkdtemp(prefix="toolscore-run-")
         try:

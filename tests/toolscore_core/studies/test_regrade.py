@@ -4,12 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import toolscore
 from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
-from toolscore_core.studies.regrade import RegradeSettings, regrade_file
+from toolscore_core.studies.regrade import RegradeSettings, _decode_row, regrade_file
 
 SPEC = {"study": "s", "version": "1", "defaults": {"pass_threshold": 0.9}, "tasks": {
     "find": {"prompt": "find x", "expected": [{"tool": "find", "args": {"q": "x"}}]},
@@ -142,3 +144,31 @@ def test_error_rows_stay_errors(tmp_path: Path) -> None:
     rows = _rows(tmp_path / "r.jsonl")
     assert {r["outcome"] for r in rows} == {"error"} and summary.regraded == 2
     assert all(r["error"]["message"] == "ValueError: no" for r in rows)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), json_values, max_size=6), st.booleans())
+def test_rows_decode_exactly_as_json_loads(row: dict, compact: bool) -> None:
+    text = (json.dumps(row, separators=(",", ":"), ensure_ascii=False) if compact
+            else json.dumps(row, indent=1))
+    decoded = _decode_row(text.encode("utf-8") + b"\n")
+    assert not isinstance(decoded, str)
+    assert decoded[0] == json.loads(text)
+
+
+def test_a_tampered_evaluation_is_hashed_as_it_now_is(runs: Path, tmp_path: Path) -> None:
+    row = json.loads(runs.read_text().splitlines()[0])
+    row["evaluation"]["score"] = 0.5  # record_sha256 no longer matches the evaluation
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text(canonical_json(row) + "\n")
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    regrade_file(tampered, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)))
+    [new] = _rows(tmp_path / "out.jsonl")
+    assert new["regraded"]["from_sha256"] == canonical_sha256(row)
+    assert new["evaluation"]["score"] == 1.0
