@@ -8,12 +8,15 @@ which is renamed over it at the end. Memory stays flat in the number of rows.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import deque
 from collections.abc import Iterator, Mapping
 from functools import cache
+from json.encoder import encode_basestring as _encode_str
+from json.scanner import make_scanner
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from attrs import frozen
 
@@ -143,8 +146,7 @@ class Judge:
             # Each top-level value is serialized once: the pieces give both the original
             # row's canonical JSON (for from_sha256) and, with the new verdict spliced in,
             # the regraded row's canonical JSON.
-            pieces = {key: canonical_json(value) for key, value in row.items()
-                      if key != "evaluation"}
+            pieces = {key: _piece(value) for key, value in row.items() if key != "evaluation"}
             if "evaluation" in row:
                 pieces["evaluation"] = _evaluation_piece(row, raw)
             from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
@@ -221,7 +223,8 @@ def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
     cache[key] = value
 
 
-_SCAN = json.JSONDecoder().raw_decode
+_SCAN: Any = make_scanner(cast(Any, json.JSONDecoder()))
+"""The C scanner json.loads uses: ``_SCAN(text, index)`` is ``(value, end)``."""
 
 
 def _decode_row(line: bytes) -> tuple[dict[str, Any], str | None] | str:
@@ -272,8 +275,22 @@ def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
             if text[index] != ",":
                 return None
             index += 1
-    except (json.JSONDecodeError, IndexError):
+    except (StopIteration, json.JSONDecodeError, IndexError, ValueError):
         return None
+
+
+def _piece(value: Any) -> str:
+    """``canonical_json(value)``, without the encoder's setup for the scalars rows hold."""
+    kind = type(value)
+    if kind is str:
+        return _encode_str(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int or (kind is float and math.isfinite(value)):
+        return repr(value)
+    return canonical_json(value)
 
 
 def _evaluation_piece(row: Mapping[str, Any], raw: str | None) -> str:
