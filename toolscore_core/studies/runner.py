@@ -420,14 +420,15 @@ def run_study(
     spec: Study | Mapping[str, Any] | str | os.PathLike[str], agent: AgentCallable, *,
     trials: int = 1, tasks: Iterable[str] | None = None, jobs: int = 1,
     output: str | os.PathLike[str] | None = None, resume: bool = False,
-    registry: Registry | None = None,
+    overwrite: bool = False, registry: Registry | None = None,
 ) -> list[dict[str, Any]]:
     """Run a Python agent over a study's tasks and trials; return the run records.
 
     ``agent(prompt)`` returns a provider response or trace document (any registered
     format), a Trace, a list of ToolCall, or a pair ``(calls, final_answer)``. An agent that
     raises gives an ``outcome: "error"`` record. With ``output``, each record is appended to
-    that JSON Lines file as soon as its run ends (``resume`` skips runs already there).
+    that JSON Lines file as soon as its run ends (``resume`` skips runs already there; an
+    existing file is refused unless ``resume`` or ``overwrite``).
     Records come back in plan order (task by task, trial by trial).
     """
     study = spec if isinstance(spec, Study) else (
@@ -440,7 +441,7 @@ def run_study(
         plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()))
         execute(plan, runner, jobs=jobs, on_record=records.append, stop=stop)
     else:
-        with open_run_log(output, study, resume=resume, overwrite=not resume) as (log, done):
+        with open_run_log(output, study, resume=resume, overwrite=overwrite) as (log, done):
             plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()), done=done)
 
             def keep(record: dict[str, Any]) -> None:

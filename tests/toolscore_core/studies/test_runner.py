@@ -210,3 +210,20 @@ def test_run_study_refuses_what_is_not_a_trace() -> None:
     spec = {"study": "py", "tasks": {"a": {"prompt": "p", "expected": []}}}
     [record] = toolscore.run_study(spec, lambda prompt: 42)
     assert record["outcome"] == "error" and "returned int" in record["error"]["message"]
+
+
+def test_run_study_resumes_and_refuses_to_overwrite_by_default(tmp_path: Path) -> None:
+    spec = {"study": "py", "tasks": {"a": {"prompt": "p", "expected": []}}}
+    out = tmp_path / "runs.jsonl"
+    calls: list[str] = []
+
+    def agent(prompt: str) -> object:
+        calls.append(prompt)
+        return [], "ok"
+
+    toolscore.run_study(spec, agent, trials=2, output=out)
+    with pytest.raises(InputError, match="already exists"):
+        toolscore.run_study(spec, agent, trials=2, output=out)
+    records = toolscore.run_study(spec, agent, trials=3, output=out, resume=True)
+    assert [r["trial"] for r in records] == [3] and len(calls) == 3
+    assert len(out.read_text().splitlines()) == 3
