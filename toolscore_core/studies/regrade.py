@@ -325,10 +325,20 @@ def _init_worker(settings: RegradeSettings) -> None:
     _JUDGE = Judge(settings)
 
 
-def _work(chunk: tuple[int, list[bytes]]) -> list[RowResult]:
+Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None]]]
+
+
+def _pack(results: list[RowResult]) -> Packed:
+    """A chunk's lines as one blob and its facts as plain tuples (cheap to pass between
+    processes)."""
+    return (b"".join(r.line for r in results),
+            [(r.problem, r.before, r.after, r.study) for r in results])
+
+
+def _work(chunk: tuple[int, list[bytes]]) -> Packed:
     assert _JUDGE is not None
     start, lines = chunk
-    return [_JUDGE.regrade(start + i, line) for i, line in enumerate(lines)]
+    return _pack([_JUDGE.regrade(start + i, line) for i, line in enumerate(lines)])
 
 
 def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
@@ -369,7 +379,7 @@ def regrade_file(
         if jobs == 1:
             for chunk in _chunks(src):
                 results = [judge.regrade(chunk[0] + i, line) for i, line in enumerate(chunk[1])]
-                _write(handle, chunk[0], results, summary, progress)
+                _write(handle, chunk[0], _pack(results), summary, progress)
         else:
             import multiprocessing
 
@@ -387,27 +397,28 @@ def regrade_file(
     return summary
 
 
-def _write(handle: Any, start: int, results: list[RowResult], summary: RegradeSummary,
+def _write(handle: Any, start: int, packed: Packed, summary: RegradeSummary,
            progress: Any) -> None:
-    for i, result in enumerate(results):
-        handle.write(result.line)
-        if result.before is None and result.problem is None:
+    blob, facts = packed
+    handle.write(blob)
+    for i, (problem, before, after, study) in enumerate(facts):
+        if before is None and problem is None:
             continue  # a blank line: kept, not a row
         summary.rows += 1
-        if result.study is not None:
-            summary.before.note_study(result.study)
-            summary.after.note_study(result.study)
-        if result.problem is not None:
-            summary.note(start + i, result.problem)
-            if result.before is not None:
-                summary.before.add(*result.before)
-                summary.after.add(*result.before)
+        if study is not None:
+            summary.before.note_study(study)
+            summary.after.note_study(study)
+        if problem is not None:
+            summary.note(start + i, problem)
+            if before is not None:
+                summary.before.add(*before)
+                summary.after.add(*before)
             continue
-        assert result.before is not None and result.after is not None
+        assert before is not None and after is not None
         summary.regraded += 1
-        summary.before.add(*result.before)
-        summary.after.add(*result.after)
-        summary.flip(result.before[0], result.before[1], result.after[1])
+        summary.before.add(*before)
+        summary.after.add(*after)
+        summary.flip(before[0], before[1], after[1])
     if progress is not None:
         progress(summary.rows)
 
