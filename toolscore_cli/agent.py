@@ -75,6 +75,9 @@ def run_command(spec_path: str, agent_command: str, output: str, trials: int, jo
 
     if resume and overwrite:
         raise InputError("--resume and --overwrite cannot be given together", place="--resume")
+    if trials < 1 or jobs < 1:
+        raise InputError(f"--trials and --jobs must be at least 1, not {trials} and {jobs}",
+                         place="--trials/--jobs")
     if timeout is not None and timeout <= 0:
         raise InputError(f"--timeout must be above 0, not {timeout:g}", place="--timeout")
     try:

@@ -131,3 +131,13 @@ def test_regrade_the_runs_under_a_changed_spec(study_dir: Path, capsys: object) 
     printed = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "Flipped: weather, flaky." in printed
     assert "9 rows: 9 regraded, 0 written through unchanged." in printed
+
+
+def test_bad_options_are_refused_before_the_output_is_touched(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    for extra in (["--jobs", "0"], ["--trials", "0"], ["--timeout", "0"], ["--tasks", "nope"]):
+        result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                       _agent(study_dir), "-o", str(out), *extra])
+        assert result.returncode == 2, extra
+        assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+        assert not out.exists()
