@@ -11,7 +11,7 @@ import json
 import math
 import os
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from json.encoder import encode_basestring as _encode_str
 from json.scanner import make_scanner
@@ -40,9 +40,11 @@ from toolscore_core.studies.spec import Study, Task, load_study
 from toolscore_core.studies.summary import RegradeSummary, row_facts
 from toolscore_core.version import toolscore_version
 
-CHUNK = 256
+CHUNK = 64
 """Rows per unit of work sent to a worker."""
 WINDOW_PER_JOB = 4
+TRIM_EVERY = 64
+"""Chunks between two heap trims in the main process."""
 """Chunks in flight per worker: enough to keep them busy, few enough to keep memory flat."""
 
 Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
@@ -386,15 +388,39 @@ def regrade_file(
             context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
             with context.Pool(jobs, initializer=_init_worker, initargs=(settings,)) as pool:
                 window: deque[tuple[int, Any]] = deque()
-                for chunk in _chunks(src):
+                trim = _heap_trimmer()
+                for count, chunk in enumerate(_chunks(src), start=1):
                     window.append((chunk[0], pool.apply_async(_work, (chunk,))))
                     if len(window) >= jobs * WINDOW_PER_JOB:
                         start, pending = window.popleft()
                         _write(handle, start, pending.get(), summary, progress)
+                    if count % TRIM_EVERY == 0:
+                        trim()
                 while window:
                     start, pending = window.popleft()
                     _write(handle, start, pending.get(), summary, progress)
     return summary
+
+
+def _heap_trimmer() -> Callable[[], None]:
+    """Give freed heap pages back to the OS (glibc's ``malloc_trim``), or do nothing.
+
+    The main process passes a stream of ~100 KiB-1 MiB buffers to and from the workers;
+    glibc serves them from the heap, whose free pages it otherwise keeps, so the resident
+    size would creep up with the number of rows instead of staying flat.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        malloc_trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return lambda: None
+
+    def trim() -> None:
+        malloc_trim(0)
+
+    return trim
 
 
 def _write(handle: Any, start: int, packed: Packed, summary: RegradeSummary,
