@@ -87,6 +87,7 @@ def run_command(spec_path: str, agent_command: str, output: str, trials: int, jo
     study = load_study(spec_path)
     study.select(_task_ids(task_ids))
     registry = default_registry()
+    study.check_weights(registry.metrics)
     stop = threading.Event()
     runner = CommandRunner(study, command, agent=agent_command, timeout=timeout,
                            registry=registry, stop=stop)

@@ -89,6 +89,7 @@ class Judge:
         stamp: dict[str, Any] = {}
         if settings.spec is not None:
             self.study = load_study(settings.spec)
+            self.study.check_weights(self.registry.metrics)
             stamp["spec_sha256"] = self.study.sha256
         if settings.gold is not None:
             data = read_bytes(settings.gold, what="gold file")

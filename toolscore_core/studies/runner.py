@@ -434,6 +434,7 @@ def run_study(
     study = spec if isinstance(spec, Study) else (
         parse_study(spec) if isinstance(spec, Mapping) else load_study(spec))
     registry = registry or default_registry()
+    study.check_weights(registry.metrics)
     stop = threading.Event()
     runner = CallableRunner(study, agent, registry=registry, stop=stop)
     records: list[dict[str, Any]] = []

@@ -84,6 +84,18 @@ class Study:
     """SHA-256 of the spec file's bytes (None for a spec built in memory)."""
     path: str | None = None
 
+    def check_weights(self, metrics: Mapping[str, Any]) -> None:
+        """Refuse weights that name no weightable metric of the loaded plugins."""
+        from toolscore_core.scoring import resolve_weights
+
+        for task in self.tasks.values():
+            try:
+                resolve_weights(metrics, task.weights)
+            except InputError as exc:
+                raise InputError(f"task {task.id!r}: {exc.problem}", file=self.path,
+                                 place=f"$.tasks.{task.id}.weights (or $.defaults.weights)",
+                                 fix=exc.fix) from None
+
     def select(self, task_ids: tuple[str, ...] | list[str] | None) -> list[Task]:
         """The tasks to run: all, or the ones named (an unknown id is an error)."""
         if not task_ids:

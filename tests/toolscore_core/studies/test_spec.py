@@ -85,3 +85,14 @@ def test_select_refuses_an_unknown_task() -> None:
     assert [t.id for t in study.select(None)] == ["t1"]
     with pytest.raises(InputError, match="no task 'zz'"):
         study.select(["zz"])
+
+
+def test_weights_naming_no_metric_are_refused_with_the_task() -> None:
+    from toolscore_core.plugins import default_registry
+
+    study = parse_study({"study": "s", "defaults": {"weights": {"argument_f1": 1}}, "tasks": {
+        "t1": {"prompt": "p", "expected": [], "weights": {"argument_f2": 1}}}}, file="s.yaml")
+    with pytest.raises(InputError) as info:
+        study.check_weights(default_registry().metrics)
+    assert "task 't1': unknown weight 'argument_f2'" in info.value.one_line()
+    assert "$.tasks.t1.weights" in info.value.one_line()
