@@ -2,6 +2,7 @@
 
     python bench/bench_regrade_jsonl.py                 # the whole benchmark
     python bench/bench_regrade_jsonl.py --quick         # smaller sizes, for a smoke run
+    python bench/bench_regrade_jsonl.py --throughput-only
 
 Prints (1) rows/s regrading 100,000 rows with --jobs 2, where trials repeat their evidence
 (100 distinct call sequences, as a deterministic agent produces); (2) rows/s when every
@@ -116,6 +117,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--throughput-only", action="store_true",
+                        help="Skip the memory part (which regrades 1,000,000 rows).")
     parser.add_argument("--child", nargs=4, metavar=("SRC", "OUT", "JOBS", "SPEC"))
     args = parser.parse_args()
     if args.child:
@@ -151,6 +154,9 @@ def main() -> None:
     print(f"[2] regrade {result['rows']:,} rows, every row's calls distinct, jobs="
           f"{args.jobs}: {result['seconds']:.1f}s = {rate:,.0f} rows/s", flush=True)
 
+    if args.throughput_only:
+        source.unlink(missing_ok=True)
+        return
     peaks = {}
     for rows in (small, big):
         print(f"memory: generating {rows:,} rows ...", flush=True)
