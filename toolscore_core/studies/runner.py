@@ -38,6 +38,7 @@ ENV_STUDY = "TOOLSCORE_STUDY"
 ENV_MCP_COMMAND = "TOOLSCORE_MCP_SERVER_COMMAND"
 ENV_MCP_ENV = "TOOLSCORE_MCP_SERVER_ENV"
 MCP_FORMAT = "mcp"
+SESSION_FILE = "session.jsonl"
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL for a run that timed out or was interrupted."""
 
@@ -224,7 +225,7 @@ class CommandRunner:
         folder = tempfile.mkdtemp(prefix="toolscore-run-")
         try:
             trace_path = os.path.join(folder, "trace.json")
-            session_path = (os.path.join(folder, "session.jsonl")
+            session_path = (os.path.join(folder, SESSION_FILE)
                             if task.mcp_server is not None else None)
             env = agent_environment(task, trial, run, self.study, trace_path, session_path)
             started_at = now_iso()
@@ -324,10 +325,13 @@ def _command_error(code: int | None, stderr: bytes, timed_out: bool, timeout: fl
     if trace_problem is not None:
         return {"kind": "trace", "message": f"the agent's trace could not be read: "
                 f"{trace_problem}", "exit_code": code, "stderr_tail": tail}
+    if trace is None and os.path.basename(trace_path) == SESSION_FILE:
+        return {"kind": "trace", "message": "no MCP session was recorded (the agent did not "
+                f"start the server with ${ENV_MCP_COMMAND})", "exit_code": code,
+                "stderr_tail": tail}
     if trace is None:
         return {"kind": "trace", "message": f"the agent wrote no trace (expected at "
-                f"${ENV_TRACE}, {os.path.basename(trace_path)})", "exit_code": code,
-                "stderr_tail": tail}
+                f"${ENV_TRACE})", "exit_code": code, "stderr_tail": tail}
     return None
 
 

@@ -227,3 +227,16 @@ def test_run_study_resumes_and_refuses_to_overwrite_by_default(tmp_path: Path) -
     records = toolscore.run_study(spec, agent, trials=3, output=out, resume=True)
     assert [r["trial"] for r in records] == [3] and len(calls) == 3
     assert len(out.read_text().splitlines()) == 3
+
+
+def test_an_mcp_task_whose_agent_never_starts_the_server_is_an_error(tmp_path: Path) -> None:
+    study = parse_study({"study": "s", "tasks": {"t": {
+        "prompt": "p", "expected": [], "mcp_server": {"command": ["python", "server.py"]}}}})
+    code = ("import json, os, sys; sys.stdin.read(); "
+            "print(json.loads(os.environ['TOOLSCORE_MCP_SERVER_COMMAND'])[3:5])")
+    runner = CommandRunner(study, [sys.executable, "-c", code], agent="a", timeout=10,
+                           registry=default_registry(), stop=threading.Event())
+    record = runner(Planned(study.tasks["t"], 1))
+    assert record["outcome"] == "error" and record["error"]["kind"] == "trace"
+    assert "TOOLSCORE_MCP_SERVER_COMMAND" in record["error"]["message"]
+    assert record["final_answer"] is None
