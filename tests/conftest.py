@@ -1,9 +1,10 @@
-"""Shared fixtures: example files, a CLI runner that behaves like the installed command."""
+"""Shared fixtures: example files, a CLI runner like the installed command, the test agent."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+AGENTS = Path(__file__).parent / "agents"
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
@@ -33,3 +35,16 @@ def write_json(path: Path, value: Any) -> Path:
 @pytest.fixture
 def examples() -> Path:
     return EXAMPLES
+
+
+@pytest.fixture
+def study_dir(tmp_path: Path) -> Path:
+    """A folder holding the test agent and its study spec (study.yaml)."""
+    for name in ("plan_agent.py", "study.yaml"):
+        shutil.copy(AGENTS / name, tmp_path / name)
+    return tmp_path
+
+
+@pytest.fixture
+def agent_command() -> list[str]:
+    return [sys.executable, str(AGENTS / "plan_agent.py")]

@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "regrade": "toolscore_cli.regrade:regrade_command",
     "verify": "toolscore_cli.verify:verify_command",
     "mcp": "toolscore_cli.mcp:mcp_group",
+    "agent": "toolscore_cli.agent:agent_group",
+    "summary": "toolscore_cli.summary:summary_command",
 }
 
 
@@ -50,6 +52,8 @@ _SHORT_HELP: dict[str, str] = {
     "regrade": "Re-score receipts or traces under a new contract or weights.",
     "verify": "Check that receipts and the inputs they bind are unchanged.",
     "mcp": "Record an MCP session through a proxy, planting faults and prompt injections.",
+    "agent": "Run an agent over a study's tasks and trials (agent run), one JSON line per run.",
+    "summary": "Summarize a runs file: pass rate, pass^k, score, evidence, time and cost.",
 }
 
 

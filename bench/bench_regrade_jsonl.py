@@ -1,0 +1,179 @@
+"""Benchmark: regrading agent-run JSONL (rows of 10 calls each).
+
+    python bench/bench_regrade_jsonl.py                 # the whole benchmark
+    python bench/bench_regrade_jsonl.py --quick         # smaller sizes, for a smoke run
+    python bench/bench_regrade_jsonl.py --throughput-only
+
+Prints (1) rows/s regrading 100,000 rows with --jobs 2, where trials repeat their evidence
+(100 distinct call sequences, as a deterministic agent produces); (2) rows/s when every
+row's calls differ (no two rows share an evaluation); (3) peak RSS regrading 10,000 vs
+1,000,000 rows, each in a fresh process, and the ratio (main process and workers).
+Data goes to bench/data/ (git-ignored) and is deleted as soon as it has been used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+TASKS = 5
+CALLS = 10
+TRIAL_SENTINEL = 987654321
+
+
+def spec(threshold: float = 0.8) -> dict:
+    return {"study": "bench", "version": "1", "defaults": {"pass_threshold": threshold},
+            "tasks": {f"task{i}": {"prompt": f"Do task {i}", "expected": [
+                {"tool": f"tool{j % 4}", "args": {"q": f"value {j}", "n": j,
+                                                   "flag": {"$type": "bool"}}}
+                for j in range(CALLS)]} for i in range(TASKS)}}
+
+
+def make_agent(variant_of: dict[str, int]):  # type: ignore[no-untyped-def]
+    from toolscore_core.models import ToolCall
+
+    def agent(prompt: str) -> object:
+        variant = variant_of.setdefault(prompt, 0)
+        variant_of[prompt] += 1
+        # every third variant gets its last call's "n" wrong, so some runs fail
+        wrong = variant % 3 == 0
+        calls = [ToolCall(tool=f"tool{j % 4}",
+                          args={"q": f"value {j}", "n": j + 1 if wrong and j == 9 else j,
+                                "flag": j % 2 == 0, "variant": variant},
+                          id=f"call_{j}", result={"rows": [j, variant], "text": "ok " * 5},
+                          is_error=False, duration=0.01 * (j + 1),
+                          timestamp="2026-12-02T10:00:00Z") for j in range(CALLS)]
+        return calls, f"Done with {prompt.lower()} (variant {variant})."
+
+    return agent
+
+
+def templates(variants: int) -> list[str]:
+    """Genuine run records (run_study) with a sentinel trial, as canonical JSON lines."""
+    from toolscore_core.canonical import canonical_json
+    from toolscore_core.studies.runner import run_study
+
+    records = run_study(spec(), make_agent({}), trials=variants)
+    lines = []
+    for record in records:
+        record = dict(record, trial=TRIAL_SENTINEL,
+                      run_id=f"bench:{record['task_id']}:{TRIAL_SENTINEL}")
+        lines.append(canonical_json(record))
+    return lines
+
+
+def generate(path: Path, rows: int, lines: list[str]) -> None:
+    """``rows`` rows cycling over ``lines``, each with its own trial and run id."""
+    DATA.mkdir(exist_ok=True)
+    sentinel = str(TRIAL_SENTINEL)
+    with open(path, "w", encoding="utf-8") as handle:
+        for i in range(rows):
+            handle.write(lines[i % len(lines)].replace(sentinel, str(i + 1)) + "\n")
+
+
+def child(source: str, output: str, jobs: int, spec_path: str) -> None:
+    from toolscore_core.studies.regrade import RegradeSettings, regrade_file
+
+    began = time.perf_counter()
+    summary = regrade_file(source, output, RegradeSettings(spec=spec_path), jobs=jobs)
+    seconds = time.perf_counter() - began
+    print(json.dumps({
+        "rows": summary.rows, "regraded": summary.regraded, "seconds": seconds,
+        "main_peak_kib": vm_hwm_kib(),
+        "worker_peak_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    }))
+
+
+def vm_hwm_kib() -> int:
+    """This process's peak RSS since exec (VmHWM).
+
+    ru_maxrss of RUSAGE_SELF is not used here: Linux carries it over exec from the forking
+    parent, so it would report the benchmark driver's size instead of the regrade's.
+    """
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def measure(source: Path, jobs: int, spec_path: Path) -> dict:
+    output = source.with_suffix(".out.jsonl")
+    done = subprocess.run([sys.executable, __file__, "--child", str(source), str(output),
+                           str(jobs), str(spec_path)], capture_output=True, text=True,
+                          check=True)
+    output.unlink(missing_ok=True)
+    return json.loads(done.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--throughput-only", action="store_true",
+                        help="Skip the memory part (which regrades 1,000,000 rows).")
+    parser.add_argument("--child", nargs=4, metavar=("SRC", "OUT", "JOBS", "SPEC"))
+    args = parser.parse_args()
+    if args.child:
+        source, output, jobs, spec_path = args.child
+        child(source, output, int(jobs), spec_path)
+        return
+    import yaml
+
+    throughput_rows, distinct_rows, small, big = (
+        (5_000, 1_000, 2_000, 50_000) if args.quick else (100_000, 20_000, 10_000, 1_000_000))
+    DATA.mkdir(exist_ok=True)
+    spec_path = DATA / "study-v2.yaml"
+    spec_path.write_text(yaml.safe_dump(spec(threshold=0.95), sort_keys=False))
+
+    print(f"generating rows ({TASKS} tasks, {CALLS} calls per row) ...", flush=True)
+    repeated = templates(variants=20)  # 100 distinct evidence sets
+    source = DATA / "runs.jsonl"
+    generate(source, throughput_rows, repeated)
+    size = source.stat().st_size
+    print(f"  {throughput_rows:,} rows, {size / throughput_rows / 1024:.1f} KiB per row",
+          flush=True)
+    result = measure(source, args.jobs, spec_path)
+    rate = result["rows"] / result["seconds"]
+    print(f"[1] regrade {result['rows']:,} rows (100 distinct evidence sets), jobs="
+          f"{args.jobs}: {result['seconds']:.1f}s = {rate:,.0f} rows/s (target >= 10,000)",
+          flush=True)
+
+    distinct = templates(variants=distinct_rows // TASKS)  # every row its own calls
+    generate(source, distinct_rows, distinct)
+    del distinct
+    result = measure(source, args.jobs, spec_path)
+    rate = result["rows"] / result["seconds"]
+    print(f"[2] regrade {result['rows']:,} rows, every row's calls distinct, jobs="
+          f"{args.jobs}: {result['seconds']:.1f}s = {rate:,.0f} rows/s", flush=True)
+
+    if args.throughput_only:
+        source.unlink(missing_ok=True)
+        return
+    peaks = {}
+    for rows in (small, big):
+        print(f"memory: generating {rows:,} rows ...", flush=True)
+        generate(source, rows, repeated)
+        began = time.perf_counter()
+        result = measure(source, args.jobs, spec_path)
+        peaks[rows] = result
+        print(f"  {rows:,} rows regraded in {time.perf_counter() - began:.1f}s "
+              f"({result['rows'] / result['seconds']:,.0f} rows/s): main peak "
+              f"{result['main_peak_kib'] / 1024:.1f} MiB, worker peak "
+              f"{result['worker_peak_kib'] / 1024:.1f} MiB", flush=True)
+    source.unlink(missing_ok=True)
+    for key, name in (("main_peak_kib", "main process"), ("worker_peak_kib", "each worker")):
+        ratio = peaks[big][key] / peaks[small][key]
+        print(f"[3] peak RSS {name}: {big:,} rows / {small:,} rows = {ratio:.3f}x "
+              "(target <= 1.2x)")
+
+
+if __name__ == "__main__":
+    main()

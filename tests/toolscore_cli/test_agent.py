@@ -1,0 +1,143 @@
+"""``toolscore agent run`` end to end: a real agent command, parallel trials, Ctrl-C, resume,
+then a regrade of its JSONL under a changed spec."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from toolscore_cli.study_regrade import regrade_jsonl
+from toolscore_core.canonical import canonical_sha256
+
+TOOLSCORE = [sys.executable, "-m", "toolscore_cli"]
+
+
+def _agent(study_dir: Path) -> str:
+    return f"{sys.executable} {study_dir / 'plan_agent.py'}"
+
+
+def _run(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*TOOLSCORE, *args], capture_output=True, text=True, timeout=120,
+                          **kw)  # type: ignore[call-overload]
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_agent_run_records_every_trial_in_parallel(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                   _agent(study_dir), "-o", str(out), "--trials", "3", "--jobs", "2",
+                   "--timeout", "20", "--json", str(study_dir / "summary.json")])
+    assert result.returncode == 0, result.stderr
+    rows = _rows(out)
+    assert sorted((r["task_id"], r["trial"]) for r in rows) == sorted(
+        (t, n) for t in ("weather", "book", "flaky") for n in (1, 2, 3))
+    outcomes = {(r["task_id"], r["trial"]): r["outcome"] for r in rows}
+    assert outcomes[("flaky", 2)] == "failed"
+    assert sum(o == "passed" for o in outcomes.values()) == 8
+    summary = json.loads((study_dir / "summary.json").read_text())
+    flaky = next(t for t in summary["tasks"] if t["task_id"] == "flaky")
+    assert flaky["pass_rate"] == round(2 / 3, 12) and flaky["pass_k"] == 0.0
+    assert flaky["pass_hat_k"]["1"] == 2 / 3
+    assert "Study plan-agent" in result.stdout and "88.9%" in result.stdout
+
+
+def test_timeouts_and_crashes_are_recorded_not_dropped(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    env = {**os.environ, "PLAN_AGENT_MODE": "hang"}
+    result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                   _agent(study_dir), "-o", str(out), "--tasks", "weather,book", "--jobs", "2",
+                   "--timeout", "1", "--no-progress"], env=env)
+    assert result.returncode == 0, result.stderr
+    rows = _rows(out)
+    assert [r["outcome"] for r in rows] == ["error", "error"]
+    assert {r["error"]["kind"] for r in rows} == {"timeout"}
+
+
+def test_interrupt_midway_then_resume(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    args = ["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+            _agent(study_dir), "-o", str(out), "--trials", "3", "--jobs", "2", "--no-progress"]
+    env = {**os.environ, "PLAN_AGENT_DELAY": "0.6"}
+    process = subprocess.Popen([*TOOLSCORE, *args], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if out.exists() and len(out.read_bytes().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "--resume" in stderr
+    kept = out.read_bytes()
+    first = [json.loads(line) for line in kept.splitlines()]
+    assert 2 <= len(first) < 9
+    result = _run([*args, "--resume"], env=env)
+    assert result.returncode == 0, result.stderr
+    assert f"resuming: {len(first)} runs already" in result.stderr
+    assert out.read_bytes().startswith(kept)  # finished runs untouched
+    rows = _rows(out)
+    assert sorted((r["task_id"], r["trial"]) for r in rows) == sorted(
+        (t, n) for t in ("weather", "book", "flaky") for n in (1, 2, 3))
+
+
+def test_an_existing_output_needs_resume_or_overwrite(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    out.write_text("{}\n")
+    result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                   _agent(study_dir), "-o", str(out)])
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and "--resume" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_regrade_the_runs_under_a_changed_spec(study_dir: Path, capsys: object) -> None:
+    out = study_dir / "runs.jsonl"
+    result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                   _agent(study_dir), "-o", str(out), "--trials", "3", "--jobs", "2",
+                   "--no-progress"])
+    assert result.returncode == 0, result.stderr
+    spec = (study_dir / "study.yaml").read_text()
+    # v2: the weather task now wants Fahrenheit; the flaky task wants the wrong tool.
+    v2 = spec.replace("unit: {$oneof: [celsius, metric]}", "unit: fahrenheit").replace(
+        "- tool: lookup\n        args: {id: {$type: int}}", "- tool: wrong_tool")
+    assert v2 != spec
+    (study_dir / "study-v2.yaml").write_text(v2)
+    regraded = study_dir / "runs.v2.jsonl"
+    code = regrade_jsonl(str(out), output=str(regraded), spec=str(study_dir / "study-v2.yaml"),
+                         gold=None, weights=None, jobs=2)
+    assert code == 0
+    old_lines = out.read_bytes().splitlines()
+    new_rows = _rows(regraded)
+    assert len(new_rows) == len(old_lines)
+    for line, new in zip(old_lines, new_rows, strict=True):
+        old = json.loads(line)
+        assert new["regraded"]["from_sha256"] == canonical_sha256(old)
+        # the evidence is byte-identical: calls with results, and the final answer
+        assert json.dumps(new["calls"], sort_keys=True).encode() == json.dumps(
+            old["calls"], sort_keys=True).encode()
+        assert new["final_answer"] == old["final_answer"]
+        expected = {"weather": "failed", "book": "passed", "flaky": (
+            "passed" if old["outcome"] == "failed" else "failed")}[old["task_id"]]
+        assert new["outcome"] == expected, (old["task_id"], old["trial"])
+    printed = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "Flipped: weather, flaky." in printed
+    assert "9 rows: 9 regraded, 0 written through unchanged." in printed
+
+
+def test_bad_options_are_refused_before_the_output_is_touched(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    for extra in (["--jobs", "0"], ["--trials", "0"], ["--timeout", "0"], ["--tasks", "nope"]):
+        result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                       _agent(study_dir), "-o", str(out), *extra])
+        assert result.returncode == 2, extra
+        assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
+        assert not out.exists()

@@ -1,0 +1,136 @@
+"""``toolscore summary``: console, JSON, Markdown and a self-contained HTML page."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import toolscore
+from toolscore_cli.app import cli
+from toolscore_core.models import ToolCall
+
+SPEC = {"study": "demo", "defaults": {"pass_threshold": 0.9}, "tasks": {
+    "ok": {"prompt": "say ok", "expected": [{"tool": "say", "args": {"w": "ok"}}]},
+    "half": {"prompt": "say half", "expected": [{"tool": "say", "args": {"w": "half"}}]},
+    "<b>x</b>": {"prompt": "nothing", "expected": [{"tool": "say"}]},
+}}
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    counter = iter(range(1000))
+
+    def agent(prompt: str) -> object:
+        n = next(counter)
+        word = prompt.split()[-1]
+        if prompt == "nothing":
+            return [], None
+        if word == "half" and n % 2:
+            word = "nope"
+        return [ToolCall(tool="say", args={"w": word}, result="said", is_error=False,
+                         duration=0.5)], f"I said {word}"
+
+    out = tmp_path / "runs.jsonl"
+    toolscore.run_study(SPEC, agent, trials=2, output=out)
+    return out
+
+
+def test_summary_console_json_markdown(runs: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["summary", str(runs), "--json", str(tmp_path / "s.json"),
+                                      "--markdown", str(tmp_path / "s.md")])
+    assert result.exit_code == 0, result.output
+    assert "Study demo" in result.output and "pass^2" in result.output
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["k"] == 2 and data["runs"] == 6
+    by_id = {t["task_id"]: t for t in data["tasks"]}
+    assert by_id["ok"]["pass_rate"] == 1.0 and by_id["ok"]["pass_k"] == 1.0
+    assert by_id["half"]["passed"] == 1 and by_id["half"]["pass_k"] == 0.0
+    assert by_id["<b>x</b>"]["passed"] == 0 and by_id["<b>x</b>"]["pass_rate"] == 0.0
+    assert by_id["ok"]["duration"]["status"] == "measured"
+    assert by_id["ok"]["cost"] == {"status": "unknown", "total": None, "mean": None,
+                                   "measured_runs": 0, "runs": 2}
+    markdown = (tmp_path / "s.md").read_text()
+    assert "| half | 2 | 1 | 0 | 50.0% | 0.000 |" in markdown
+    assert "unknown" in markdown
+
+
+def test_summary_json_to_stdout_moves_the_table_to_stderr(runs: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(runs),
+                             "--json", "-", "--k", "1"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["k"] == 1
+    assert "Study demo" in result.stderr
+
+
+def test_summary_of_a_file_without_runs_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"kind": "other"}\n{oops\n')
+    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(bad)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "line 1" in result.stderr
+
+
+def test_summary_skips_lines_a_regrade_wrote_through(runs: Path, tmp_path: Path) -> None:
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(runs.read_text() + "{oops\n")
+    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(mixed),
+                             "--json", "-"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["skipped_lines"] == 1
+    assert "line 7: not valid JSON" in result.stderr
+
+
+def test_summary_html_escapes_task_ids(runs: Path, tmp_path: Path) -> None:
+    page = tmp_path / "s.html"
+    result = CliRunner().invoke(cli, ["summary", str(runs), "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    assert html.count('class="bar"') == 3
+    assert "<script" not in html and "http://" not in html.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def _chromium() -> str | None:
+    found = shutil.which("chromium") or (
+        "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing (CI is set): apt-get install -y chromium")
+        pytest.skip("chromium is not installed")
+    return found
+
+
+@pytest.mark.chromium
+def test_summary_html_renders_in_headless_chromium(runs: Path, tmp_path: Path) -> None:
+    chromium = _chromium()
+    page = tmp_path / "summary.html"
+    CliRunner().invoke(cli, ["summary", str(runs), "--html", str(page)])
+    flags = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}"]
+    dom = subprocess.run([*flags, "--dump-dom", page.as_uri()], capture_output=True,
+                         text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr
+    bars = [line for line in dom.stdout.split("<rect") if 'class="bar"' in line]
+    assert len(bars) == 3
+    widths = {b.split('data-task="')[1].split('"')[0]: float(b.split('width="')[1].split('"')[0])
+              for b in bars}
+    assert widths["ok"] > widths["half"] > 0 and widths["&lt;b&gt;x&lt;/b&gt;"] == 0
+    shot = tmp_path / "summary.png"
+    done = subprocess.run([*flags, f"--screenshot={shot}", "--window-size=1280,900",
+                           page.as_uri()], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    data = shot.read_bytes()
+    assert data.startswith(b"\x89PNG") and len(data) > 10_000
+    keep = os.environ.get("TOOLSCORE_KEEP_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import toolscore
+from toolscore_core.canonical import canonical_json, canonical_sha256
+from toolscore_core.errors import InputError
+from toolscore_core.models import ToolCall
+from toolscore_core.studies.regrade import RegradeSettings, _decode_row, regrade_file
+
+SPEC = {"study": "s", "version": "1", "defaults": {"pass_threshold": 0.9}, "tasks": {
+    "find": {"prompt": "find x", "expected": [{"tool": "find", "args": {"q": "x"}}]},
+    "add": {"prompt": "add 1 and 2", "expected": [{"tool": "add", "args": {"a": 1, "b": 2}}]},
+}}
+
+
+def _agent(prompt: str) -> object:
+    if prompt.startswith("find"):
+        return [ToolCall(tool="find", args={"q": "x"}, result="x=1", is_error=False)], "x is 1"
+    return [ToolCall(tool="add", args={"a": 1, "b": 3}, result=4, is_error=False)], "4"
+
+
+def _write_yaml(path: Path, doc: dict) -> Path:
+    import yaml
+
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    out = tmp_path / "runs.jsonl"
+    toolscore.run_study(SPEC, _agent, trials=3, output=out)
+    return out
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_regrading_under_the_same_spec_changes_no_evaluation(runs: Path, tmp_path: Path) -> None:
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    summary = regrade_file(runs, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)))
+    assert summary.regraded == 6 and summary.written_through == 0 and not summary.flips
+    for old, new in zip(_rows(runs), _rows(tmp_path / "out.jsonl"), strict=True):
+        assert new["evaluation"] == old["evaluation"]
+        assert new["record_sha256"] == old["record_sha256"]
+        assert new["regraded"]["from_sha256"] == canonical_sha256(old)
+    for line in (tmp_path / "out.jsonl").read_text().splitlines():
+        assert canonical_json(json.loads(line)) == line  # rows are written as canonical JSON
+
+
+def test_a_changed_spec_flips_outcomes_and_keeps_the_evidence(runs: Path, tmp_path: Path) -> None:
+    v2 = json.loads(json.dumps(SPEC))
+    v2["tasks"]["add"]["expected"] = [{"tool": "add", "args": {"a": 1, "b": {"$type": "int"}}}]
+    v2["tasks"]["find"]["pass_threshold"] = 1.0
+    v2["tasks"]["find"]["expected"] = [{"tool": "find", "args": {"q": "y"}}]
+    spec = _write_yaml(tmp_path / "v2.yaml", v2)
+    out = tmp_path / "out.jsonl"
+    summary = regrade_file(runs, out, RegradeSettings(spec=str(spec)))
+    data = summary.to_dict()
+    assert sorted(data["flipped_tasks"]) == ["add", "find"]
+    before = {r["run_id"]: r for r in _rows(runs)}
+    for row in _rows(out):
+        old = before[row["run_id"]]
+        for key in ("calls", "final_answer", "prompt", "trace", "started_at", "duration"):
+            assert row[key] == old[key]
+        assert row["outcome"] == ("passed" if row["task_id"] == "add" else "failed")
+        wanted = v2["tasks"][row["task_id"]]["expected"][0]["args"]
+        assert row["contract"]["expected"][0]["args"] == wanted
+        assert row["regraded"]["spec_sha256"] and row["regraded"]["toolscore_version"]
+
+
+def test_unknown_tasks_and_bad_lines_are_written_through(runs: Path, tmp_path: Path) -> None:
+    lines = runs.read_bytes().splitlines(keepends=True)
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(lines[0] + b"{not json\n" + lines[1] + b"\n" + lines[3])
+    only_find = {**SPEC, "tasks": {"find": SPEC["tasks"]["find"]}}
+    spec = _write_yaml(tmp_path / "find.yaml", only_find)
+    out = tmp_path / "out.jsonl"
+    summary = regrade_file(mixed, out, RegradeSettings(spec=str(spec)))
+    assert summary.rows == 4 and summary.regraded == 2 and summary.written_through == 2
+    assert summary.problems[0][0] == 2 and "not valid JSON" in summary.problems[0][1]
+    assert summary.problems[1] == (5, "task 'add' is not in the new spec")
+    written = out.read_bytes().splitlines(keepends=True)
+    assert written[1] == b"{not json\n" and written[3] == b"\n" and written[4] == lines[3]
+
+
+def test_gold_for_every_row_and_weights_alone(runs: Path, tmp_path: Path) -> None:
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"tool": "add"}]))
+    out = tmp_path / "gold.jsonl"
+    regrade_file(runs, out, RegradeSettings(gold=str(gold)))
+    rows = _rows(out)
+    assert {r["outcome"] for r in rows if r["task_id"] == "add"} == {"passed"}
+    assert {r["outcome"] for r in rows if r["task_id"] == "find"} == {"failed"}
+    assert rows[0]["regraded"]["gold_sha256"] and "spec_sha256" not in rows[0]["regraded"]
+    out2 = tmp_path / "weights.jsonl"
+    regrade_file(runs, out2, RegradeSettings(weights={"argument_f1": 0.0}))
+    rows = _rows(out2)
+    assert {r["outcome"] for r in rows if r["task_id"] == "add"} == {"passed"}
+    assert rows[0]["evaluation"]["weights"]["argument_f1"] == 0.0
+    assert rows[0]["regraded"]["weights"] == {"argument_f1": 0.0}
+
+
+def test_parallel_regrade_keeps_the_input_order(runs: Path, tmp_path: Path) -> None:
+    big = tmp_path / "big.jsonl"
+    lines = runs.read_bytes().splitlines(keepends=True)
+    with open(big, "wb") as handle:
+        for i in range(200):
+            handle.write(lines[i % len(lines)])
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    settings = RegradeSettings(spec=str(spec), weights={"sequence_accuracy": 0.5})
+    regrade_file(big, tmp_path / "one.jsonl", settings, jobs=1)
+    summary = regrade_file(big, tmp_path / "two.jsonl", settings, jobs=2)
+    assert summary.regraded == 200
+    assert (tmp_path / "one.jsonl").read_bytes() == (tmp_path / "two.jsonl").read_bytes()
+
+
+def test_refusals(runs: Path, tmp_path: Path) -> None:
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    with pytest.raises(InputError, match="the output is the input"):
+        regrade_file(runs, runs, RegradeSettings(spec=str(spec)))
+    with pytest.raises(InputError, match="--spec, --gold or --weight"):
+        regrade_file(runs, tmp_path / "o.jsonl", RegradeSettings())
+    with pytest.raises(InputError, match="unknown weight"):
+        regrade_file(runs, tmp_path / "o.jsonl", RegradeSettings(weights={"nope": 1.0}))
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_error_rows_stay_errors(tmp_path: Path) -> None:
+    def broken(prompt: str) -> object:
+        raise ValueError("no")
+
+    out = tmp_path / "runs.jsonl"
+    toolscore.run_study(SPEC, broken, output=out)
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    summary = regrade_file(out, tmp_path / "r.jsonl", RegradeSettings(spec=str(spec)))
+    rows = _rows(tmp_path / "r.jsonl")
+    assert {r["outcome"] for r in rows} == {"error"} and summary.regraded == 2
+    assert all(r["error"]["message"] == "ValueError: no" for r in rows)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), json_values, max_size=6), st.booleans())
+def test_rows_decode_exactly_as_json_loads(row: dict, compact: bool) -> None:
+    text = (json.dumps(row, separators=(",", ":"), ensure_ascii=False) if compact
+            else json.dumps(row, indent=1))
+    decoded = _decode_row(text.encode("utf-8") + b"\n")
+    assert not isinstance(decoded, str)
+    assert decoded[0] == json.loads(text)
+
+
+def test_a_tampered_evaluation_is_hashed_as_it_now_is(runs: Path, tmp_path: Path) -> None:
+    row = json.loads(runs.read_text().splitlines()[0])
+    row["evaluation"]["score"] = 0.5  # record_sha256 no longer matches the evaluation
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text(canonical_json(row) + "\n")
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    regrade_file(tampered, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)))
+    [new] = _rows(tmp_path / "out.jsonl")
+    assert new["regraded"]["from_sha256"] == canonical_sha256(row)
+    assert new["evaluation"]["score"] == 1.0

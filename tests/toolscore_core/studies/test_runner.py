@@ -1,0 +1,242 @@
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import toolscore
+from toolscore_core.errors import InputError
+from toolscore_core.models import ToolCall, Trace
+from toolscore_core.plugins import default_registry
+from toolscore_core.studies.runner import (
+    ENV_MCP_COMMAND,
+    ENV_MCP_ENV,
+    CommandRunner,
+    Planned,
+    agent_environment,
+    execute,
+    mcp_record_command,
+    open_run_log,
+    plan_runs,
+    scan_existing,
+)
+from toolscore_core.studies.spec import load_study, parse_study
+
+VOLATILE = ("started_at", "duration")
+
+
+def _run(study_dir: Path, agent_command: list[str], task: str, trial: int = 1,
+         timeout: float | None = 10, env: dict[str, str] | None = None) -> dict:
+    study = load_study(study_dir / "study.yaml")
+    runner = CommandRunner(study, agent_command, agent="plan", timeout=timeout,
+                           registry=default_registry(), stop=threading.Event())
+    old = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        return runner(Planned(study.tasks[task], trial))
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+
+
+def test_a_run_reads_the_trace_and_takes_stdout_as_the_answer(
+        study_dir: Path, agent_command: list[str]) -> None:
+    record = _run(study_dir, agent_command, "book")
+    assert record["outcome"] == "passed"
+    assert [c["tool"] for c in record["calls"]] == ["search_flights", "book_flight"]
+    assert record["calls"][1]["result"] == {"confirmation": "ZX9K2"}
+    assert record["final_answer"] == "Booked UA123 for 1 passenger, confirmation ZX9K2."
+    assert record["final_answer_source"] == "stdout"
+    # 1000 input tokens at $3/M + 200 output tokens at $15/M
+    assert record["cost"] == 0.006 and record["cost_source"] == "pricing"
+    assert record["duration"] > 0 and record["started_at"].endswith("Z")
+    assert record["trace"]["model"] == "test-model"
+
+
+def test_records_are_deterministic_but_for_the_clock(
+        study_dir: Path, agent_command: list[str]) -> None:
+    first = _run(study_dir, agent_command, "weather")
+    second = _run(study_dir, agent_command, "weather")
+    for key in VOLATILE:
+        first.pop(key), second.pop(key)
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def test_a_failing_run_is_failed(study_dir: Path, agent_command: list[str]) -> None:
+    record = _run(study_dir, agent_command, "flaky", trial=2)
+    assert record["outcome"] == "failed" and record["passed"] is False
+    assert record["evaluation"]["score"] == 0.0
+
+
+def test_a_hanging_agent_times_out_and_is_recorded(
+        study_dir: Path, agent_command: list[str]) -> None:
+    record = _run(study_dir, agent_command, "weather", timeout=1.0,
+                  env={"PLAN_AGENT_MODE": "hang"})
+    assert record["outcome"] == "error" and record["passed"] is False
+    assert record["error"]["kind"] == "timeout"
+    assert "thinking forever" in record["error"]["stderr_tail"]
+    assert 1.0 <= record["duration"] < 8
+
+
+def test_a_crashing_agent_is_an_error_with_its_stderr_and_trace(
+        study_dir: Path, agent_command: list[str]) -> None:
+    record = _run(study_dir, agent_command, "weather", env={"PLAN_AGENT_MODE": "crash"})
+    assert record["outcome"] == "error"
+    assert record["error"]["kind"] == "crash" and "SIGABRT" in record["error"]["message"]
+    assert "the agent fell over" in record["error"]["stderr_tail"]
+    assert [c["tool"] for c in record["calls"]] == ["get_weather"]  # what it left is kept
+    assert record["evaluation"] is None and "evaluation" in record["unknown"]
+
+
+def test_a_non_zero_exit_is_an_error(study_dir: Path, agent_command: list[str]) -> None:
+    record = _run(study_dir, agent_command, "weather", env={"PLAN_AGENT_MODE": "exit"})
+    assert record["error"]["kind"] == "exit" and record["error"]["exit_code"] == 3
+    assert "giving up" in record["error"]["stderr_tail"]
+
+
+def test_an_agent_that_writes_no_trace_is_an_error(study_dir: Path) -> None:
+    record = _run(study_dir, [sys.executable, "-c", "print('hello')"], "weather")
+    assert record["outcome"] == "error" and record["error"]["kind"] == "trace"
+    assert "TOOLSCORE_TRACE" in record["error"]["message"]
+
+
+def test_a_missing_agent_is_an_error_run(study_dir: Path) -> None:
+    record = _run(study_dir, ["/nonexistent/agent"], "weather")
+    assert record["outcome"] == "error" and record["error"]["kind"] == "start"
+
+
+def test_mcp_tasks_hand_the_agent_a_wrapped_server_command(tmp_path: Path) -> None:
+    study = parse_study({"study": "s", "tasks": {"t": {
+        "prompt": "p", "expected": [],
+        "mcp_server": {"command": ["python", "server.py", "--db", "x"], "env": {"K": "v"}}}}})
+    task = study.tasks["t"]
+    session = str(tmp_path / "session.jsonl")
+    env = agent_environment(task, 2, "s:t:2", study, str(tmp_path / "trace.json"), session)
+    wrapped = json.loads(env[ENV_MCP_COMMAND])
+    assert wrapped == mcp_record_command(session, task.mcp_server)  # type: ignore[arg-type]
+    assert wrapped[1:] == ["-m", "toolscore_cli", "mcp", "record", "-o", session, "--",
+                           "python", "server.py", "--db", "x"]
+    assert json.loads(env[ENV_MCP_ENV]) == {"K": "v"}
+    assert env["TOOLSCORE_TRIAL"] == "2" and env["TOOLSCORE_RUN_ID"] == "s:t:2"
+    plain = agent_environment(task.__class__(id="u", prompt="p", contract=task.contract,
+                                             pass_threshold=0.8, weights=None, honesty=None),
+                              1, "s:u:1", study, "t.json", None)
+    assert ENV_MCP_COMMAND not in plain
+
+
+def test_resume_skips_runs_in_the_file_and_cuts_a_torn_line(study_dir: Path) -> None:
+    study = load_study(study_dir / "study.yaml")
+    out = study_dir / "runs.jsonl"
+    rows = [{"kind": "toolscore.agent_run", "study": "plan-agent", "task_id": "weather",
+             "trial": t} for t in (1, 2)]
+    whole = "".join(json.dumps(r) + "\n" for r in rows)
+    out.write_text(whole + '{"kind": "toolscore.agent_ru')
+    assert scan_existing(out, study) == {("weather", 1), ("weather", 2)}
+    assert out.read_text() == whole
+    plan = plan_runs(study, trials=2, done={("weather", 1), ("weather", 2)})
+    assert [(p.task.id, p.trial) for p in plan] == [("book", 1), ("book", 2), ("flaky", 1),
+                                                     ("flaky", 2)]
+
+
+def test_resume_refuses_another_study_and_an_existing_file_without_resume(
+        study_dir: Path) -> None:
+    study = load_study(study_dir / "study.yaml")
+    out = study_dir / "runs.jsonl"
+    out.write_text(json.dumps({"kind": "toolscore.agent_run", "study": "other",
+                               "task_id": "weather", "trial": 1}) + "\n")
+    with pytest.raises(InputError, match="study 'other'"), \
+            open_run_log(out, study, resume=True):
+        pass
+    with pytest.raises(InputError, match="--resume"), open_run_log(out, study, resume=False):
+        pass
+
+
+def test_execute_runs_in_parallel_and_hands_over_every_record() -> None:
+    study = parse_study({"study": "s", "tasks": {f"t{i}": {"prompt": "p", "expected": []}
+                                                 for i in range(4)}})
+    plan = plan_runs(study, trials=2)
+    active = []
+    peak = []
+    lock = threading.Lock()
+
+    def run_one(p: Planned) -> dict:
+        with lock:
+            active.append(1)
+            peak.append(len(active))
+        threading.Event().wait(0.05)
+        with lock:
+            active.pop()
+        return {"task_id": p.task.id, "trial": p.trial}
+
+    got: list[dict] = []
+    execute(plan, run_one, jobs=3, on_record=got.append, stop=threading.Event())
+    assert sorted((r["task_id"], r["trial"]) for r in got) == sorted(
+        (p.task.id, p.trial) for p in plan)
+    assert max(peak) == 3
+
+
+def test_run_study_with_python_agents(tmp_path: Path) -> None:
+    spec = {"study": "py", "defaults": {"pass_threshold": 1.0}, "tasks": {
+        "a": {"prompt": "say hi", "expected": [{"tool": "greet", "args": {"who": "you"}}]}}}
+    trials = iter(range(100))
+
+    def agent(prompt: str) -> object:
+        n = next(trials)
+        if n == 0:
+            return [ToolCall(tool="greet", args={"who": "you"}, result="hi", is_error=False)], "hi"
+        if n == 1:
+            return {"calls": [{"tool": "greet", "args": {"who": "me"}, "result": "hi"}],
+                    "final_answer": "hi"}
+        if n == 2:
+            return Trace(calls=(ToolCall(tool="greet", args={"who": "you"}),))
+        raise RuntimeError("model overloaded")
+
+    out = tmp_path / "runs.jsonl"
+    records = toolscore.run_study(spec, agent, trials=4, output=out)
+    assert [r["outcome"] for r in records] == ["passed", "failed", "passed", "error"]
+    assert records[0]["agent"].startswith("python:") and records[0]["final_answer"] == "hi"
+    assert records[2]["final_answer"] is None and "call_outcomes" in records[2]["unknown"]
+    assert "model overloaded" in records[3]["error"]["message"]
+    assert "RuntimeError" in records[3]["error"]["stderr_tail"]
+    lines = out.read_text().splitlines()
+    assert len(lines) == 4 and {json.loads(x)["trial"] for x in lines} == {1, 2, 3, 4}
+
+
+def test_run_study_refuses_what_is_not_a_trace() -> None:
+    spec = {"study": "py", "tasks": {"a": {"prompt": "p", "expected": []}}}
+    [record] = toolscore.run_study(spec, lambda prompt: 42)
+    assert record["outcome"] == "error" and "returned int" in record["error"]["message"]
+
+
+def test_run_study_resumes_and_refuses_to_overwrite_by_default(tmp_path: Path) -> None:
+    spec = {"study": "py", "tasks": {"a": {"prompt": "p", "expected": []}}}
+    out = tmp_path / "runs.jsonl"
+    calls: list[str] = []
+
+    def agent(prompt: str) -> object:
+        calls.append(prompt)
+        return [], "ok"
+
+    toolscore.run_study(spec, agent, trials=2, output=out)
+    with pytest.raises(InputError, match="already exists"):
+        toolscore.run_study(spec, agent, trials=2, output=out)
+    records = toolscore.run_study(spec, agent, trials=3, output=out, resume=True)
+    assert [r["trial"] for r in records] == [3] and len(calls) == 3
+    assert len(out.read_text().splitlines()) == 3
+
+
+def test_an_mcp_task_whose_agent_never_starts_the_server_is_an_error(tmp_path: Path) -> None:
+    study = parse_study({"study": "s", "tasks": {"t": {
+        "prompt": "p", "expected": [], "mcp_server": {"command": ["python", "server.py"]}}}})
+    code = ("import json, os, sys; sys.stdin.read(); "
+            "print(json.loads(os.environ['TOOLSCORE_MCP_SERVER_COMMAND'])[3:5])")
+    runner = CommandRunner(study, [sys.executable, "-c", code], agent="a", timeout=10,
+                           registry=default_registry(), stop=threading.Event())
+    record = runner(Planned(study.tasks["t"], 1))
+    assert record["outcome"] == "error" and record["error"]["kind"] == "trace"
+    assert "TOOLSCORE_MCP_SERVER_COMMAND" in record["error"]["message"]
+    assert record["final_answer"] is None

@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolscore_core.errors import InputError
+from toolscore_core.matchers import OneOf
+from toolscore_core.studies.spec import DEFAULT_PASS_THRESHOLD, load_study, parse_study
+
+BASE = {"study": "s", "tasks": {"t1": {"prompt": "p", "expected": [{"tool": "a"}]}}}
+
+
+def test_the_test_study_loads_with_defaults_merged(study_dir: Path) -> None:
+    study = load_study(study_dir / "study.yaml")
+    assert study.name == "plan-agent" and study.version == "1"
+    assert list(study.tasks) == ["weather", "book", "flaky"]
+    weather = study.tasks["weather"]
+    assert weather.pass_threshold == 0.9
+    assert isinstance(weather.contract.expected[0].args["unit"], OneOf)
+    assert [r.tool for r in weather.contract.forbidden] == ["delete_everything"]
+    assert study.pricing["test-model"].output_per_mtok == 15.0
+    assert study.sha256 is not None and len(study.sha256) == 64
+
+
+def test_task_values_override_study_defaults() -> None:
+    doc = {"study": "s", "defaults": {"weights": {"argument_f1": 1, "selection_accuracy": 1},
+                                      "pass_threshold": 0.5, "forbidden": [{"tool": "rm"}]},
+           "tasks": {"t1": {"prompt": "p", "expected": [], "pass_threshold": 1,
+                            "weights": {"argument_f1": 3},
+                            "forbidden": [{"tool": "drop", "reason": "no"}]},
+                     "t2": {"prompt": "q", "expected": []}}}
+    study = parse_study(doc)
+    t1, t2 = study.tasks["t1"], study.tasks["t2"]
+    assert t1.pass_threshold == 1.0 and t2.pass_threshold == 0.5
+    assert t1.weights == {"argument_f1": 3.0, "selection_accuracy": 1.0}
+    assert [r.tool for r in t1.contract.forbidden] == ["rm", "drop"]
+    assert [r.tool for r in t2.contract.forbidden] == ["rm"]
+
+
+def test_the_default_threshold_applies_when_none_is_given() -> None:
+    assert parse_study(BASE).tasks["t1"].pass_threshold == DEFAULT_PASS_THRESHOLD
+
+
+@pytest.mark.parametrize(("task", "words"), [
+    ({"expected": []}, ["'t1'", "$.tasks.t1.prompt"]),
+    ({"prompt": "p"}, ["'t1'", "$.tasks.t1.expected", "missing"]),
+    ({"prompt": "p", "expected": [{"tool": "a", "args": {"x": {"$regexp": "b"}}}]},
+     ["'t1'", "$.tasks.t1.expected[0].args.x"]),
+    ({"prompt": "p", "expected": [{"tool": "a", "arg": {}}]},
+     ["'t1'", "$.tasks.t1.expected[0].arg", "unknown key"]),
+    ({"prompt": "p", "expected": [], "pass_threshold": 2}, ["'t1'", "pass_threshold"]),
+    ({"prompt": "p", "expected": [], "mcp_server": {"command": "python s.py"}},
+     ["'t1'", "$.tasks.t1.mcp_server.command"]),
+    ({"prompt": "p", "expected": [], "colour": 1}, ["$.tasks.t1.colour", "unknown key"]),
+])
+def test_a_bad_task_is_an_error_naming_the_task_and_the_field(task: dict, words: list[str]) -> None:
+    with pytest.raises(InputError) as info:
+        parse_study({"study": "s", "tasks": {"t1": task}}, file="study.yaml")
+    message = info.value.one_line()
+    assert message.startswith("study.yaml: ")
+    for word in words:
+        assert word in message
+
+
+def test_study_level_errors_name_the_field() -> None:
+    with pytest.raises(InputError, match=r"\$.study"):
+        parse_study({"tasks": BASE["tasks"]})
+    with pytest.raises(InputError, match=r"\$.tasks"):
+        parse_study({"study": "s", "tasks": {}})
+    with pytest.raises(InputError, match=r"\$.defaults.pricing.m.input_per_mtok"):
+        parse_study({**BASE, "defaults": {"pricing": {"m": {"input_per_mtok": -1,
+                                                             "output_per_mtok": 1}}}})
+
+
+def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("study: s\ntasks: {t1: [\n")
+    with pytest.raises(InputError, match="line"):
+        load_study(path)
+
+
+def test_select_refuses_an_unknown_task() -> None:
+    study = parse_study(BASE)
+    assert [t.id for t in study.select(None)] == ["t1"]
+    with pytest.raises(InputError, match="no task 'zz'"):
+        study.select(["zz"])
+
+
+def test_weights_naming_no_metric_are_refused_with_the_task() -> None:
+    from toolscore_core.plugins import default_registry
+
+    study = parse_study({"study": "s", "defaults": {"weights": {"argument_f1": 1}}, "tasks": {
+        "t1": {"prompt": "p", "expected": [], "weights": {"argument_f2": 1}}}}, file="s.yaml")
+    with pytest.raises(InputError) as info:
+        study.check_weights(default_registry().metrics)
+    assert "task 't1': unknown weight 'argument_f2'" in info.value.one_line()
+    assert "$.tasks.t1.weights" in info.value.one_line()

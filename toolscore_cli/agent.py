@@ -1,0 +1,142 @@
+"""``toolscore agent run``: run an agent command over a study's tasks and trials."""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import signal
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import click
+
+from toolscore_cli import console
+from toolscore_cli.summary import print_summary, stdout_taken, with_output_options, write_outputs
+from toolscore_core.errors import InputError
+
+
+@click.group("agent")
+def agent_group() -> None:
+    """Run agents over studies (tasks x trials) and record every run as JSON Lines."""
+
+
+def _task_ids(values: tuple[str, ...]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a study like Ctrl-C: finished runs stay in the file, agents are killed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@agent_group.command("run")
+@click.option("--spec", "spec_path", required=True, type=click.Path(dir_okay=False),
+              help="The study spec (YAML or JSON): tasks by id, with study-level defaults.")
+@click.option("--agent", "agent_command", required=True, metavar="CMD",
+              help="The agent command (split like a shell does, run without a shell).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The runs file (JSON Lines): one line per run, appended as it ends.")
+@click.option("--trials", type=int, default=1, show_default=True, help="Runs per task.")
+@click.option("--jobs", type=int, default=1, show_default=True, help="Runs at once.")
+@click.option("--timeout", type=float, default=None, metavar="S",
+              help="Seconds per run before the agent is killed (the run is an error).")
+@click.option("--tasks", "task_ids", multiple=True, metavar="ID[,ID...]",
+              help="Run only these tasks (repeatable or comma-separated).")
+@click.option("--resume", is_flag=True, help="Skip the runs already in the output file.")
+@click.option("--overwrite", is_flag=True, help="Start the output file again.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+@with_output_options
+def run_command(spec_path: str, agent_command: str, output: str, trials: int, jobs: int,
+                timeout: float | None, task_ids: tuple[str, ...], resume: bool, overwrite: bool,
+                no_progress: bool, k: int | None, json_path: str | None,
+                markdown_path: str | None, html_path: str | None) -> None:
+    """Run the agent for every task and trial of the study, then print the summary.
+
+    The agent gets the prompt on stdin and in $TOOLSCORE_PROMPT, writes its trace (any
+    supported format) to the path in $TOOLSCORE_TRACE, and prints its final answer.
+    """
+    from toolscore_core.plugins import default_registry
+    from toolscore_core.studies.runner import CommandRunner, execute, open_run_log, plan_runs
+    from toolscore_core.studies.spec import load_study
+    from toolscore_core.studies.summary import summarize_file
+
+    if resume and overwrite:
+        raise InputError("--resume and --overwrite cannot be given together", place="--resume")
+    if trials < 1 or jobs < 1:
+        raise InputError(f"--trials and --jobs must be at least 1, not {trials} and {jobs}",
+                         place="--trials/--jobs")
+    if timeout is not None and timeout <= 0:
+        raise InputError(f"--timeout must be above 0, not {timeout:g}", place="--timeout")
+    try:
+        command = shlex.split(agent_command)
+    except ValueError as exc:
+        raise InputError(f"cannot split the agent command ({exc})", place="--agent") from None
+    study = load_study(spec_path)
+    study.select(_task_ids(task_ids))
+    registry = default_registry()
+    study.check_weights(registry.metrics)
+    stop = threading.Event()
+    runner = CommandRunner(study, command, agent=agent_command, timeout=timeout,
+                           registry=registry, stop=stop)
+    err = console.stderr()
+    with open_run_log(output, study, resume=resume, overwrite=overwrite) as (log, done):
+        plan = plan_runs(study, trials=trials, task_ids=_task_ids(task_ids), done=done)
+        if done:
+            err.print(f"resuming: {len(done)} runs already in {output}, {len(plan)} to go",
+                      markup=False)
+        with _progress(len(plan), disable=no_progress) as advance, _sigterm_as_interrupt():
+            def record(row: dict[str, Any]) -> None:
+                log.append(row)
+                advance(row)
+
+            try:
+                execute(plan, runner, jobs=jobs, on_record=record, stop=stop)
+            except KeyboardInterrupt:
+                err.print(f"interrupted: the finished runs are in {output}; continue with "
+                          "--resume", markup=False)
+                raise click.exceptions.Exit(130) from None
+    data = summarize_file(output).to_dict(k)
+    print_summary(data, err=stdout_taken(json_path, markdown_path))
+    write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
+
+
+@contextlib.contextmanager
+def _progress(total: int, *, disable: bool) -> Iterator[Any]:
+    """A rich progress bar: runs done, passing so far, time left."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    counts = {"passed": 0, "failed": 0, "error": 0}
+    progress = Progress(
+        TextColumn("runs"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[passing]} passing, {task.fields[errors]} errors"),
+        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+        console=console.stderr(), disable=disable, transient=False,
+    )
+    task = progress.add_task("runs", total=total, passing=0, errors=0)
+
+    def advance(row: dict[str, Any]) -> None:
+        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+        progress.update(task, advance=1, passing=counts["passed"], errors=counts["error"])
+
+    with progress:
+        yield advance

@@ -1,0 +1,37 @@
+"""Regrading a runs file (JSON Lines of agent runs), called by ``toolscore regrade``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from toolscore_cli.summary import print_regrade, print_summary
+from toolscore_core.errors import InputError
+
+
+def regrade_jsonl(
+    source: str, *, output: str | None, spec: str | None, gold: str | None,
+    weights: dict[str, float] | None, jobs: int, k: int | None = None,
+    json_path: str | None = None, markdown_path: str | None = None,
+    html_path: str | None = None,
+) -> int:
+    """Regrade every run in ``source`` into ``output``; print before/after; return the exit code.
+
+    Rows that cannot be regraded (not JSON, task missing from the new spec) are written
+    through unchanged and listed with their line numbers.
+    """
+    from toolscore_cli.summary import stdout_taken, write_outputs
+    from toolscore_core.studies.regrade import RegradeSettings, regrade_file
+
+    if output is None:
+        raise InputError("a runs file is regraded into a new file", file=source, place="-o",
+                         fix="add -o runs.v2.jsonl")
+    settings = RegradeSettings(spec=spec, gold=gold,
+                               weights=dict(weights) if isinstance(weights, Mapping) else None)
+    summary = regrade_file(source, output, settings, jobs=jobs)
+    data = summary.to_dict(k)
+    err = stdout_taken(json_path, markdown_path)
+    print_summary(data["after"], err=err)
+    print_regrade(data, err=err)
+    write_outputs(data["after"], json_path=json_path, markdown_path=markdown_path,
+                  html_path=html_path, regrade=data)
+    return 0

@@ -1,0 +1,150 @@
+"""``toolscore summary``: per-task pass rate, pass^k, score, evidence, time and cost of runs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from toolscore_cli import console
+from toolscore_core.atomic import write_text_atomic
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+TABLE_WIDTH = 150
+
+output_options = [
+    click.option("--k", "k", type=int, default=None, metavar="K",
+                 help="The k of pass^k (default: the fewest trials any task has)."),
+    click.option("--json", "json_path", metavar="PATH|-", help="Write the summary as JSON."),
+    click.option("--markdown", "markdown_path", metavar="PATH|-",
+                 help="Write the summary as a Markdown table."),
+    click.option("--html", "html_path", metavar="PATH",
+                 help="Write a self-contained HTML page with a chart of pass rate per task."),
+]
+
+
+def with_output_options(command: Any) -> Any:
+    for option in reversed(output_options):
+        command = option(command)
+    return command
+
+
+def _console(err: bool) -> Console:
+    """The CLI console; when not a terminal, wide enough that tables are not squeezed."""
+    from rich.console import Console
+
+    out = console.stderr() if err else console.stdout()
+    if out.is_terminal:
+        return out
+    return Console(file=out.file, width=max(out.width, TABLE_WIDTH), highlight=False)
+
+
+def print_summary(summary: Mapping[str, Any], *, err: bool = False) -> None:
+    """The per-task table in the terminal."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from toolscore_core.studies.render import COLUMNS, task_cells, total_cells
+
+    out = _console(err)
+    k = summary["k"]
+    table = Table(title=escape(f"Study {', '.join(summary['studies']) or '(no runs)'}"),
+                  header_style="bold")
+    for i, name in enumerate(COLUMNS):
+        table.add_column(f"pass^{k}" if name == "pass^k" else name,
+                         justify="left" if i == 0 else "right")
+    for task in summary["tasks"]:
+        table.add_row(*(escape(c) for c in task_cells(task, k)))
+    table.add_section()
+    table.add_row(*(escape(c) for c in total_cells(summary)), style="bold")
+    out.print(table)
+
+
+def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
+    """Before vs after per task, the tasks that flipped, and the rows written through."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from toolscore_core.redaction import redact_text
+    from toolscore_core.studies.render import regrade_cells
+
+    out = _console(err)
+    table = Table(title="Regrade", header_style="bold")
+    for i, name in enumerate(("Task", "Runs", "Pass rate before", "Pass rate after",
+                              "Mean score before", "Mean score after", "Flipped")):
+        table.add_column(name, justify="left" if i in (0, 6) else "right")
+    for task in data["tasks"]:
+        table.add_row(*(escape(c) for c in regrade_cells(task)))
+    out.print(table)
+    flipped = data["flipped_tasks"]
+    out.print(f"{data['rows']} rows: {data['regraded']} regraded, {data['written_through']} "
+              "written through unchanged. "
+              + (f"Flipped: {escape(', '.join(flipped))}." if flipped else "No task flipped."),
+              markup=False)
+    for problem in data["problems"]:
+        console.stderr().print(f"line {problem['line']}: {redact_text(problem['problem'])} "
+                               "(written through unchanged)", markup=False,
+                               soft_wrap=True)
+    if data["written_through"] > len(data["problems"]):
+        console.stderr().print(f"… and {data['written_through'] - len(data['problems'])} more",
+                               markup=False)
+    out.print("Nothing was re-run: same calls and final answers, new evaluation.",
+              markup=False)
+
+
+def write_outputs(summary: Mapping[str, Any], *, json_path: str | None,
+                  markdown_path: str | None, html_path: str | None,
+                  regrade: Mapping[str, Any] | None = None) -> None:
+    """Write the summary in the formats asked for (``-`` = stdout)."""
+    from toolscore_core.studies.render import (
+        regrade_markdown,
+        summary_html,
+        summary_json,
+        summary_markdown,
+    )
+
+    if json_path:
+        _emit(json_path, summary_json(summary if regrade is None else regrade))
+    if markdown_path:
+        text = summary_markdown(summary)
+        if regrade is not None:
+            text = regrade_markdown(regrade) + "\n" + text
+        _emit(markdown_path, text)
+    if html_path:
+        write_text_atomic(html_path, summary_html(summary, regrade=regrade))
+
+
+def _emit(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(path, text)
+
+
+def stdout_taken(*paths: str | None) -> bool:
+    """Whether a report goes to stdout (then the console table goes to stderr)."""
+    return any(p == "-" for p in paths)
+
+
+@click.command("summary")
+@click.argument("runs", type=click.Path(dir_okay=False))
+@with_output_options
+def summary_command(runs: str, k: int | None, json_path: str | None,
+                    markdown_path: str | None, html_path: str | None) -> None:
+    """Summarize a runs file (JSON Lines from `toolscore agent run` or a regrade)."""
+    from toolscore_core.errors import InputError
+    from toolscore_core.studies.summary import summarize_file
+
+    if k is not None and k < 1:
+        raise InputError(f"--k must be at least 1, not {k}", place="--k")
+    summary = summarize_file(runs)
+    data = summary.to_dict(k)
+    for line, problem in summary.skipped:
+        console.stderr().print(f"{runs}: line {line}: {problem} (skipped)", markup=False,
+                               soft_wrap=True)
+    print_summary(data, err=stdout_taken(json_path, markdown_path))
+    write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)

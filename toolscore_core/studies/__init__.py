@@ -1,0 +1,1 @@
+"""Studies: many agent runs over tasks and trials, recorded as JSON Lines and regraded."""

@@ -1,0 +1,216 @@
+"""Run records: one JSON object per agent run, its cost, what is unknown, and its verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.evaluation import Evaluation, Options, call_dict, run_evaluation
+from toolscore_core.models import Contract, ToolCall, Trace
+from toolscore_core.plugins import Registry
+from toolscore_core.redaction import redact, redact_text
+from toolscore_core.studies.spec import Price, Study, Task
+
+KIND = "toolscore.agent_run"
+RUN_SCHEMA_VERSION = "1"
+OUTCOMES = ("passed", "failed", "error")
+STDERR_TAIL = 2000
+"""Characters of an agent's stderr kept in an error record."""
+
+_INPUT_KEYS = ("input_tokens", "prompt_tokens")
+_OUTPUT_KEYS = ("output_tokens", "completion_tokens")
+
+
+def run_id(study: str, task_id: str, trial: int) -> str:
+    """The run's id: the same study, task and trial always give the same id."""
+    return f"{study}:{task_id}:{trial}"
+
+
+def passes(evaluation: Evaluation, threshold: float) -> bool:
+    """A run passes when its score is known and at least the threshold, and no check failed."""
+    score = evaluation.score
+    if score is None or score < threshold:
+        return False
+    return evaluation.evidence.counts["fail"] == 0
+
+
+def evaluate_trace(
+    contract: Contract, trace: Trace, *, weights: Mapping[str, float] | None,
+    honesty: Mapping[str, Any] | None, validate_side_effects: bool, registry: Registry,
+) -> Evaluation:
+    """Evaluate a run's trace (its final answer already in ``trace.final_answer``)."""
+    options = Options(forbidden=contract.forbidden, honesty=honesty,
+                      validate_side_effects=validate_side_effects)
+    return run_evaluation(contract, trace, options=options, weights=weights,
+                          final_answer=trace.final_answer, choice=None, registry=registry)
+
+
+def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:
+    """Input and output token counts from a trace's usage (OpenAI or Anthropic names)."""
+    if not usage:
+        return None, None
+
+    def first(keys: tuple[str, ...]) -> int | None:
+        for key in keys:
+            value = usage.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                return value
+        return None
+
+    return first(_INPUT_KEYS), first(_OUTPUT_KEYS)
+
+
+def run_cost(trace: Trace, pricing: Mapping[str, Price]) -> tuple[float | None, str | None]:
+    """The run's cost in USD and where it came from; (None, None) when the price is unknown.
+
+    In order: a run total the trace gives; token usage priced by the spec's ``pricing`` for
+    the trace's model; the sum of per-call costs when every call has one.
+    """
+    if trace.run_cost is not None:
+        return trace.run_cost, "trace"
+    tokens_in, tokens_out = usage_tokens(trace.usage)
+    price = pricing.get(trace.model) if trace.model else None
+    if price is not None and tokens_in is not None and tokens_out is not None:
+        cost = (tokens_in * price.input_per_mtok + tokens_out * price.output_per_mtok) / 1e6
+        return round(cost, 12), "pricing"
+    if trace.calls and all(c.cost is not None for c in trace.calls):
+        return round(sum(c.cost for c in trace.calls if c.cost is not None), 12), "calls"
+    return None, None
+
+
+def unknowns(calls: Sequence[ToolCall] | None, final_answer: str | None,
+             cost: float | None, duration: float | None) -> list[str]:
+    """What the run record does not know, by name, sorted."""
+    missing = set()
+    if calls is None:
+        missing.add("calls")
+    else:
+        if any(c.duration is None for c in calls):
+            missing.add("call_durations")
+        if any(c.is_error is None for c in calls):
+            missing.add("call_outcomes")
+        if any(c.cost is None for c in calls):
+            missing.add("call_costs")
+    if final_answer is None:
+        missing.add("final_answer")
+    if cost is None:
+        missing.add("cost")
+    if duration is None:
+        missing.add("duration")
+    return sorted(missing)
+
+
+def trace_json(trace: Trace) -> dict[str, Any]:
+    """The run-level data of a trace that is not calls or the final answer."""
+    return {
+        "format": trace.format, "model": trace.model,
+        "usage": None if trace.usage is None else dict(trace.usage),
+        "run_cost": trace.run_cost, "run_duration": trace.run_duration,
+        "notes": list(trace.notes),
+    }
+
+
+def task_fields(task: Task) -> dict[str, Any]:
+    """The judgment a run was evaluated under, stored so a row can be regraded on its own."""
+    return {
+        "contract": task.contract_json(),
+        "weights": None if task.weights is None else dict(task.weights),
+        "pass_threshold": task.pass_threshold,
+        "honesty": None if task.honesty is None else dict(task.honesty),
+    }
+
+
+def build_record(
+    study: Study, task: Task, trial: int, *, agent: str, trace: Trace | None,
+    started_at: str, duration: float | None, registry: Registry,
+    final_answer_source: str | None = None, error: Mapping[str, Any] | None = None,
+    validate_side_effects: bool = False,
+) -> dict[str, Any]:
+    """The run record for one finished run; ``error`` set makes it an error record.
+
+    ``trace`` carries the final answer the run gave (from the trace or the agent's stdout).
+    An error record keeps whatever trace the run left, but is not evaluated. The agent
+    command and the error text (stderr) are redacted; the calls and the final answer are
+    the evidence and are kept as recorded (the evaluation inside is redacted).
+    """
+    calls = None if trace is None else trace.calls
+    final_answer = None if trace is None else trace.final_answer
+    cost, cost_source = (None, None) if trace is None else run_cost(trace, study.pricing)
+    evaluation = None
+    if error is None and trace is not None:
+        evaluation = evaluate_trace(task.contract, trace, weights=task.weights,
+                                    honesty=task.honesty,
+                                    validate_side_effects=validate_side_effects,
+                                    registry=registry)
+    missing = unknowns(calls, final_answer, cost, duration)
+    if evaluation is None:
+        missing = sorted({*missing, "evaluation"})
+    record: dict[str, Any] = {
+        "kind": KIND,
+        "schema_version": RUN_SCHEMA_VERSION,
+        "run_id": run_id(study.name, task.id, trial),
+        "study": study.name,
+        "study_version": study.version,
+        "task_id": task.id,
+        "trial": trial,
+        "agent": redact_text(agent),
+        "prompt": task.prompt,
+        "calls": None if calls is None else [call_dict(c) for c in calls],
+        "final_answer": final_answer,
+        "final_answer_source": final_answer_source if final_answer is not None else None,
+        "trace": None if trace is None else trace_json(trace),
+        "started_at": started_at,
+        "duration": duration,
+        "cost": cost,
+        "cost_source": cost_source,
+        "unknown": missing,
+        **task_fields(task),
+        **verdict(evaluation, task.pass_threshold),
+        "error": None if error is None else redact(dict(error)),
+    }
+    return record
+
+
+def verdict(evaluation: Evaluation | None, threshold: float) -> dict[str, Any]:
+    """The fields a (re)grade sets: evaluation, record_sha256, outcome, passed."""
+    if evaluation is None:
+        return {"evaluation": None, "record_sha256": None, "outcome": "error", "passed": False}
+    passed = passes(evaluation, threshold)
+    return {"evaluation": evaluation.to_dict(), "record_sha256": evaluation.record_sha256,
+            "outcome": "passed" if passed else "failed", "passed": passed}
+
+
+def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
+    """The ToolCalls of a run record, exactly as recorded."""
+    if not isinstance(calls, list):
+        raise InputError('"calls" must be a list', place=place)
+    out = []
+    for i, item in enumerate(calls):
+        if not isinstance(item, Mapping) or not isinstance(item.get("tool"), str):
+            raise InputError('a call must be an object with "tool"', place=f"{place}[{i}]")
+        args = item.get("args")
+        out.append(ToolCall(
+            tool=item["tool"], args=args if isinstance(args, dict) else None,
+            id=item.get("id"), result=item.get("result"), is_error=item.get("is_error"),
+            error=item.get("error"), duration=item.get("duration"), cost=item.get("cost"),
+            timestamp=item.get("timestamp"), raw_args=item.get("raw_args"),
+        ))
+    return tuple(out)
+
+
+def trace_from_row(row: Mapping[str, Any], *, place: str = "$") -> Trace:
+    """The trace a run record holds: its calls, final answer and run-level data."""
+    info = row.get("trace") or {}
+    if not isinstance(info, Mapping):
+        raise InputError('"trace" must be an object', place=f"{place}.trace")
+    final_answer = row.get("final_answer")
+    if final_answer is not None and not isinstance(final_answer, str):
+        raise InputError('"final_answer" must be a string or null', place=f"{place}.final_answer")
+    usage = info.get("usage")
+    return Trace(
+        calls=calls_from_row(row.get("calls"), place=f"{place}.calls"),
+        final_answer=final_answer, format=info.get("format"), model=info.get("model"),
+        usage=usage if isinstance(usage, Mapping) else None, run_cost=info.get("run_cost"),
+        run_duration=info.get("run_duration"), notes=tuple(info.get("notes") or ()),
+    )

@@ -1,0 +1,451 @@
+"""Regrading a runs file: the same recorded runs, a new spec, contract or weights.
+
+Rows are streamed: a bounded window of chunks is in flight at once (in worker processes
+with ``jobs`` > 1), results are written in input order to a temp file beside the output,
+which is renamed over it at the end. Memory stays flat in the number of rows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
+from functools import cache
+from json.encoder import encode_basestring as _encode_str
+from json.scanner import make_scanner
+from pathlib import Path
+from typing import Any, cast
+
+from attrs import frozen
+
+from toolscore_core.atomic import atomic_writer
+from toolscore_core.canonical import canonical_json, sha256_hex
+from toolscore_core.contracts import parse_contract
+from toolscore_core.documents import load_document, read_bytes
+from toolscore_core.errors import InputError
+from toolscore_core.models import Contract
+from toolscore_core.plugins import Registry, default_registry
+from toolscore_core.scoring import resolve_weights
+from toolscore_core.studies.records import (
+    KIND,
+    evaluate_trace,
+    passes,
+    task_fields,
+    trace_from_row,
+    verdict,
+)
+from toolscore_core.studies.spec import Study, Task, load_study
+from toolscore_core.studies.summary import RegradeSummary, row_facts
+from toolscore_core.version import toolscore_version
+
+CHUNK = 64
+"""Rows per unit of work sent to a worker."""
+WINDOW_PER_JOB = 4
+TRIM_EVERY = 64
+"""Chunks between two heap trims in the main process."""
+"""Chunks in flight per worker: enough to keep them busy, few enough to keep memory flat."""
+
+Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
+
+
+@frozen
+class RegradeSettings:
+    """What every row is regraded against (picklable: workers rebuild the judge from it)."""
+
+    spec: str | None = None
+    gold: str | None = None
+    weights: Mapping[str, float] | None = None
+
+
+@frozen
+class RowResult:
+    """One regraded (or written-through) line and what the summary needs from it."""
+
+    line: bytes
+    problem: str | None = None
+    before: Facts | None = None
+    after: Facts | None = None
+    study: str | None = None
+
+
+class Judge:
+    """Regrades rows under the settings; built once per worker process."""
+
+    def __init__(self, settings: RegradeSettings, registry: Registry | None = None) -> None:
+        if settings.spec is None and settings.gold is None and not settings.weights:
+            raise InputError("nothing to regrade with", place="regrade",
+                             fix="give --spec, --gold or --weight")
+        if settings.spec is not None and settings.gold is not None:
+            raise InputError("--spec and --gold cannot be given together", place="regrade",
+                             fix="use --spec for task-by-task definitions or --gold for all rows")
+        self.registry = registry or default_registry()
+        self.weights = dict(settings.weights) if settings.weights else None
+        if self.weights:
+            resolve_weights(self.registry.metrics, self.weights)
+        self.study: Study | None = None
+        self.gold: Contract | None = None
+        stamp: dict[str, Any] = {}
+        if settings.spec is not None:
+            self.study = load_study(settings.spec)
+            self.study.check_weights(self.registry.metrics)
+            stamp["spec_sha256"] = self.study.sha256
+        if settings.gold is not None:
+            data = read_bytes(settings.gold, what="gold file")
+            self.gold = parse_contract(load_document(settings.gold, what="gold file"),
+                                       file=settings.gold)
+            stamp["gold_sha256"] = sha256_hex(data)
+        stamp["weights"] = self.weights
+        stamp["toolscore_version"] = toolscore_version()
+        self.stamp = stamp
+        self._tasks: dict[str, Task | str] = {}
+        self._memo: dict[str, Verdict] = {}
+
+    def task_for(self, row: Mapping[str, Any]) -> Task | str:
+        """The task definition to regrade ``row`` under, or the reason there is none."""
+        task_id = str(row.get("task_id"))
+        if self.study is not None:
+            task = self.study.tasks.get(task_id)
+            if task is None:
+                return f"task {task_id!r} is not in the new spec"
+            return self._with_weights(task)
+        threshold = row.get("pass_threshold")
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            return 'the row has no "pass_threshold"'
+        old_weights = row.get("weights")
+        weights = dict(old_weights) if isinstance(old_weights, Mapping) else None
+        honesty = row.get("honesty") if isinstance(row.get("honesty"), Mapping) else None
+        if self.gold is not None:
+            contract = self.gold
+        else:
+            try:
+                contract = parse_contract(row.get("contract"))
+            except InputError as exc:
+                return f'the row\'s "contract" cannot be read ({exc.one_line()})'
+        task = Task(id=task_id, prompt=str(row.get("prompt")), contract=contract,
+                    pass_threshold=float(threshold), weights=weights, honesty=honesty)
+        return self._with_weights(task)
+
+    def _with_weights(self, task: Task) -> Task:
+        if not self.weights:
+            return task
+        from attrs import evolve
+
+        return evolve(task, weights={**(task.weights or {}), **self.weights})
+
+    def regrade(self, number: int, line: bytes) -> RowResult:
+        """Regrade one line; a line that cannot be regraded is returned unchanged."""
+        if not line.strip():
+            return RowResult(line=line)
+        decoded = _decode_row(line)
+        if isinstance(decoded, str):
+            return RowResult(line=line, problem=decoded)
+        row, raw = decoded
+        if row.get("kind") != KIND:
+            return RowResult(line=line, problem=f"not a {KIND} row")
+        before = row_facts(row)
+        try:
+            # Each top-level value is serialized once: the pieces give both the original
+            # row's canonical JSON (for from_sha256) and, with the new verdict spliced in,
+            # the regraded row's canonical JSON.
+            pieces = {key: _piece(value) for key, value in row.items() if key != "evaluation"}
+            if "evaluation" in row:
+                pieces["evaluation"] = _evaluation_piece(row, raw)
+            from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
+            judgment = (before[0] if self.study is not None else
+                        "\x00".join(pieces.get(k, "null") for k in JUDGMENT_KEYS))
+            task = self._task(judgment, row)
+            if isinstance(task, str):
+                return RowResult(line=line, problem=task, before=before)
+            verdict_pieces, outcome, score, evidence = self._verdict(judgment, task, row, pieces)
+        except InputError as exc:
+            return RowResult(line=line, problem=exc.one_line(), before=before)
+        pieces.update(verdict_pieces)
+        pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
+        out = _join(pieces).encode("utf-8") + b"\n"
+        after = (before[0], outcome, score, evidence, before[4], before[5])
+        study = row.get("study") if isinstance(row.get("study"), str) else None
+        return RowResult(line=out, before=before, after=after, study=study)
+
+    def _task(self, judgment: str, row: Mapping[str, Any]) -> Task | str:
+        task = self._tasks.get(judgment)
+        if task is None:
+            task = self.task_for(row)
+            _remember(self._tasks, judgment, task)
+        return task
+
+    def _verdict(self, judgment: str, task: Task, row: Mapping[str, Any],
+                 pieces: Mapping[str, str]) -> Verdict:
+        """The regraded fields as canonical JSON pieces, with outcome, score and evidence.
+
+        The evaluation is deterministic in the judgment and the recorded evidence, so runs
+        with identical evidence (trials that made the same calls) share one evaluation.
+        """
+        error = row.get("outcome") == "error" or row.get("calls") is None
+        key = sha256_hex("\x00".join(
+            [judgment, str(error), *(pieces.get(k, "null") for k in EVIDENCE_KEYS)]
+        ).encode("utf-8"))
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        fields = {k: canonical_json(v) for k, v in task_fields(task).items()}
+        if error:
+            result = verdict(None, task.pass_threshold)
+            fields.update({k: canonical_json(v) for k, v in result.items()})
+            found = (fields, "error", None, None)
+        else:
+            evaluation = evaluate_trace(task.contract, trace_from_row(row),
+                                        weights=task.weights, honesty=task.honesty,
+                                        validate_side_effects=False, registry=self.registry)
+            record = evaluation.to_dict()
+            text = canonical_json(record)
+            passed = passes(evaluation, task.pass_threshold)
+            outcome = "passed" if passed else "failed"
+            fields.update({"evaluation": text,
+                           "record_sha256": canonical_json(sha256_hex(text.encode("utf-8"))),
+                           "outcome": canonical_json(outcome),
+                           "passed": canonical_json(passed)})
+            found = (fields, outcome, evaluation.score, dict(evaluation.evidence.counts))
+        _remember(self._memo, key, found)
+        return found
+
+
+JUDGMENT_KEYS = ("task_id", "contract", "weights", "pass_threshold", "honesty")
+"""The row fields a regrade under --gold or --weight takes its judgment from."""
+EVIDENCE_KEYS = ("calls", "final_answer", "trace")
+"""The row fields an evaluation reads: the recorded evidence."""
+MEMO_SIZE = 4096
+Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None]
+
+
+def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
+    """Insert into a bounded cache (oldest entry out), so memory stays flat."""
+    if len(cache) >= MEMO_SIZE:
+        del cache[next(iter(cache))]
+    cache[key] = value
+
+
+_SCAN: Any = make_scanner(cast(Any, json.JSONDecoder()))
+"""The C scanner json.loads uses: ``_SCAN(text, index)`` is ``(value, end)``."""
+
+
+def _decode_row(line: bytes) -> tuple[dict[str, Any], str | None] | str:
+    """The row, and the exact text of its ``evaluation`` value when the line shows it.
+
+    A line toolscore wrote is one compact object; it is walked key by key with the C
+    scanner, which yields each value and where it ends. Any other shape is decoded whole.
+    The result is the same as ``json.loads``; a string is the reason the line is not a row.
+    """
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not valid JSON (not UTF-8: {exc.reason})"
+    walked = _walk_object(text.rstrip("\r\n"))
+    if walked is not None:
+        return walked
+    try:
+        row = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON ({exc})"
+    if not isinstance(row, dict):
+        return f"not a {KIND} row"
+    return row, None
+
+
+def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
+    """Decode a compact top-level object; None when the text is not in that shape."""
+    if not text.startswith("{") or not text.endswith("}") or text == "{}":
+        return None
+    row: dict[str, Any] = {}
+    evaluation_text = None
+    index = 1
+    end = len(text) - 1
+    try:
+        while True:
+            if text[index] != '"':
+                return None
+            key, index = _SCAN(text, index)
+            if text[index] != ":" or key in row:
+                return None
+            start = index + 1
+            value, index = _SCAN(text, start)
+            row[key] = value
+            if key == "evaluation":
+                evaluation_text = text[start:index]
+            if index == end:
+                return row, evaluation_text
+            if text[index] != ",":
+                return None
+            index += 1
+    except (StopIteration, json.JSONDecodeError, IndexError, ValueError):
+        return None
+
+
+def _piece(value: Any) -> str:
+    """``canonical_json(value)``, without the encoder's setup for the scalars rows hold."""
+    kind = type(value)
+    if kind is str:
+        return _encode_str(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int or (kind is float and math.isfinite(value)):
+        return repr(value)
+    return canonical_json(value)
+
+
+def _evaluation_piece(row: Mapping[str, Any], raw: str | None) -> str:
+    """The canonical JSON of the row's evaluation.
+
+    The recorded text is taken as it is when its SHA-256 is the row's ``record_sha256``
+    (the hash of the evaluation's canonical JSON), which proves it canonical; otherwise the
+    value is serialized.
+    """
+    recorded = row.get("record_sha256")
+    if raw is not None and isinstance(recorded, str) and (
+            sha256_hex(raw.encode("utf-8")) == recorded):
+        return raw
+    return canonical_json(row["evaluation"])
+
+
+def _join(pieces: Mapping[str, str]) -> str:
+    """Canonical JSON of an object from its values' canonical JSON (keys sorted)."""
+    return "{" + ",".join(_key(key) + pieces[key] for key in sorted(pieces)) + "}"
+
+
+@cache
+def _key(key: str) -> str:
+    return canonical_json(key) + ":"
+
+
+_JUDGE: Judge | None = None
+
+
+def _init_worker(settings: RegradeSettings) -> None:
+    global _JUDGE
+    _JUDGE = Judge(settings)
+
+
+Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None]]]
+
+
+def _pack(results: list[RowResult]) -> Packed:
+    """A chunk's lines as one blob and its facts as plain tuples (cheap to pass between
+    processes)."""
+    return (b"".join(r.line for r in results),
+            [(r.problem, r.before, r.after, r.study) for r in results])
+
+
+def _work(chunk: tuple[int, list[bytes]]) -> Packed:
+    assert _JUDGE is not None
+    start, lines = chunk
+    return _pack([_JUDGE.regrade(start + i, line) for i, line in enumerate(lines)])
+
+
+def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
+    with open(path, "rb") as handle:
+        start = 1
+        lines: list[bytes] = []
+        for line in handle:
+            lines.append(line)
+            if len(lines) == CHUNK:
+                yield start, lines
+                start += len(lines)
+                lines = []
+        if lines:
+            yield start, lines
+
+
+def regrade_file(
+    source: str | os.PathLike[str], output: str | os.PathLike[str],
+    settings: RegradeSettings, *, jobs: int = 1, registry: Registry | None = None,
+    progress: Any = None,
+) -> RegradeSummary:
+    """Regrade every row of ``source`` into ``output`` (atomically); return the summary.
+
+    ``progress``, when given, is called with the number of rows done so far.
+    """
+    src = Path(source)
+    out = Path(output)
+    if not src.is_file():
+        raise InputError("runs file not found", file=str(src), fix="check the path")
+    if out.resolve() == src.resolve() or (out.exists() and os.path.samefile(src, out)):
+        raise InputError("the output is the input file", file=str(out), place="-o",
+                         fix="write the regraded runs to another file, e.g. runs.v2.jsonl")
+    if jobs < 1:
+        raise InputError(f"--jobs must be at least 1, not {jobs}", place="--jobs")
+    summary = RegradeSummary()
+    judge = Judge(settings, registry)  # validates the settings before any work starts
+    with atomic_writer(out, mode="wb") as handle:
+        if jobs == 1:
+            for chunk in _chunks(src):
+                results = [judge.regrade(chunk[0] + i, line) for i, line in enumerate(chunk[1])]
+                _write(handle, chunk[0], _pack(results), summary, progress)
+        else:
+            import multiprocessing
+
+            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            with context.Pool(jobs, initializer=_init_worker, initargs=(settings,)) as pool:
+                window: deque[tuple[int, Any]] = deque()
+                trim = _heap_trimmer()
+                for count, chunk in enumerate(_chunks(src), start=1):
+                    window.append((chunk[0], pool.apply_async(_work, (chunk,))))
+                    if len(window) >= jobs * WINDOW_PER_JOB:
+                        start, pending = window.popleft()
+                        _write(handle, start, pending.get(), summary, progress)
+                    if count % TRIM_EVERY == 0:
+                        trim()
+                while window:
+                    start, pending = window.popleft()
+                    _write(handle, start, pending.get(), summary, progress)
+    return summary
+
+
+def _heap_trimmer() -> Callable[[], None]:
+    """Give freed heap pages back to the OS (glibc's ``malloc_trim``), or do nothing.
+
+    The main process passes a stream of ~100 KiB-1 MiB buffers to and from the workers;
+    glibc serves them from the heap, whose free pages it otherwise keeps, so the resident
+    size would creep up with the number of rows instead of staying flat.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        malloc_trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return lambda: None
+
+    def trim() -> None:
+        malloc_trim(0)
+
+    return trim
+
+
+def _write(handle: Any, start: int, packed: Packed, summary: RegradeSummary,
+           progress: Any) -> None:
+    blob, facts = packed
+    handle.write(blob)
+    for i, (problem, before, after, study) in enumerate(facts):
+        if before is None and problem is None:
+            continue  # a blank line: kept, not a row
+        summary.rows += 1
+        if study is not None:
+            summary.before.note_study(study)
+            summary.after.note_study(study)
+        if problem is not None:
+            summary.note(start + i, problem)
+            if before is not None:
+                summary.before.add(*before)
+                summary.after.add(*before)
+            continue
+        assert before is not None and after is not None
+        summary.regraded += 1
+        summary.before.add(*before)
+        summary.after.add(*after)
+        summary.flip(before[0], before[1], after[1])
+    if progress is not None:
+        progress(summary.rows)
+

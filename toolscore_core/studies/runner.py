@@ -1,0 +1,458 @@
+"""Running an agent over a study's tasks and trials, one JSON line per finished run."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from attrs import evolve, frozen
+
+from toolscore_core.canonical import canonical_json
+from toolscore_core.errors import InputError
+from toolscore_core.models import ToolCall, Trace
+from toolscore_core.plugins import Registry, default_registry
+from toolscore_core.studies.records import KIND, STDERR_TAIL, build_record, run_id
+from toolscore_core.studies.spec import McpServer, Study, Task, load_study, parse_study
+from toolscore_core.traces import AUTO, load_trace, parse_trace
+
+ENV_PROMPT = "TOOLSCORE_PROMPT"
+ENV_TRACE = "TOOLSCORE_TRACE"
+ENV_TASK_ID = "TOOLSCORE_TASK_ID"
+ENV_TRIAL = "TOOLSCORE_TRIAL"
+ENV_RUN_ID = "TOOLSCORE_RUN_ID"
+ENV_STUDY = "TOOLSCORE_STUDY"
+ENV_MCP_COMMAND = "TOOLSCORE_MCP_SERVER_COMMAND"
+ENV_MCP_ENV = "TOOLSCORE_MCP_SERVER_ENV"
+MCP_FORMAT = "mcp"
+SESSION_FILE = "session.jsonl"
+KILL_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL for a run that timed out or was interrupted."""
+
+
+@frozen
+class Planned:
+    """One run to make: a task and a trial number (from 1)."""
+
+    task: Task
+    trial: int
+
+
+def plan_runs(study: Study, *, trials: int, task_ids: Sequence[str] | None = None,
+              done: set[tuple[str, int]] | None = None) -> list[Planned]:
+    """Every (task, trial) to run, task by task, minus the ones already ``done``."""
+    if trials < 1:
+        raise InputError(f"--trials must be at least 1, not {trials}", place="--trials")
+    done = done or set()
+    return [Planned(task, trial) for task in study.select(list(task_ids or ()))
+            for trial in range(1, trials + 1) if (task.id, trial) not in done]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# --- the JSON Lines file -------------------------------------------------------------
+
+
+def dump_row(row: Mapping[str, Any]) -> str:
+    """A run record as one line of canonical JSON (its hash is the hash of the line)."""
+    return canonical_json(row)
+
+
+def scan_existing(path: Path, study: Study) -> set[tuple[str, int]]:
+    """The (task id, trial) of the runs already in ``path``; a torn last line is cut off.
+
+    A run is only ever written whole, so the only partial line a crash can leave is the
+    last one; it is removed so that the file stays valid JSON Lines.
+    """
+    done: set[tuple[str, int]] = set()
+    if not path.exists():
+        return done
+    keep = 0
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                row = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                if line.endswith(b"\n"):
+                    raise InputError("not valid JSON", file=str(path), place=f"line {number}",
+                                     fix="repair or remove the line, then --resume") from None
+                break
+            if not isinstance(row, dict) or row.get("kind") != KIND:
+                raise InputError(f"not a {KIND} row", file=str(path), place=f"line {number}")
+            if row.get("study") != study.name:
+                raise InputError(
+                    f"a run of study {row.get('study')!r}, not {study.name!r}", file=str(path),
+                    place=f"line {number}", fix="resume into the file of the same study")
+            done.add((str(row.get("task_id")), int(row.get("trial") or 0)))
+            keep += len(line)
+    if keep != path.stat().st_size:
+        with open(path, "r+b") as handle:
+            handle.truncate(keep)
+    return done
+
+
+class RunLog:
+    """Appends one run per line, flushed and synced as soon as the run ends."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self._handle = handle
+        self._lock = threading.Lock()
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        line = dump_row(row) + "\n"
+        with self._lock:
+            self._handle.write(line)
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+
+
+@contextlib.contextmanager
+def open_run_log(path: str | os.PathLike[str], study: Study, *, resume: bool,
+                 overwrite: bool = False) -> Iterator[tuple[RunLog, set[tuple[str, int]]]]:
+    """Open the output for appending; with ``resume`` also say which runs it holds."""
+    target = Path(path)
+    done: set[tuple[str, int]] = set()
+    if target.exists() and target.stat().st_size > 0:
+        if resume:
+            done = scan_existing(target, study)
+        elif not overwrite:
+            raise InputError("the output file already exists", file=str(target),
+                             fix="pass --resume to skip the runs it holds, --overwrite to "
+                             "start again, or another -o")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = "a" if resume else "w"
+    with open(target, mode, encoding="utf-8", newline="\n") as handle:
+        yield RunLog(handle), done
+
+
+# --- running the plan ----------------------------------------------------------------
+
+
+class Interrupted(Exception):
+    """Raised inside a worker when the study was stopped; the run is not recorded."""
+
+
+def execute(
+    plan: Sequence[Planned], run_one: Callable[[Planned], dict[str, Any]], *, jobs: int,
+    on_record: Callable[[dict[str, Any]], None], stop: threading.Event,
+) -> None:
+    """Run ``plan`` with up to ``jobs`` runs at once, handing each record over as it ends.
+
+    On KeyboardInterrupt, ``stop`` is set (runners kill their agents), no new run starts,
+    and the interrupt propagates once the workers have returned; finished runs are kept.
+    """
+    if jobs < 1:
+        raise InputError(f"--jobs must be at least 1, not {jobs}", place="--jobs")
+    pending = iter(plan)
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="toolscore-run") as pool:
+        running: set[Future[dict[str, Any]]] = set()
+        try:
+            for item in _take(pending, jobs):
+                running.add(pool.submit(run_one, item))
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    on_record(future.result())
+                    for item in _take(pending, 1):
+                        running.add(pool.submit(run_one, item))
+        except BaseException:
+            stop.set()
+            for future in running:
+                future.cancel()
+            raise
+
+
+def _take(items: Iterator[Planned], n: int) -> list[Planned]:
+    return [item for _, item in zip(range(n), items, strict=False)]
+
+
+# --- an agent command ----------------------------------------------------------------
+
+
+def mcp_record_command(session_path: str, server: McpServer) -> list[str]:
+    """The server command wrapped by the recording proxy, which writes ``session_path``."""
+    return [sys.executable, "-m", "toolscore_cli", "mcp", "record", "-o", session_path, "--",
+            *server.command]
+
+
+def agent_environment(task: Task, trial: int, run: str, study: Study, trace_path: str,
+                      session_path: str | None) -> dict[str, str]:
+    """The environment an agent command gets (the caller's, plus toolscore's variables)."""
+    env = dict(os.environ)
+    env.update({ENV_PROMPT: task.prompt, ENV_TRACE: trace_path, ENV_TASK_ID: task.id,
+                ENV_TRIAL: str(trial), ENV_RUN_ID: run, ENV_STUDY: study.name})
+    if task.mcp_server is not None and session_path is not None:
+        env[ENV_MCP_COMMAND] = json.dumps(mcp_record_command(session_path, task.mcp_server))
+        env[ENV_MCP_ENV] = json.dumps(dict(task.mcp_server.env), sort_keys=True)
+    return env
+
+
+class CommandRunner:
+    """Runs an agent command for one task and trial and builds its record."""
+
+    def __init__(self, study: Study, command: Sequence[str], *, agent: str,
+                 timeout: float | None, registry: Registry, stop: threading.Event) -> None:
+        if not command:
+            raise InputError("the agent command is empty", place="--agent",
+                             fix='give the command to run, e.g. --agent "python agent.py"')
+        self.study = study
+        self.command = list(command)
+        self.agent = agent
+        self.timeout = timeout
+        self.registry = registry
+        self.stop = stop
+
+    def __call__(self, planned: Planned) -> dict[str, Any]:
+        if self.stop.is_set():
+            raise Interrupted
+        task, trial = planned.task, planned.trial
+        run = run_id(self.study.name, task.id, trial)
+        folder = tempfile.mkdtemp(prefix="toolscore-run-")
+        try:
+            trace_path = os.path.join(folder, "trace.json")
+            session_path = (os.path.join(folder, SESSION_FILE)
+                            if task.mcp_server is not None else None)
+            env = agent_environment(task, trial, run, self.study, trace_path, session_path)
+            started_at = now_iso()
+            began = time.perf_counter()
+            code, stdout, stderr, timed_out = self._run(task.prompt, env)
+            duration = round(time.perf_counter() - began, 6)
+            if self.stop.is_set():
+                raise Interrupted
+            read_from = session_path if session_path is not None else trace_path
+            trace, trace_problem = _read_trace(read_from, MCP_FORMAT if session_path else AUTO,
+                                               self.registry)
+            error = _command_error(code, stderr, timed_out, self.timeout, trace, trace_problem,
+                                   read_from)
+            source = None
+            if trace is not None:
+                trace, source = with_final_answer(trace, stdout)
+            return build_record(self.study, task, trial, agent=self.agent, trace=trace,
+                                started_at=started_at, duration=duration,
+                                registry=self.registry, final_answer_source=source,
+                                error=error, validate_side_effects=bool(
+                                    task.contract.side_effects))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _run(self, prompt: str, env: dict[str, str]) -> tuple[int | None, bytes, bytes, bool]:
+        try:
+            process = subprocess.Popen(
+                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=env, start_new_session=True,
+            )
+        except OSError as exc:
+            return None, b"", f"cannot start the agent: {exc}".encode(), False
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        data: bytes | None = prompt.encode("utf-8")
+        while True:
+            wait_for = 0.2
+            if deadline is not None:
+                wait_for = max(0.0, min(wait_for, deadline - time.monotonic()))
+            try:
+                stdout, stderr = process.communicate(data, timeout=wait_for)
+                return process.returncode, stdout or b"", stderr or b"", False
+            except subprocess.TimeoutExpired:
+                data = None
+            if self.stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
+                _kill_group(process)
+                stdout, stderr = process.communicate()
+                return process.returncode, stdout or b"", stderr or b"", True
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the agent's process group, then SIGKILL whatever is left after a grace."""
+    for sig, grace in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, None)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        if grace is None:
+            return
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        return
+
+
+def _read_trace(path: str, trace_format: str,
+                registry: Registry) -> tuple[Trace | None, str | None]:
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return None, None
+    try:
+        trace, _ = load_trace(path, trace_format=trace_format, registry=registry)
+    except InputError as exc:
+        return None, exc.one_line()
+    return trace, None
+
+
+def _tail(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")[-STDERR_TAIL:]
+
+
+def _command_error(code: int | None, stderr: bytes, timed_out: bool, timeout: float | None,
+                   trace: Trace | None, trace_problem: str | None,
+                   trace_path: str) -> dict[str, Any] | None:
+    tail = _tail(stderr)
+    if timed_out:
+        return {"kind": "timeout", "message": f"the agent ran past the {timeout:g}s timeout "
+                "and was killed", "exit_code": code, "stderr_tail": tail}
+    if code is None:
+        return {"kind": "start", "message": tail, "exit_code": None, "stderr_tail": tail}
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else code
+        return {"kind": "crash", "message": f"the agent was killed by signal {name}",
+                "exit_code": code, "stderr_tail": tail}
+    if code != 0:
+        return {"kind": "exit", "message": f"the agent exited with code {code}",
+                "exit_code": code, "stderr_tail": tail}
+    if trace_problem is not None:
+        return {"kind": "trace", "message": f"the agent's trace could not be read: "
+                f"{trace_problem}", "exit_code": code, "stderr_tail": tail}
+    if trace is None and os.path.basename(trace_path) == SESSION_FILE:
+        return {"kind": "trace", "message": "no MCP session was recorded (the agent did not "
+                f"start the server with ${ENV_MCP_COMMAND})", "exit_code": code,
+                "stderr_tail": tail}
+    if trace is None:
+        return {"kind": "trace", "message": f"the agent wrote no trace (expected at "
+                f"${ENV_TRACE})", "exit_code": code, "stderr_tail": tail}
+    return None
+
+
+def with_final_answer(trace: Trace, stdout: bytes | str | None) -> tuple[Trace, str | None]:
+    """The trace with its final answer: the trace's own, else the agent's stdout."""
+    if trace.final_answer is not None:
+        return trace, "trace"
+    text = stdout.decode("utf-8", errors="replace") if isinstance(stdout, bytes) else stdout
+    text = (text or "").strip()
+    if not text:
+        return trace, None
+    return evolve(trace, final_answer=text), "stdout"
+
+
+# --- a Python agent ------------------------------------------------------------------
+
+AgentCallable = Callable[[str], Any]
+
+
+def agent_name(agent: Any) -> str:
+    module = getattr(agent, "__module__", None) or "?"
+    name = getattr(agent, "__qualname__", None) or type(agent).__qualname__
+    return f"python:{module}.{name}"
+
+
+def trace_from_result(result: Any, registry: Registry) -> Trace:
+    """What a Python agent returned, as a Trace.
+
+    A Trace; a provider response or trace document (any registered format); a list of
+    ToolCall; or a pair ``(any of those, final_answer)``.
+    """
+    final_answer = None
+    if isinstance(result, tuple) and len(result) == 2 and (
+        result[1] is None or isinstance(result[1], str)
+    ):
+        result, final_answer = result
+    if isinstance(result, Trace):
+        trace = result
+    elif isinstance(result, list | tuple) and all(isinstance(c, ToolCall) for c in result):
+        trace = Trace(calls=tuple(result))
+    elif isinstance(result, Mapping | list):
+        trace, _ = parse_trace(result, registry=registry)
+    else:
+        raise InputError(f"the agent returned {type(result).__name__}; return a Trace, a "
+                         "trace document, a list of ToolCall, or (calls, final_answer)")
+    if final_answer is not None:
+        trace = evolve(trace, final_answer=final_answer)
+    return trace
+
+
+class CallableRunner:
+    """Runs a Python agent callable for one task and trial and builds its record."""
+
+    def __init__(self, study: Study, agent: AgentCallable, *, registry: Registry,
+                 stop: threading.Event) -> None:
+        self.study = study
+        self.agent = agent
+        self.name = agent_name(agent)
+        self.registry = registry
+        self.stop = stop
+
+    def __call__(self, planned: Planned) -> dict[str, Any]:
+        if self.stop.is_set():
+            raise Interrupted
+        task = planned.task
+        started_at = now_iso()
+        began = time.perf_counter()
+        trace: Trace | None = None
+        error = None
+        try:
+            result = self.agent(task.prompt)
+            trace = trace_from_result(result, self.registry)
+        except InputError as exc:
+            error = {"kind": "trace", "message": exc.one_line(), "exit_code": None,
+                     "stderr_tail": None}
+        except Exception as exc:  # the agent's own failure is an error run, never dropped
+            error = {"kind": "exception", "message": f"{type(exc).__name__}: {exc}",
+                     "exit_code": None, "stderr_tail": traceback.format_exc()[-STDERR_TAIL:]}
+        duration = round(time.perf_counter() - began, 6)
+        source = None
+        if trace is not None:
+            trace, source = with_final_answer(trace, None)
+        return build_record(self.study, task, planned.trial, agent=self.name, trace=trace,
+                            started_at=started_at, duration=duration, registry=self.registry,
+                            final_answer_source=source, error=error,
+                            validate_side_effects=bool(task.contract.side_effects))
+
+
+def run_study(
+    spec: Study | Mapping[str, Any] | str | os.PathLike[str], agent: AgentCallable, *,
+    trials: int = 1, tasks: Iterable[str] | None = None, jobs: int = 1,
+    output: str | os.PathLike[str] | None = None, resume: bool = False,
+    overwrite: bool = False, registry: Registry | None = None,
+) -> list[dict[str, Any]]:
+    """Run a Python agent over a study's tasks and trials; return the run records.
+
+    ``agent(prompt)`` returns a provider response or trace document (any registered
+    format), a Trace, a list of ToolCall, or a pair ``(calls, final_answer)``. An agent that
+    raises gives an ``outcome: "error"`` record. With ``output``, each record is appended to
+    that JSON Lines file as soon as its run ends (``resume`` skips runs already there; an
+    existing file is refused unless ``resume`` or ``overwrite``).
+    Records come back in plan order (task by task, trial by trial).
+    """
+    study = spec if isinstance(spec, Study) else (
+        parse_study(spec) if isinstance(spec, Mapping) else load_study(spec))
+    registry = registry or default_registry()
+    study.check_weights(registry.metrics)
+    stop = threading.Event()
+    runner = CallableRunner(study, agent, registry=registry, stop=stop)
+    records: list[dict[str, Any]] = []
+    if output is None:
+        plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()))
+        execute(plan, runner, jobs=jobs, on_record=records.append, stop=stop)
+    else:
+        with open_run_log(output, study, resume=resume, overwrite=overwrite) as (log, done):
+            plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()), done=done)
+
+            def keep(record: dict[str, Any]) -> None:
+                log.append(record)
+                records.append(record)
+
+            execute(plan, runner, jobs=jobs, on_record=keep, stop=stop)
+    order = {(p.task.id, p.trial): i for i, p in enumerate(plan)}
+    return sorted(records, key=lambda r: order[(r["task_id"], r["trial"])])

@@ -1,0 +1,311 @@
+"""Study summaries: per task the trials, pass rate, pass^k, mean score, evidence, time, cost."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from attrs import define, field
+
+from toolscore_core.errors import InputError
+from toolscore_core.models import STATUSES
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float | None:
+    """The unbiased estimate of pass^k, C(c, k) / C(n, k): all k of k fresh trials pass.
+
+    None when fewer than ``k`` trials were run (the estimate needs n >= k).
+    """
+    if k < 1 or n < k:
+        return None
+    return math.comb(c, k) / math.comb(n, k)
+
+
+@define
+class Measured:
+    """A per-run quantity over runs: measured (every run), partial (some) or unknown (none)."""
+
+    total: float = 0.0
+    known: int = 0
+    runs: int = 0
+
+    def add(self, value: float | None) -> None:
+        self.runs += 1
+        if value is not None:
+            self.total += value
+            self.known += 1
+
+    @property
+    def status(self) -> str:
+        if self.known == 0:
+            return "unknown"
+        return "measured" if self.known == self.runs else "partial"
+
+    def to_dict(self) -> dict[str, Any]:
+        known = self.known > 0
+        return {
+            "status": self.status,
+            "total": round(self.total, 12) if known else None,
+            "mean": round(self.total / self.known, 12) if known else None,
+            "measured_runs": self.known, "runs": self.runs,
+        }
+
+
+@define
+class TaskStats:
+    """What the runs of one task add up to."""
+
+    task_id: str
+    runs: int = 0
+    passed: int = 0
+    errors: int = 0
+    score_total: float = 0.0
+    scored: int = 0
+    evidence: dict[str, int] = field(factory=lambda: dict.fromkeys(STATUSES, 0))
+    duration: Measured = field(factory=Measured)
+    cost: Measured = field(factory=Measured)
+
+    def add(self, outcome: str, score: float | None, evidence: Mapping[str, int] | None,
+            duration: float | None, cost: float | None) -> None:
+        self.runs += 1
+        if outcome == "passed":
+            self.passed += 1
+        elif outcome == "error":
+            self.errors += 1
+        if score is not None:
+            self.score_total += score
+            self.scored += 1
+        for status in STATUSES:
+            self.evidence[status] += int((evidence or {}).get(status, 0))
+        self.duration.add(duration)
+        self.cost.add(cost)
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.runs if self.runs else None
+
+    @property
+    def mean_score(self) -> float | None:
+        return round(self.score_total / self.scored, 12) if self.scored else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task_id": self.task_id, "runs": self.runs, "passed": self.passed,
+            "failed": self.runs - self.passed - self.errors, "errors": self.errors,
+            "pass_rate": None if self.pass_rate is None else round(self.pass_rate, 12),
+            "pass_hat_k": {str(k): pass_hat_k(self.runs, self.passed, k)
+                           for k in range(1, self.runs + 1)},
+            "mean_score": self.mean_score, "scored_runs": self.scored,
+            "evidence": dict(self.evidence),
+            "duration": self.duration.to_dict(), "cost": self.cost.to_dict(),
+        }
+
+
+def row_facts(row: Mapping[str, Any]) -> tuple[str, str, float | None, dict[str, int] | None,
+                                               float | None, float | None]:
+    """(task id, outcome, score, evidence counts, duration, cost) of a run record."""
+    evaluation = row.get("evaluation")
+    score = None
+    evidence = None
+    if isinstance(evaluation, Mapping):
+        value = evaluation.get("score")
+        score = float(value) if isinstance(value, int | float) else None
+        counts = (evaluation.get("evidence") or {}).get("counts")
+        evidence = dict(counts) if isinstance(counts, Mapping) else None
+    outcome = row.get("outcome")
+    duration = row.get("duration")
+    cost = row.get("cost")
+    return (
+        str(row.get("task_id")),
+        outcome if outcome in ("passed", "failed", "error") else "error",
+        score, evidence,
+        float(duration) if isinstance(duration, int | float) else None,
+        float(cost) if isinstance(cost, int | float) else None,
+    )
+
+
+@define
+class StudySummary:
+    """Per-task statistics of a file of runs, in the order tasks first appear."""
+
+    tasks: dict[str, TaskStats] = field(factory=dict)
+    studies: list[str] = field(factory=list)
+    skipped: list[tuple[int, str]] = field(factory=list)
+    """(line number, problem) of lines that are not run records, the first 200."""
+    skipped_count: int = 0
+
+    def skip(self, line: int, problem: str) -> None:
+        self.skipped_count += 1
+        if len(self.skipped) < 200:
+            self.skipped.append((line, problem))
+
+    def add(self, task_id: str, outcome: str, score: float | None,
+            evidence: Mapping[str, int] | None, duration: float | None,
+            cost: float | None) -> None:
+        stats = self.tasks.get(task_id)
+        if stats is None:
+            stats = self.tasks[task_id] = TaskStats(task_id=task_id)
+        stats.add(outcome, score, evidence, duration, cost)
+
+    def add_row(self, row: Mapping[str, Any]) -> None:
+        study = row.get("study")
+        if isinstance(study, str):
+            self.note_study(study)
+        self.add(*row_facts(row))
+
+    def note_study(self, study: str) -> None:
+        if study not in self.studies:
+            self.studies.append(study)
+
+    @property
+    def runs(self) -> int:
+        return sum(t.runs for t in self.tasks.values())
+
+    def default_k(self) -> int:
+        """The largest k every task has enough trials for (1 when there are none)."""
+        return max(1, min((t.runs for t in self.tasks.values()), default=1))
+
+    def total(self) -> TaskStats:
+        whole = TaskStats(task_id="(all)")
+        for stats in self.tasks.values():
+            whole.runs += stats.runs
+            whole.passed += stats.passed
+            whole.errors += stats.errors
+            whole.score_total += stats.score_total
+            whole.scored += stats.scored
+            for status in STATUSES:
+                whole.evidence[status] += stats.evidence[status]
+            for mine, theirs in ((whole.duration, stats.duration), (whole.cost, stats.cost)):
+                mine.total += theirs.total
+                mine.known += theirs.known
+                mine.runs += theirs.runs
+        return whole
+
+    def to_dict(self, k: int | None = None) -> dict[str, Any]:
+        k = k or self.default_k()
+        total = self.total().to_dict()
+        del total["pass_hat_k"]
+        return {
+            "kind": "toolscore.study_summary", "studies": list(self.studies), "k": k,
+            "runs": self.runs, "skipped_lines": self.skipped_count,
+            "tasks": [self._task_dict(stats, k) for stats in self.tasks.values()],
+            "total": total,
+        }
+
+    @staticmethod
+    def _task_dict(stats: TaskStats, k: int) -> dict[str, Any]:
+        data = stats.to_dict()
+        data["pass_k"] = pass_hat_k(stats.runs, stats.passed, k)
+        return data
+
+
+@define
+class Flips:
+    """Runs of one task whose outcome changed in a regrade."""
+
+    to_pass: int = 0
+    to_fail: int = 0
+
+
+@define
+class RegradeSummary:
+    """Before vs after per task, the tasks that flipped, and the rows written through."""
+
+    before: StudySummary = field(factory=StudySummary)
+    after: StudySummary = field(factory=StudySummary)
+    flips: dict[str, Flips] = field(factory=dict)
+    rows: int = 0
+    regraded: int = 0
+    written_through: int = 0
+    problems: list[tuple[int, str]] = field(factory=list)
+    """(line number, problem) of rows written through unchanged, the first ``MAX_PROBLEMS``."""
+
+    MAX_PROBLEMS = 200
+
+    def note(self, line: int, problem: str) -> None:
+        self.written_through += 1
+        if len(self.problems) < self.MAX_PROBLEMS:
+            self.problems.append((line, problem))
+
+    def flip(self, task_id: str, before: str, after: str) -> None:
+        if (before == "passed") == (after == "passed"):
+            return
+        flips = self.flips.setdefault(task_id, Flips())
+        if after == "passed":
+            flips.to_pass += 1
+        else:
+            flips.to_fail += 1
+
+    def to_dict(self, k: int | None = None) -> dict[str, Any]:
+        k = k or self.after.default_k()
+        before = self.before.to_dict(k)
+        after = self.after.to_dict(k)
+        before_by_id = {t["task_id"]: t for t in before["tasks"]}
+        tasks = []
+        for task in after["tasks"]:
+            old = before_by_id.get(task["task_id"], {})
+            flips = self.flips.get(task["task_id"], Flips())
+            tasks.append({
+                "task_id": task["task_id"], "runs": task["runs"],
+                "pass_rate_before": old.get("pass_rate"), "pass_rate_after": task["pass_rate"],
+                "mean_score_before": old.get("mean_score"),
+                "mean_score_after": task["mean_score"],
+                "flipped_to_pass": flips.to_pass, "flipped_to_fail": flips.to_fail,
+            })
+        return {
+            "kind": "toolscore.regrade_summary", "k": k, "rows": self.rows,
+            "regraded": self.regraded, "written_through": self.written_through,
+            "problems": [{"line": line, "problem": text} for line, text in self.problems],
+            "flipped_tasks": [t["task_id"] for t in tasks
+                              if t["flipped_to_pass"] or t["flipped_to_fail"]],
+            "tasks": tasks, "before": before, "after": after,
+        }
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, decoded row or None, problem) of a JSON Lines file; blank lines skipped."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below
+    except FileNotFoundError:
+        raise InputError("runs file not found", file=str(path), fix="check the path") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line), None
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                yield number, None, f"not valid JSON ({exc})"
+
+
+def summarize_file(path: str | os.PathLike[str]) -> StudySummary:
+    """Summarize a runs file row by row (memory flat in the number of rows).
+
+    Lines that are not run records (a regrade writes them through) are skipped and listed
+    in ``skipped``; a file with no run record at all is an error.
+    """
+    from toolscore_core.studies.records import KIND
+
+    summary = StudySummary()
+    for number, row, problem in iter_lines(path):
+        if problem is None and not (isinstance(row, dict) and row.get("kind") == KIND):
+            problem = f"not a {KIND} row"
+        if problem is not None:
+            summary.skip(number, problem)
+            continue
+        summary.add_row(row)
+    if not summary.tasks and summary.skipped_count:
+        line, problem = summary.skipped[0]
+        raise InputError(problem, file=str(path), place=f"line {line}",
+                         fix="give a file written by toolscore agent run or regrade")
+    return summary
+
+
+def summarize_rows(rows: Iterable[Mapping[str, Any]]) -> StudySummary:
+    summary = StudySummary()
+    for row in rows:
+        summary.add_row(row)
+    return summary
