@@ -29,7 +29,9 @@ class PluginInfo:
         return {"name": self.name, "distribution": self.distribution, "version": self.version}
 
 
-@frozen
+# ToolCall and ExpectedCall are made by the thousand: without __slots__, attrs' frozen
+# __init__ fills the instance dict directly, which makes them twice as fast to build.
+@frozen(slots=False)
 class ToolCall:
     """One tool call an agent made, as far as the trace tells."""
 
@@ -81,7 +83,7 @@ class Trace:
     """What the reader noticed and reports rather than invents (orphan responses, skipped items)."""
 
 
-@frozen
+@frozen(slots=False)
 class ExpectedCall:
     """One call the contract expects."""
 
