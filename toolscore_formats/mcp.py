@@ -89,7 +89,7 @@ class _Reader:
             return
         row.settle(**_outcome(message))
         if clock is not None and row.clock is not None:
-            row.duration = max(0.0, clock - row.clock)
+            row.duration = max(0.0, round(clock - row.clock, 9))  # no float noise: ns
 
     def _request(self, message: dict[str, Any], method: str, key_id: str, place: str,
                  timestamp: Any) -> CallRow | None:
