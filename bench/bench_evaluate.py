@@ -21,6 +21,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -52,12 +53,16 @@ def time_evaluate(python: Path | str, cases: list[tuple[int, int, int]],
 
 
 def wall(command: list[str], runs: int = 7) -> float:
-    """Median wall time of a whole command (process start included)."""
+    """Median wall time of a whole command (process start included).
+
+    Run in a scratch folder: tool-scorer's eval writes a report file where it runs.
+    """
     times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, check=False, capture_output=True, cwd=HERE)
-        times.append(time.perf_counter() - start)
+    with tempfile.TemporaryDirectory() as scratch:
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run(command, check=False, capture_output=True, cwd=scratch)
+            times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
