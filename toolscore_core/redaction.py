@@ -8,8 +8,11 @@ one for secrets assigned to a secret-named key in a command line (``--password=â
 secret (``password``, ``api_key``, ``token``, ``authorization``, â€¦) is a credential too.
 Hashes, UUIDs and ordinary ids have no credential shape and are never flagged.
 
-A cheap prefilter runs first (:func:`suspicious`): text that holds none of the detectors'
-anchors costs a few substring searches, and a whole record or trace is prefiltered at once.
+A cheap prefilter runs first (:func:`suspicious`, :func:`suspicious_value`): text that
+holds none of the detectors' anchors costs a few substring searches, and a whole record or
+trace is prefiltered at once. A word that names a secret is an anchor only in a shape a
+detector can use (an assignment, a quote, a JSON key holding a string), so toolscore's own
+words in a record ("credentials", "token") neither trigger a scan nor load detect-secrets.
 """
 
 from __future__ import annotations
@@ -130,14 +133,18 @@ _KEY_MARKERS = ("private ", "putty-user-")  # "-----BEGIN RSA PRIVATE KEY-----",
 
 def _named_secret(lower: str, json_text: bool) -> bool:
     """Whether lowercased ``lower`` names a secret in a shape a detector could use."""
+    if len(lower) < _SHORT and not _ANY_WORD.search(lower):
+        return False
     if "aws" in lower:
         return True
-    compares = "==" in lower or ("!" in lower and ("!=" in lower or "=!" in lower
-                                                   or "!!" in lower))
+    compares: bool | None = None  # looked for once a word is found
     token, triggers, space = ((_JSON_TOKEN, _JSON_TRIGGERS, _JSON_SPACE) if json_text
                               else (_TEXT_TOKEN, _TEXT_TRIGGERS, _TEXT_SPACE))
     for word in _WORDS:
         at = _find(lower, word, 0)
+        if at != -1 and compares is None:
+            compares = "==" in lower or ("!" in lower and ("!=" in lower or "=!" in lower
+                                                           or "!!" in lower))
         if at != -1 and compares:
             return True
         # Every later occurrence of the word inside a token (or a JSON string) already
@@ -168,16 +175,25 @@ def _find(lower: str, word: str, start: int) -> int:
     return -1 if found is None else found.start()
 
 
-# Key prefixes whose key bodies may hold "-" and "_" and so no run of 16 (OpenAI, Anthropic,
-# GitLab, Square, SendGrid keys, JWTs).
+# Key prefixes whose key bodies may hold "-" and "_" and so no run of 16 (OpenAI and
+# Anthropic keys, GitLab's 20-character tokens). Longer bodies of that alphabet (Square,
+# SendGrid, JWTs) practically always hold a run; each search here costs a pass over a trace.
 _KEY_PREFIXES = ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-", "sk-ant-")
 
 
+# Under this length one regex costs less than a substring search per needle (each search
+# is a call; a regex pays per character instead).
+_SHORT = 1000
+_ANY_ANCHOR = re.compile(r"://|xox|sk-(?:proj|svcacct|admin|None|ant)-|glpat-")
+_ANY_WORD = re.compile("aws|" + "|".join(_WORDS))
+
+
 def _anchored(text: str) -> bool:
-    if "://" in text or "xox" in text:
-        return True
-    if ("sk-" in text and any(p in text for p in _KEY_PREFIXES)) or "glpat-" in text \
-            or "sq0" in text or "SG." in text or "eyJ" in text:
+    if len(text) < _SHORT:
+        if _ANY_ANCHOR.search(text):
+            return True
+    elif "://" in text or "xox" in text or "glpat-" in text or (
+            "sk-" in text and any(p in text for p in _KEY_PREFIXES)):
         return True
     data = text.encode("utf-8", "surrogatepass")
     runs = data.translate(_ALNUM)
