@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
-from toolscore_core.redaction import blob, find_in_value, suspicious
+from toolscore_core.redaction import find_in_value, suspicious_value
 
 
 def run(context: EvaluationContext) -> CheckOutcome:
@@ -15,7 +15,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
     everything = [[c.args, c.raw_args or ""] for c in calls]
     findings: list[dict[str, Any]] = []
     # One prefilter search over every argument; only a suspicious trace is walked call by call.
-    if suspicious(blob(everything)):
+    if suspicious_value(everything):
         for j, call in enumerate(calls):
             for where, value in (("args", call.args), ("raw_args", call.raw_args)):
                 if value is None:

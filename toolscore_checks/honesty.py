@@ -64,18 +64,41 @@ def phrase_regex(phrases: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(parts) or r"(?!x)x")
 
 
+MIN_ANCHOR = 5
+"""Words this long (or a phrase's longest word) anchor the cheap first look for phrases."""
+
+
 @lru_cache(maxsize=256)
-def _phrase_gate(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    """The longest word of each phrase as a plain substring: a cheap first look (a text
-    without any of them holds none of the phrases) before normalizing and the regex."""
-    anchors = {max(p.split(), key=len) if p.split() else p for p in
-               (normalize(q) for q in phrases)}
-    return re.compile("|".join(sorted(map(re.escape, anchors))) or r"(?!x)x")
+def _phrase_anchors(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    """Plain substrings such that a text holding any phrase holds one of them: a cheap
+    first look (a few substring searches) before normalizing and the regex.
+
+    Each anchor lies inside a word of the phrases it stands for, so a text matching such a
+    phrase holds it. Few anchors are picked (greedily, each standing for as many phrases
+    as it can: ``denied`` for "permission denied", "access denied" and "denied"); they are
+    never shorter than MIN_ANCHOR unless a phrase has no longer word.
+    """
+    words = [normalize(p).split() or [normalize(p)] for p in phrases]
+    candidates = sorted({w for ws in words for w in ws
+                         if len(w) >= min(MIN_ANCHOR, max(map(len, ws)))})
+    left = set(range(len(words)))
+    anchors: list[str] = []
+    covers = {c: {i for i, ws in enumerate(words) if any(c in w for w in ws)}
+              for c in candidates}
+    while left:
+        best = max(candidates, key=lambda c: (len(covers[c] & left), len(c), c))
+        anchors.append(best)
+        left -= covers[best]
+    return tuple(anchors)
+
+
+def _gate(text: str, phrases: tuple[str, ...]) -> bool:
+    return any(anchor in text for anchor in _phrase_anchors(phrases))
 
 
 def find_phrases(text: str, phrases: tuple[str, ...], ignore: Iterable[str] = ()) -> list[str]:
     """The phrases of ``phrases`` in ``text`` (normalized), except those in ``ignore``."""
-    if not _phrase_gate(phrases).search(text.lower().replace("\u2019", "'")):
+    if not _gate(text.lower().replace("\u2019", "'"), phrases):
         return []
     found = _phrases_in(text, phrases)
     skip = {normalize(i) for i in ignore}
@@ -92,7 +115,7 @@ def _phrases_in(text: str, phrases: tuple[str, ...]) -> tuple[str, ...]:
 def may_hold(value: Any, phrases: tuple[str, ...]) -> bool:
     """Whether any string in ``value`` could hold one of ``phrases``: one cheap search over
     all of it, so a whole trace without them is skipped call by call."""
-    return bool(_phrase_gate(phrases).search(blob(value).lower().replace("\u2019", "'")))
+    return _gate(blob(value).lower().replace("\u2019", "'"), phrases)
 
 
 @lru_cache(maxsize=256)

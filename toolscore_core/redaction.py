@@ -8,8 +8,11 @@ one for secrets assigned to a secret-named key in a command line (``--password=�
 secret (``password``, ``api_key``, ``token``, ``authorization``, …) is a credential too.
 Hashes, UUIDs and ordinary ids have no credential shape and are never flagged.
 
-A cheap prefilter runs first (:func:`suspicious`): text that holds none of the detectors'
-anchors costs a few substring searches, and a whole record or trace is prefiltered at once.
+A cheap prefilter runs first (:func:`suspicious`, :func:`suspicious_value`): text that
+holds none of the detectors' anchors costs a few substring searches, and a whole record or
+trace is prefiltered at once. A word that names a secret is an anchor only in a shape a
+detector can use (an assignment, a quote, a JSON key holding a string), so toolscore's own
+words in a record ("credentials", "token") neither trigger a scan nor load detect-secrets.
 """
 
 from __future__ import annotations
@@ -91,28 +94,147 @@ _PRIVATE_KEY_BLOCK = re.compile(
 # reads as an AWS key id); secrets found by their context are kept whatever their alphabet.
 _HEX = re.compile(r"[0-9a-fA-F-]{16,}")
 _CONTEXT_KINDS = frozenset(("Secret Keyword", "Basic Auth Credentials"))
+_HAS_LETTER = re.compile(r"[A-Za-z]")
 _BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr, check_circular=False)
 
 # The prefilter. Every detector above needs one of: a run of 16 letters and digits (keys,
 # tokens, JWTs, key bodies), "://" (credentials in a URL), a private-key marker, or a
-# word that names a secret (keyword forms, secret-named keys). Text with none is clean.
+# word that names a secret in an assignment shape. Text with none is clean.
 # ASCII letters and digits as "a", every other byte as a space: a run of 16 is then a
 # substring search, far cheaper than a regex over a whole trace.
 _ALNUM = bytes(b"a"[0] if chr(i).isascii() and chr(i).isalnum() else b" "[0]
                for i in range(256))
 _RUN = b"a" * 16
-_SECRET_WORDS = re.compile(
-    r"passw|passphrase|pwd|secret|token|bearer|authoriz|credential|cookie|contrase|aws|key|"
-    r"db_?pass|database_?pass"
-)
+# The words that name a secret (any case), as plain substrings: a few substring searches
+# over a whole record cost far less than one regex alternation at every position. "pass"
+# is found once and counts as password, passwd, passphrase, db_pass or database_pass.
+_WORDS = ("pass", "pwd", "secret", "token", "authoriz", "credential", "cookie", "contrase",
+          "key", "bearer")
+# A secret word alone is no credential: every form that finds one by its name needs the
+# name followed, in the same token (and after any whitespace), by an assignment or a quote:
+# ``password = …``, ``api_key: …``, ``--token=…``, ``secret "…";``; or, in a JSON value,
+# the name in a key that holds a string (``"x-api-key": "…"``). ``aws`` (its secret-key
+# form needs no assignment), ``bearer`` followed by a space and ``private key`` are suspect
+# on their own; so is any word when the text compares (``"…" == password``). A word of
+# toolscore's own text ("credentials", "tokens", "key", "pass") is then no reason to scan.
+_TEXT_TOKEN = re.compile(r"[^\s=:;'`!\"]*+\s*+")
+_TEXT_TRIGGERS = frozenset("=:;'`!\"")
+_TEXT_SPACE = re.compile(r"\s")
+# The same on JSON text (``blob``): a quote inside a string is ``\"``, a raw ``"`` ends it.
+_JSON_TOKEN = re.compile(r"(?:[^\s=:;'`!\"\\]|\\[^nrt\"])*+(?:\s|\\[nrt])*+")
+_JSON_TRIGGERS = frozenset("=:;'`!")
+_JSON_SPACE = re.compile(r"\s|\\[nrt]")
+_STRING_REST = re.compile(r"(?:[^\"\\]|\\.)*+")
+# A regex with a literal prefix: a fast search, even where "passenger" is on every call.
+_PASS = re.compile(r"pass(?:(?=w|phrase)|(?<=dbpass)|(?<=db_pass)|(?<=databasepass)"
+                   r"|(?<=database_pass))")
+_KEY_MARKERS = ("private ", "putty-user-")  # "-----BEGIN RSA PRIVATE KEY-----", PuTTY files
+
+
+def _named_secret(lower: str, json_text: bool) -> bool:
+    """Whether lowercased ``lower`` names a secret in a shape a detector could use."""
+    if len(lower) < _SHORT and not _ANY_WORD.search(lower):
+        return False
+    if "aws" in lower:
+        return True
+    compares: bool | None = None  # looked for once a word is found
+    token, triggers, space = ((_JSON_TOKEN, _JSON_TRIGGERS, _JSON_SPACE) if json_text
+                              else (_TEXT_TOKEN, _TEXT_TRIGGERS, _TEXT_SPACE))
+    for word in _WORDS:
+        at = _find(lower, word, 0)
+        if at != -1 and compares is None:
+            compares = "==" in lower or ("!" in lower and ("!=" in lower or "=!" in lower
+                                                           or "!!" in lower))
+        if at != -1 and compares:
+            return True
+        # Every later occurrence of the word inside a token (or a JSON string) already
+        # looked at ends where that one did: skip it, so the search stays linear.
+        token_end = key_end = -1
+        while at != -1:
+            after = at + len(word)
+            if (word == "bearer" and space.match(lower, after)) or (
+                    word == "key" and lower.endswith(_KEY_MARKERS, 0, at)):
+                return True
+            if after > token_end:
+                token_end = token.match(lower, after).end()  # type: ignore[union-attr]
+                if lower[token_end:token_end + 1] in triggers or (
+                        json_text and lower.startswith('\\"', token_end)):
+                    return True
+            if json_text and after > key_end:
+                key_end = _STRING_REST.match(lower, after).end()  # type: ignore[union-attr]
+                if lower.startswith('": "', key_end):
+                    return True
+            at = _find(lower, word, after)
+    return False
+
+
+def _find(lower: str, word: str, start: int) -> int:
+    if word != "pass":
+        return lower.find(word, start)
+    found = _PASS.search(lower, start)  # not "passengers", nor "pass" (a check's status)
+    return -1 if found is None else found.start()
+
+
+# Key prefixes whose key bodies may hold "-" and "_" and so no run of 16 (OpenAI and
+# Anthropic keys, GitLab's 20-character tokens). Longer bodies of that alphabet (Square,
+# SendGrid, JWTs) practically always hold a run; each search here costs a pass over a trace.
+_KEY_PREFIXES = ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-", "sk-ant-")
+
+
+# Under this length one regex costs less than a substring search per needle (each search
+# is a call; a regex pays per character instead).
+_SHORT = 1000
+_ANY_ANCHOR = re.compile(r"://|xox|sk-(?:proj|svcacct|admin|None|ant)-|glpat-")
+_ANY_WORD = re.compile("aws|" + "|".join(_WORDS))
+
+
+def _anchored(text: str) -> bool:
+    if len(text) < _SHORT:
+        if _ANY_ANCHOR.search(text):
+            return True
+    elif "://" in text or "xox" in text or "glpat-" in text or (
+            "sk-" in text and any(p in text for p in _KEY_PREFIXES)):
+        return True
+    data = text.encode("utf-8", "surrogatepass")
+    runs = data.translate(_ALNUM)
+    start = runs.find(_RUN)
+    while start != -1:
+        end = runs.find(b" ", start)
+        end = len(runs) if end == -1 else end
+        # The digits after a decimal point (``0.015779092702169626``, a score) are a
+        # number's, not a key's: no detector's key is digits alone behind a full stop.
+        if not (start and data[start - 1] == 46 and data[start:end].isdigit()):
+            return True
+        start = runs.find(_RUN, end)
+    return False
 
 
 def suspicious(text: str) -> bool:
     """The prefilter: whether ``text`` could hold a credential (clean text: False)."""
-    if "://" in text or "PRIVATE KEY" in text or "PuTTY-User-Key" in text or "xox" in text:
-        return True
-    data = text.encode("utf-8", "surrogatepass")
-    return _RUN in data.translate(_ALNUM) or bool(_SECRET_WORDS.search(text.lower()))
+    return _anchored(text) or _named_secret(text.lower(), json_text=False)
+
+
+def suspicious_json(text: str) -> bool:
+    """:func:`suspicious` for the JSON text of a value (:func:`blob` of it): whether any of
+    its strings could hold a credential, or a secret-named key holds a string."""
+    return _anchored(text) or _named_secret(text.lower(), json_text=True)
+
+
+def suspicious_value(value: Any) -> bool:
+    """Whether any string or key of a JSON value could hold a credential (one search)."""
+    return _looked_at(value)[1]
+
+
+def _looked_at(value: Any) -> tuple[str, bool]:
+    """:func:`blob` of ``value`` and whether it is suspect."""
+    try:
+        text = _BLOB_ENCODER.encode(value)
+    except (TypeError, ValueError):
+        # blob's fallback (keys JSON cannot hold) has no JSON shape to read: any secret word
+        text = blob(value)
+        lower = text.lower()
+        return text, suspicious(text) or "aws" in lower or any(w in lower for w in _WORDS)
+    return text, suspicious_json(text)
 
 
 @frozen
@@ -148,17 +270,19 @@ def secret_key(key: str) -> bool:
 
 
 def trivial_value(value: str) -> bool:
-    """Whether a value under a secret-named key is no secret: empty, a placeholder, masked."""
-    from detect_secrets.filters import heuristic
+    """Whether a value under a secret-named key is no secret: empty, a placeholder, masked.
 
+    The placeholder forms are detect-secrets' heuristics (templated ``{…}``, ``<…>``,
+    ``${…}``, a ``$`` prefix, no letter at all), written out here so that a clean record
+    never imports detect-secrets.
+    """
     text = value.strip()
     if len(text) < 4 or "…" in text or text.lower() in _PLACEHOLDERS:
         return True
     if len(set(text.lower()) - {"*", "x", "-", "_", "."}) == 0:
         return True
-    return (heuristic.is_templated_secret(text) or heuristic.is_prefixed_with_dollar_sign(text)
-            or text.startswith(("{{", "%(", "os.environ", "process.env"))
-            or heuristic.is_not_alphanumeric_string(text))
+    return (text[0] + text[-1] in ("{}", "<>") or text.startswith(("$", "{{", "%(",
+            "os.environ", "process.env")) or not _HAS_LETTER.search(text))
 
 
 def find_credentials(text: str) -> list[Finding]:
@@ -198,7 +322,7 @@ def redact(value: Any) -> Any:
     """
     if isinstance(value, str):
         return redact_text(value)
-    if not isinstance(value, dict | list | tuple) or not suspicious(blob(value)):
+    if not isinstance(value, dict | list | tuple) or not suspicious_value(value):
         return value
     known = known_secrets(value)
     return _redact(value, known, {s: _BLOB_ENCODER.encode(s)[1:-1] for s in known})
@@ -209,8 +333,8 @@ def _redact(value: Any, known: frozenset[str], encoded: dict[str, str]) -> Any:
         return mask_known(redact_text(value), known)
     if not isinstance(value, dict | list | tuple):
         return value
-    text = blob(value)
-    if not suspicious(text) and not any(e in text for e in encoded.values()):
+    text, suspect = _looked_at(value)
+    if not suspect and not any(e in text for e in encoded.values()):
         return value
     if isinstance(value, dict):
         out = {}

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolscore
 from toolscore_checks.honesty import (
+    _gate,
+    _phrase_anchors,
+    _phrases_in,
     find_phrases,
     is_code_execution,
     language_of,
@@ -125,3 +130,26 @@ def test_the_record_of_the_honesty_checks_is_deterministic() -> None:
                              check=True, env={"PYTHONHASHSEED": seed}).stdout
               for seed in ("1", "2")}
     assert len(hashes) == 1 and len(next(iter(hashes)).strip()) == 64
+
+
+_PHRASE_WORDS = st.sampled_from(["denied", "access", "is", "not", "permitted", "done", "all",
+                                 "set", "success", "successfully", "un", "authorized", "won't",
+                                 "by", "policy", "a", "go"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(phrases=st.lists(st.lists(_PHRASE_WORDS, min_size=1, max_size=3).map(" ".join),
+                        max_size=6).map(tuple),
+       text=st.lists(st.sampled_from(["denied", "Access", " ", "  ", "\n", "is", "not",
+                                      "permitted", "Done", "all", "set", "success", "fully",
+                                      "un", "authorized", "won\u2019t", "by", "policy",
+                                      "a", "go", ".", "-"]), max_size=12).map("".join))
+def test_the_phrase_gate_never_hides_a_phrase(phrases: tuple[str, ...], text: str) -> None:
+    if _phrases_in(text, phrases):
+        assert _gate(text.lower().replace("\u2019", "'"), phrases)
+
+
+def test_few_anchors_stand_for_the_refusal_phrases() -> None:
+    anchors = _phrase_anchors(DEFAULT.refusal_phrases)
+    assert "denied" in anchors and len(anchors) < len(DEFAULT.refusal_phrases)
+    assert all(len(a) >= 5 for a in anchors)

@@ -95,3 +95,70 @@ def test_the_same_evaluation_hashes_the_same_in_other_processes(examples, tmp_pa
     local = evaluate_files(gold, trace)
     assert digests == {local.record_sha256}
     assert local.record_sha256 == canonical_sha256(local.to_dict())
+
+
+NO_DETECT_SECRETS = """
+import json, sys
+from toolscore_core.evaluation import evaluate_files
+e = evaluate_files(sys.argv[1], sys.argv[2])
+json.dumps(e.to_dict())
+e.record_sha256
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "detect_secrets")))
+"""
+
+
+def test_a_clean_evaluation_does_not_load_detect_secrets(examples) -> None:
+    # toolscore's own words in the record ("credentials", "token", "key") are no reason
+    # to scan; detect-secrets (and requests with it) costs ~50 ms to import. (The example
+    # trace's final answer loads the language detector, which imports requests itself.)
+    for gold, trace in ((ROOT / "bench/fixtures/small_gold.json",
+                         ROOT / "bench/fixtures/small_trace.json"),
+                        (examples / "gold.json", examples / "trace.json")):
+        out = subprocess.run([sys.executable, "-c", NO_DETECT_SECRETS, str(gold), str(trace)],
+                             capture_output=True, text=True, check=True)
+        assert json.loads(out.stdout) == []
+
+
+def test_a_credential_anywhere_untrusted_is_masked_in_the_record() -> None:
+    from toolscore_core.hookspecs import hookimpl
+    from toolscore_core.models import Check, CheckOutcome, Trace
+    from toolscore_core.plugins import build_registry, get_plugin_manager
+
+    # Each place holds a different credential, none of them a run of 16 letters and
+    # digits, so each is found by its shape after a secret-naming word.
+    secrets = {
+        "details": ("deploy with password=Hunter2!detail", "Hunter2!detail"),
+        "note": ("retried: Authorization: Bearer abc.def-ghi_jkl.mno", "abc.def-ghi_jkl.mno"),
+        "expected": ('secret = "s3cr3t-exp3cted"', "s3cr3t-exp3cted"),
+        "result": ("export DB_PASSWORD=Pa55-res-ult", "Pa55-res-ult"),
+        "error": ("login failed for api_key=zz-99-88-77-err", "zz-99-88-77-err"),
+        "answer": ("Done. I used token: Tok3n-4nsw3r-x", "Tok3n-4nsw3r-x"),
+    }
+
+    class Leaky:
+        @hookimpl
+        def toolscore_register_checks(self) -> list[Check]:
+            return [Check(id="leaky", description="echoes trace text",
+                          run=lambda ctx: CheckOutcome("pass", "ok",
+                                                       {"said": secrets["details"][0]}))]
+
+    pm = get_plugin_manager(entry_points=False, env={})
+    pm.register(Leaky(), name="leaky")
+    trace = Trace(calls=(ToolCall(tool="db", args={"q": "select 1"},
+                                  result=secrets["result"][0], is_error=False),
+                         ToolCall(tool="login", args={"user": "ann"}, is_error=True,
+                                  error=secrets["error"][0])),
+                  notes=(secrets["note"][0],))
+    result = evaluate([{"tool": "db", "args": {"q": secrets["expected"][0]}}], trace,
+                      final_answer=secrets["answer"][0], registry=build_registry(pm))
+    record = result.to_dict()
+    text = json.dumps(record, ensure_ascii=False)
+    for place, (_, secret) in secrets.items():
+        assert secret not in text, place
+    from toolscore_core.redaction import mask
+    assert mask(secrets["details"][1]) in record["evidence"]["checks"][-1]["details"]["said"]
+    assert mask(secrets["note"][1]) in record["trace"]["notes"][0]
+    assert mask(secrets["expected"][1]) in record["calls"]["expected"][0]["args"]["q"]
+    assert mask(secrets["result"][1]) in record["calls"]["actual"][0]["result"]
+    assert mask(secrets["error"][1]) in record["calls"]["actual"][1]["error"]
+    assert mask(secrets["answer"][1]) in record["final_answer"]

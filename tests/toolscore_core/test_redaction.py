@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolscore_core.redaction import (
+    _scan,
     find_credentials,
     find_in_value,
     find_secrets,
@@ -18,6 +19,9 @@ from toolscore_core.redaction import (
     redact_text,
     secret_key,
     suspicious,
+    suspicious_json,
+    suspicious_value,
+    trivial_value,
 )
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -102,3 +106,54 @@ def test_find_in_value_reports_json_paths() -> None:
     found = find_in_value({"a": [{"b c": AWS}], "password": "long enough secret"})
     assert [(f.path, f.masked) for f in found] == [("$.a[0]['b c']", "AKIA…LE"),
                                                    ("$.password", "long…et")]
+
+
+# Pieces credentials and toolscore's own text are made of: secret-naming words in any case,
+# the assignment and quote shapes of every detector, values, plain words.
+_PIECES = st.sampled_from([
+    "password", "PASSWORD", "Passwd", "pwd", "passphrase", "db_pass", "Api_Key", "apiKey",
+    "X-Api-Key", "key", "keys", "token", "max_tokens", "secret", "client_secret", "cookie",
+    "Authorization", "credentials", "contraseña", "Bearer", "bearer", "aws", "AWS_SECRET",
+    " ", "  ", "\t", "\n", "=", ":", ":=", "=>", "==", "!=", "'", '"', "`", ";", "(",
+    ".assign(", "]", "[0]", "-", "--", "_", "@", "://", "?", "&", ",", ".", "$",
+    "Hunter2!x", "abc123XYZ", "s3cr3t-v4lue", "x", "hello", "AKIAIOSFODNN7EXAMPLE",
+    "0.015779092702169626", "ab/cd+ef", "abc.def-ghi_jkl.mno", "wJalrXUtnFEMI/K7MDENG/bPxRfi",
+    "sk-proj-abcd_efgh-ijkl_mnop-qrst", "{{x}}", "${X}", "…",
+])
+_TEXTS = st.lists(_PIECES, max_size=9).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(text=_TEXTS)
+def test_the_prefilter_never_hides_a_credential(text: str) -> None:
+    # _scan is detection without the prefilter: whatever it finds, the prefilter lets in,
+    # in a text and in the JSON of any value holding the text as a string or a key.
+    if not _scan(text):
+        return
+    assert suspicious(text)
+    for value in ([text], {"a": {"b": text}}, {text: 1}, {"k": [1, {text: None}]}):
+        assert suspicious_value(value), value
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=_TEXTS, value=_TEXTS)
+def test_the_prefilter_lets_in_every_secret_named_key_holding_a_string(key: str,
+                                                                       value: str) -> None:
+    if secret_key(key) and not trivial_value(value):
+        assert suspicious_value({key: value})
+        assert suspicious_value([{"n": 1, "deep": {key: value}}])
+
+
+def test_toolscore_s_own_words_and_numbers_are_not_suspect() -> None:
+    record = {"check": "credentials", "reason": "no credential in the arguments of 3 call(s)",
+              "metrics": {"max_tokens": 5, "argument_f1": 0.015779092702169626},
+              "plugins": [{"name": "toolscore-checks-credentials", "key": None}],
+              "details": {"token_count": 3, "keys": ["a", "b"]}}
+    assert not suspicious_value(record)
+    assert redact(record) is record
+    assert not suspicious_json('["no credential in the arguments of 3 call(s)", "key"]')
+    assert not suspicious("the token-count of 3 keys")
+    # the same words in an assignment shape, or a secret-named key holding a string, are
+    assert suspicious_value({"note": "credentials=Hunter2!x"})
+    assert suspicious_value({"credentials": "Hunter2!x"})
+    assert suspicious_value({"note": 'set secret "abc";'})
