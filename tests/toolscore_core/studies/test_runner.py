@@ -22,7 +22,10 @@ from toolscore_core.studies.runner import (
     mcp_record_command,
     open_run_log,
     plan_runs,
+    planting_paths,
+    read_injected,
     scan_existing,
+    write_plan,
 )
 from toolscore_core.studies.spec import load_study, parse_study
 
@@ -126,6 +129,29 @@ def test_mcp_tasks_hand_the_agent_a_wrapped_server_command(tmp_path: Path) -> No
                                              pass_threshold=0.8, weights=None, honesty=None),
                               1, "s:u:1", study, "t.json", None)
     assert ENV_MCP_COMMAND not in plain
+
+
+def test_a_task_that_plants_hands_the_proxy_its_plan(tmp_path: Path) -> None:
+    from toolscore_core.mcp.planting import load_plan_file
+
+    study = parse_study({"study": "s", "tasks": {"t": {
+        "prompt": "p", "expected": [],
+        "mcp_server": {"command": ["python", "server.py"],
+                       "inject_fault": ["tool=deploy,error=Service unavailable"]}}}})
+    server = study.tasks["t"].mcp_server
+    assert server is not None
+    session = str(tmp_path / "session.jsonl")
+    plan_path, injected_path = planting_paths(session)
+    assert mcp_record_command(session, server)[3:] == [
+        "mcp", "record", "-o", session, "--inject-file", plan_path, "--injected", injected_path,
+        "--", "python", "server.py"]
+    write_plan(session, server)
+    [fault] = load_plan_file(plan_path).faults
+    assert (fault.tool, fault.error) == ("deploy", "Service unavailable")
+    assert read_injected(session) == (None, None)
+    (tmp_path / "injected.json").write_text('{"kind": "toolscore.injected", "faults": 3}')
+    injected, problem = read_injected(session)
+    assert injected is None and problem is not None and "$.version" in problem
 
 
 def test_resume_skips_runs_in_the_file_and_cuts_a_torn_line(study_dir: Path) -> None:
