@@ -56,8 +56,15 @@ def regrade_command(
     """
     overrides = weights_from(weights)
     if any(s.endswith(".jsonl") for s in sources):
+        # Options that mean something only for receipts are refused, not silently dropped.
+        for name, value in (("--forbidden", forbidden), ("--receipt-dir", receipt_dir),
+                            ("--final-answer", final_answer), ("--no-verify", no_verify or None)):
+            if value is not None:
+                raise InputError(f"{name} is for receipts and traces, not agent-run JSONL files",
+                                 place=name, fix="put forbidden rules in the study spec and "
+                                 "regrade with --spec; rows keep their recorded final answers")
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
-                                weights=overrides, jobs=jobs))
+                                weights=overrides, jobs=jobs, json_path=json_path))
         return
     for name, value in (("--spec", spec), ("-o/--output", output)):
         if value is not None:
@@ -142,7 +149,7 @@ def _refuse_name_clashes(sources: Sequence[str], receipt_dir: str, target: Any) 
 
 def _regrade_jsonl(
     sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
-    weights: dict[str, float] | None, jobs: int,
+    weights: dict[str, float] | None, jobs: int, json_path: str | None = None,
 ) -> int:
     if not all(s.endswith(".jsonl") for s in sources):
         raise InputError("agent-run JSONL files cannot be regraded with receipts or traces",
@@ -160,5 +167,5 @@ def _regrade_jsonl(
     code = 0
     for source in sources:
         code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
-                                       weights=weights, jobs=jobs))
+                                       weights=weights, jobs=jobs, json_path=json_path))
     return code
