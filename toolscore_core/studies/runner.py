@@ -485,6 +485,15 @@ def run_study(
         parse_study(spec) if isinstance(spec, Mapping) else load_study(spec))
     registry = registry or default_registry()
     study.check_weights(registry.metrics)
+    for task in study.select(list(tasks or ())):
+        if task.mcp_server is not None:
+            # A callable gets only the prompt: nothing would start the recording proxy, and
+            # faults or injections the spec plants would silently not be planted.
+            raise InputError(f"task {task.id!r} names an MCP server, which a Python callable "
+                             "cannot be handed", file=study.path,
+                             place=f"$.tasks.{task.id}.mcp_server",
+                             fix="run MCP tasks with `toolscore agent run --agent CMD`, or "
+                             "leave them out with tasks=[...]")
     stop = threading.Event()
     runner = CallableRunner(study, agent, registry=registry, stop=stop)
     records: list[dict[str, Any]] = []
