@@ -57,12 +57,15 @@ def regrade_command(
     overrides = weights_from(weights)
     if any(s.endswith(".jsonl") for s in sources):
         # Options that mean something only for receipts are refused, not silently dropped.
-        for name, value in (("--forbidden", forbidden), ("--receipt-dir", receipt_dir),
-                            ("--final-answer", final_answer), ("--no-verify", no_verify or None)):
+        for name, value, fix in (
+            ("--forbidden", forbidden, "put forbidden rules in a study spec and use --spec"),
+            ("--receipt-dir", receipt_dir, "each regraded row carries regraded.from_sha256"),
+            ("--final-answer", final_answer, "rows keep the final answers they recorded"),
+            ("--no-verify", no_verify or None, "rows are regraded as they are"),
+        ):
             if value is not None:
                 raise InputError(f"{name} is for receipts and traces, not agent-run JSONL files",
-                                 place=name, fix="put forbidden rules in the study spec and "
-                                 "regrade with --spec; rows keep their recorded final answers")
+                                 place=name, fix=f"leave it out: {fix}")
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
                                 weights=overrides, jobs=jobs, json_path=json_path))
         return
