@@ -146,3 +146,22 @@ def test_summary_of_the_regraded_runs(recorded: Path, tmp_path: Path) -> None:
     assert (tasks["weather"]["pass_rate"], tasks["weather"]["mean_score"]) == (0.0, 0.85)
     assert tasks["book"]["pass_rate"] == 1.0 and tasks["book"]["cost"]["total"] == 0.012
     assert tasks["flaky"]["passed"] == 1 and data["runs"] == 6
+
+
+def test_an_mcp_session_named_jsonl_is_regraded_as_a_trace(recorded: Path,
+                                                           tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    from tests.mcp_support import record_command, sdk_stdio
+
+    session = tmp_path / "session.jsonl"
+    sdk_stdio(record_command(session), [("add", {"a": 2, "b": 3})])
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"tool": "add", "args": {"a": 2, "b": 3}}]))
+    result = run_cli("regrade", str(session), "--gold", str(gold), "--json", "-")
+    assert result.returncode == 0, result.stderr
+    [row] = json.loads(result.stdout)["regrade"]
+    assert (row["kind"], row["after"]["score"]) == ("trace", 1.0)
+    mixed = run_cli("regrade", str(session), str(recorded / "runs.jsonl"), "--gold", str(gold),
+                    "-o", str(tmp_path / "x.jsonl"))
+    assert mixed.returncode == 2 and "cannot be regraded with receipts or traces" in (
+        mixed.stderr)
