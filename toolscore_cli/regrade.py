@@ -55,9 +55,23 @@ def regrade_command(
     hashes is refused (exit 1) unless --no-verify.
     """
     overrides = weights_from(weights)
-    if any(s.endswith(".jsonl") for s in sources):
+    runs_files = [_is_runs_file(s) for s in sources]
+    if any(runs_files):
+        # Options that mean something only for receipts are refused, not silently dropped.
+        for name, value, fix in (
+            ("--forbidden", forbidden, "put forbidden rules in a study spec and use --spec"),
+            ("--receipt-dir", receipt_dir, "each regraded row carries regraded.from_sha256"),
+            ("--final-answer", final_answer, "rows keep the final answers they recorded"),
+            ("--no-verify", no_verify or None, "rows are regraded as they are"),
+        ):
+            if value is not None:
+                raise InputError(f"{name} is for receipts and traces, not agent-run JSONL files",
+                                 place=name, fix=f"leave it out: {fix}")
+        if not all(runs_files):
+            raise InputError("agent-run JSONL files cannot be regraded with receipts or traces",
+                             place="SOURCE", fix="regrade the .jsonl files in a separate call")
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
-                                weights=overrides, jobs=jobs))
+                                weights=overrides, jobs=jobs, json_path=json_path))
         return
     for name, value in (("--spec", spec), ("-o/--output", output)):
         if value is not None:
@@ -140,13 +154,31 @@ def _refuse_name_clashes(sources: Sequence[str], receipt_dir: str, target: Any) 
                              place="--receipt-dir", fix="write the new receipts to another folder")
 
 
+def _is_runs_file(source: str) -> bool:
+    """Whether ``source`` is a runs file of ``toolscore agent run`` rather than a trace.
+
+    A ``.jsonl`` name says JSON Lines, and an MCP session (``toolscore mcp record -o
+    session.jsonl``) or another JSONL trace is JSON Lines too: a runs file is told apart by
+    its first row's kind. A ``.jsonl`` file that cannot be read that far is left to the runs
+    path, which says what is wrong with it.
+    """
+    if not source.lower().endswith(".jsonl"):
+        return False
+    import json
+
+    try:
+        with open(source, "rb") as handle:
+            first = next((line for line in handle if line.strip()), b"")
+        head = json.loads(first)
+    except (OSError, ValueError):
+        return True
+    return isinstance(head, dict) and head.get("kind") == "toolscore.agent_run"
+
+
 def _regrade_jsonl(
     sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
-    weights: dict[str, float] | None, jobs: int,
+    weights: dict[str, float] | None, jobs: int, json_path: str | None = None,
 ) -> int:
-    if not all(s.endswith(".jsonl") for s in sources):
-        raise InputError("agent-run JSONL files cannot be regraded with receipts or traces",
-                         place="SOURCE", fix="regrade the .jsonl files in a separate call")
     if output is not None and len(sources) > 1:
         raise InputError("-o/--output takes one JSONL source", place="-o",
                          fix="regrade each runs.jsonl in its own call")
@@ -160,5 +192,5 @@ def _regrade_jsonl(
     code = 0
     for source in sources:
         code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
-                                       weights=weights, jobs=jobs))
+                                       weights=weights, jobs=jobs, json_path=json_path))
     return code

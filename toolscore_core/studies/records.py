@@ -38,9 +38,14 @@ def passes(evaluation: Evaluation, threshold: float) -> bool:
 def evaluate_trace(
     contract: Contract, trace: Trace, *, weights: Mapping[str, float] | None,
     honesty: Mapping[str, Any] | None, validate_side_effects: bool, registry: Registry,
+    injected: Mapping[str, Any] | None = None,
 ) -> Evaluation:
-    """Evaluate a run's trace (its final answer already in ``trace.final_answer``)."""
-    options = Options(forbidden=contract.forbidden, honesty=honesty,
+    """Evaluate a run's trace (its final answer already in ``trace.final_answer``).
+
+    ``injected`` is what a recording proxy planted in the run (its injected.json), for the
+    prompt-injection and disclosure checks.
+    """
+    options = Options(forbidden=contract.forbidden, honesty=honesty, injected=injected,
                       validate_side_effects=validate_side_effects)
     return run_evaluation(contract, trace, options=options, weights=weights,
                           final_answer=trace.final_answer, choice=None, registry=registry)
@@ -125,9 +130,12 @@ def build_record(
     study: Study, task: Task, trial: int, *, agent: str, trace: Trace | None,
     started_at: str, duration: float | None, registry: Registry,
     final_answer_source: str | None = None, error: Mapping[str, Any] | None = None,
-    validate_side_effects: bool = False,
+    validate_side_effects: bool = False, injected: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The run record for one finished run; ``error`` set makes it an error record.
+
+    ``injected`` (what the recording proxy planted) is evidence: kept in the record as the
+    proxy wrote it, and fed to the evaluation.
 
     ``trace`` carries the final answer the run gave (from the trace or the agent's stdout).
     An error record keeps whatever trace the run left, but is not evaluated. The agent
@@ -142,7 +150,7 @@ def build_record(
         evaluation = evaluate_trace(task.contract, trace, weights=task.weights,
                                     honesty=task.honesty,
                                     validate_side_effects=validate_side_effects,
-                                    registry=registry)
+                                    registry=registry, injected=injected)
     missing = unknowns(calls, final_answer, cost, duration)
     if evaluation is None:
         missing = sorted({*missing, "evaluation"})
@@ -160,6 +168,7 @@ def build_record(
         "final_answer": final_answer,
         "final_answer_source": final_answer_source if final_answer is not None else None,
         "trace": None if trace is None else trace_json(trace),
+        "injected": None if injected is None else dict(injected),
         "started_at": started_at,
         "duration": duration,
         "cost": cost,

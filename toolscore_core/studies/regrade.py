@@ -197,7 +197,8 @@ class Judge:
         else:
             evaluation = evaluate_trace(task.contract, trace_from_row(row),
                                         weights=task.weights, honesty=task.honesty,
-                                        validate_side_effects=False, registry=self.registry)
+                                        validate_side_effects=False, registry=self.registry,
+                                        injected=_injected(row))
             record = evaluation.to_dict()
             text = canonical_json(record)
             passed = passes(evaluation, task.pass_threshold)
@@ -213,10 +214,23 @@ class Judge:
 
 JUDGMENT_KEYS = ("task_id", "contract", "weights", "pass_threshold", "honesty")
 """The row fields a regrade under --gold or --weight takes its judgment from."""
-EVIDENCE_KEYS = ("calls", "final_answer", "trace")
+EVIDENCE_KEYS = ("calls", "final_answer", "trace", "injected")
 """The row fields an evaluation reads: the recorded evidence."""
 MEMO_SIZE = 4096
 Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None]
+
+
+def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """What the proxy planted in the run, as recorded (rows before planting have none)."""
+    injected = row.get("injected")
+    if injected is None:
+        return None
+    if not isinstance(injected, Mapping):
+        raise InputError('"injected" must be an object or null', place="$.injected")
+    from toolscore_core.injected import parse_injected
+
+    parse_injected(injected)
+    return injected
 
 
 def _remember(cache: dict[str, Any], key: str, value: Any) -> None:

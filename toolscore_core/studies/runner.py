@@ -39,6 +39,8 @@ ENV_MCP_COMMAND = "TOOLSCORE_MCP_SERVER_COMMAND"
 ENV_MCP_ENV = "TOOLSCORE_MCP_SERVER_ENV"
 MCP_FORMAT = "mcp"
 SESSION_FILE = "session.jsonl"
+PLAN_FILE = "plan.json"
+INJECTED_FILE = "injected.json"
 KILL_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL for a run that timed out or was interrupted."""
 
@@ -185,9 +187,43 @@ def _take(items: Iterator[Planned], n: int) -> list[Planned]:
 
 
 def mcp_record_command(session_path: str, server: McpServer) -> list[str]:
-    """The server command wrapped by the recording proxy, which writes ``session_path``."""
-    return [sys.executable, "-m", "toolscore_cli", "mcp", "record", "-o", session_path, "--",
-            *server.command]
+    """The server command wrapped by the recording proxy, which writes ``session_path``.
+
+    When the task plants faults or injections, the proxy reads them from the plan file
+    beside the session and logs what it planted to the injected file there too.
+    """
+    plants: list[str] = []
+    if server.plants:
+        plants = ["--inject-file", planting_paths(session_path)[0],
+                  "--injected", planting_paths(session_path)[1]]
+    return [sys.executable, "-m", "toolscore_cli", "mcp", "record", "-o", session_path,
+            *plants, "--", *server.command]
+
+
+def planting_paths(session_path: str) -> tuple[str, str]:
+    """The plan file the proxy reads and the injected file it writes, beside the session."""
+    folder = os.path.dirname(session_path)
+    return os.path.join(folder, PLAN_FILE), os.path.join(folder, INJECTED_FILE)
+
+
+def write_plan(session_path: str, server: McpServer) -> None:
+    """Write the task's planting plan where the wrapped command will look for it."""
+    if server.plants:
+        with open(planting_paths(session_path)[0], "w", encoding="utf-8") as handle:
+            json.dump(server.plan_json(), handle, sort_keys=True)
+
+
+def read_injected(session_path: str) -> tuple[dict[str, Any] | None, str | None]:
+    """What the proxy planted in a run (None when nothing was planned), or why it is unreadable."""
+    from toolscore_core.injected import load_injected
+
+    path = planting_paths(session_path)[1]
+    if not os.path.exists(path):
+        return None, None
+    try:
+        return dict(load_injected(path)), None
+    except InputError as exc:
+        return None, exc.one_line()
 
 
 def agent_environment(task: Task, trial: int, run: str, study: Study, trace_path: str,
@@ -228,6 +264,8 @@ class CommandRunner:
             session_path = (os.path.join(folder, SESSION_FILE)
                             if task.mcp_server is not None else None)
             env = agent_environment(task, trial, run, self.study, trace_path, session_path)
+            if task.mcp_server is not None and session_path is not None:
+                write_plan(session_path, task.mcp_server)
             started_at = now_iso()
             began = time.perf_counter()
             code, stdout, stderr, timed_out = self._run(task.prompt, env)
@@ -237,6 +275,14 @@ class CommandRunner:
             read_from = session_path if session_path is not None else trace_path
             trace, trace_problem = _read_trace(read_from, MCP_FORMAT if session_path else AUTO,
                                                self.registry)
+            injected = None
+            if session_path is not None and task.mcp_server is not None \
+                    and task.mcp_server.plants:
+                # Without the proxy's log of what it planted, the injection and disclosure
+                # checks would judge a planted run as if nothing had been planted.
+                injected, problem = read_injected(session_path)
+                if trace is not None and injected is None and trace_problem is None:
+                    trace_problem = problem or "the proxy wrote no injected.json"
             error = _command_error(code, stderr, timed_out, self.timeout, trace, trace_problem,
                                    read_from)
             source = None
@@ -246,7 +292,7 @@ class CommandRunner:
                                 started_at=started_at, duration=duration,
                                 registry=self.registry, final_answer_source=source,
                                 error=error, validate_side_effects=bool(
-                                    task.contract.side_effects))
+                                    task.contract.side_effects), injected=injected)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -439,6 +485,15 @@ def run_study(
         parse_study(spec) if isinstance(spec, Mapping) else load_study(spec))
     registry = registry or default_registry()
     study.check_weights(registry.metrics)
+    for task in study.select(list(tasks or ())):
+        if task.mcp_server is not None:
+            # A callable gets only the prompt: nothing would start the recording proxy, and
+            # faults or injections the spec plants would silently not be planted.
+            raise InputError(f"task {task.id!r} names an MCP server, which a Python callable "
+                             "cannot be handed", file=study.path,
+                             place=f"$.tasks.{task.id}.mcp_server",
+                             fix="run MCP tasks with `toolscore agent run --agent CMD`, or "
+                             "leave them out with tasks=[...]")
     stop = threading.Event()
     runner = CallableRunner(study, agent, registry=registry, stop=stop)
     records: list[dict[str, Any]] = []

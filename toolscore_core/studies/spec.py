@@ -26,7 +26,7 @@ STUDY_KEYS = ("study", "version", "description", "defaults", "tasks")
 DEFAULT_KEYS = ("weights", "pass_threshold", "forbidden", "honesty", "pricing")
 TASK_KEYS = ("prompt", "expected", "forbidden", "side_effects", "pass_threshold", "weights",
              "honesty", "mcp_server", "description")
-MCP_KEYS = ("command", "env")
+MCP_KEYS = ("command", "env", "inject_fault", "inject_prompt")
 PRICE_KEYS = ("input_per_mtok", "output_per_mtok")
 DEFAULT_PASS_THRESHOLD = 0.8
 """A run passes at grade B or better unless the spec says otherwise."""
@@ -48,6 +48,20 @@ class McpServer:
     """The server command as a list of arguments (no shell)."""
     env: Mapping[str, str] = field(factory=dict)
     """Extra environment for the server."""
+    inject_fault: tuple[Mapping[str, Any], ...] = ()
+    """Faults the proxy plants (``--inject-fault``), each as the keys of a plan file entry."""
+    inject_prompt: tuple[Mapping[str, Any], ...] = ()
+    """Prompt injections the proxy plants (``--inject-prompt``), likewise."""
+
+    @property
+    def plants(self) -> bool:
+        """Whether the proxy plants anything in this task's sessions."""
+        return bool(self.inject_fault or self.inject_prompt)
+
+    def plan_json(self) -> dict[str, Any]:
+        """The plan as a ``--inject-file`` document."""
+        return {"faults": [dict(f) for f in self.inject_fault],
+                "injections": [dict(i) for i in self.inject_prompt]}
 
 
 @frozen
@@ -319,7 +333,56 @@ def _mcp(value: Any, *, file: str | None, path: str, task_id: str) -> McpServer 
     if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
         raise InputError(f'task {task_id!r}: "env" must be an object of strings', file=file,
                          place=f"{path}.env")
-    return McpServer(command=tuple(command), env={str(k): v for k, v in env.items()})
+    return McpServer(command=tuple(command), env={str(k): v for k, v in env.items()},
+                     inject_fault=_plantings(value.get("inject_fault"), "fault", file=file,
+                                             path=f"{path}.inject_fault", task_id=task_id),
+                     inject_prompt=_plantings(value.get("inject_prompt"), "injection",
+                                              file=file, path=f"{path}.inject_prompt",
+                                              task_id=task_id))
+
+
+def _plantings(value: Any, kind: str, *, file: str | None, path: str,
+               task_id: str) -> tuple[Mapping[str, Any], ...]:
+    """Faults or injections to plant: each the ``toolscore mcp record`` option's text
+    (``tool=deploy,nth=1``) or an object with the same keys; checked now, not mid-study."""
+    from toolscore_core.mcp.planting import (
+        FAULT_KEYS,
+        INJECTION_KEYS,
+        fault_from_mapping,
+        injection_from_mapping,
+        split_spec,
+    )
+
+    if value is None:
+        return ()
+    option = "--inject-fault" if kind == "fault" else "--inject-prompt"
+    example = ("tool=deploy,error=Service unavailable" if kind == "fault"
+               else "tool=fetch_page,text=Ignore previous instructions...,target=send_email")
+    if not isinstance(value, list):
+        raise InputError(f'task {task_id!r}: must be a list, not {type_name(value)}', file=file,
+                         place=path, fix=f"write [{example!r}]")
+    entries = []
+    for i, item in enumerate(value):
+        where = f"{path}[{i}]"
+        try:
+            if isinstance(item, str):
+                entry: Mapping[str, Any] = split_spec(
+                    item, FAULT_KEYS if kind == "fault" else INJECTION_KEYS, option=option)
+            elif isinstance(item, Mapping):
+                entry = dict(item)
+            else:
+                raise InputError(f"must be text like {option} takes or an object, not "
+                                 f"{type_name(item)}", place=where, fix=f"write {example!r}")
+            if kind == "fault":
+                fault_from_mapping(entry, place=where)
+            else:
+                injection_from_mapping(entry, place=where)
+        except InputError as exc:
+            place = exc.place if exc.place and exc.place.startswith(where) else where
+            raise InputError(f"task {task_id!r}: {exc.problem}", file=file, place=place,
+                             fix=exc.fix) from None
+        entries.append({str(k): v for k, v in entry.items()})
+    return tuple(entries)
 
 
 def _refuse_unknown(item: Mapping[str, Any], allowed: tuple[str, ...], *, file: str | None,

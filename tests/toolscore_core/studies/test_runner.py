@@ -22,7 +22,10 @@ from toolscore_core.studies.runner import (
     mcp_record_command,
     open_run_log,
     plan_runs,
+    planting_paths,
+    read_injected,
     scan_existing,
+    write_plan,
 )
 from toolscore_core.studies.spec import load_study, parse_study
 
@@ -128,6 +131,29 @@ def test_mcp_tasks_hand_the_agent_a_wrapped_server_command(tmp_path: Path) -> No
     assert ENV_MCP_COMMAND not in plain
 
 
+def test_a_task_that_plants_hands_the_proxy_its_plan(tmp_path: Path) -> None:
+    from toolscore_core.mcp.planting import load_plan_file
+
+    study = parse_study({"study": "s", "tasks": {"t": {
+        "prompt": "p", "expected": [],
+        "mcp_server": {"command": ["python", "server.py"],
+                       "inject_fault": ["tool=deploy,error=Service unavailable"]}}}})
+    server = study.tasks["t"].mcp_server
+    assert server is not None
+    session = str(tmp_path / "session.jsonl")
+    plan_path, injected_path = planting_paths(session)
+    assert mcp_record_command(session, server)[3:] == [
+        "mcp", "record", "-o", session, "--inject-file", plan_path, "--injected", injected_path,
+        "--", "python", "server.py"]
+    write_plan(session, server)
+    [fault] = load_plan_file(plan_path).faults
+    assert (fault.tool, fault.error) == ("deploy", "Service unavailable")
+    assert read_injected(session) == (None, None)
+    (tmp_path / "injected.json").write_text('{"kind": "toolscore.injected", "faults": 3}')
+    injected, problem = read_injected(session)
+    assert injected is None and problem is not None and "$.version" in problem
+
+
 def test_resume_skips_runs_in_the_file_and_cuts_a_torn_line(study_dir: Path) -> None:
     study = load_study(study_dir / "study.yaml")
     out = study_dir / "runs.jsonl"
@@ -204,6 +230,78 @@ def test_run_study_with_python_agents(tmp_path: Path) -> None:
     assert "RuntimeError" in records[3]["error"]["stderr_tail"]
     lines = out.read_text().splitlines()
     assert len(lines) == 4 and {json.loads(x)["trial"] for x in lines} == {1, 2, 3, 4}
+
+
+def _chat_completion(arguments: dict[str, str], content: str | None = None) -> dict:
+    """A raw OpenAI Chat Completions response, as the API returns it."""
+    return {"id": "chatcmpl-1", "object": "chat.completion", "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                "role": "assistant", "content": content, "tool_calls": [{
+                    "id": "call_abc", "type": "function", "function": {
+                        "name": "get_weather", "arguments": json.dumps(arguments)}}]}}],
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 200, "total_tokens": 1200}}
+
+
+def test_run_study_takes_a_provider_response_a_trace_or_calls_and_an_answer() -> None:
+    spec = {"study": "py", "defaults": {
+        "pricing": {"gpt-4o-mini": {"input_per_mtok": 0.15, "output_per_mtok": 0.6}}},
+        "tasks": {
+            "response": {"prompt": "Weather in Paris?", "expected": [
+                {"tool": "get_weather", "args": {"city": "Paris"}}]},
+            "response+answer": {"prompt": "Weather in Lyon?", "expected": [
+                {"tool": "get_weather", "args": {"city": "Lyon"}}]},
+            "native": {"prompt": "Weather in Nice?", "expected": [
+                {"tool": "get_weather", "args": {"city": "Nice"}}]},
+            "calls+answer": {"prompt": "Weather in Brest?", "expected": [
+                {"tool": "get_weather", "args": {"city": "Brest"}}]},
+        }}
+
+    def agent(prompt: str) -> object:
+        city = prompt.split()[-1].rstrip("?")
+        if city == "Paris":
+            return _chat_completion({"city": city})
+        if city == "Lyon":
+            return _chat_completion({"city": "Lyon"}), "Sunny in Lyon."
+        if city == "Nice":
+            return {"calls": [{"id": "c1", "tool": "get_weather", "args": {"city": city},
+                               "result": {"temp_c": 21}, "is_error": False, "duration": 0.25,
+                               "cost": 0.001}], "final_answer": "21°C in Nice."}
+        return ([ToolCall(tool="get_weather", args={"city": "Paris"}, result={"temp_c": 9},
+                          is_error=False)], "9°C in Brest.")
+
+    records = {r["task_id"]: r for r in toolscore.run_study(spec, agent, jobs=2)}
+    response = records["response"]
+    assert response["trace"]["format"] == "openai_chat"
+    assert [(c["id"], c["tool"], c["args"]) for c in response["calls"]] == [
+        ("call_abc", "get_weather", {"city": "Paris"})]
+    assert response["cost"] == pytest.approx((1000 * 0.15 + 200 * 0.6) / 1e6)
+    assert response["cost_source"] == "pricing"
+    # A response has no tool results and no answer yet: both are unknown, not passes.
+    assert response["final_answer"] is None
+    assert {"final_answer", "call_outcomes"} <= set(response["unknown"])
+    checks = {c["check"]: c["status"] for c in response["evaluation"]["evidence"]["checks"]}
+    assert checks["required-calls"] == "unknown" and checks["claimed-success"] == "unknown"
+    assert records["response+answer"]["final_answer"] == "Sunny in Lyon."
+    assert records["response+answer"]["final_answer_source"] == "trace"
+    native = records["native"]
+    assert native["trace"]["format"] == "toolscore" and native["outcome"] == "passed"
+    assert native["calls"][0]["duration"] == 0.25 and native["cost"] == 0.001
+    assert native["cost_source"] == "calls" and native["final_answer"] == "21°C in Nice."
+    pair = records["calls+answer"]
+    assert pair["final_answer"] == "9°C in Brest." and pair["outcome"] == "failed"
+    assert pair["evaluation"]["score"] < response["evaluation"]["score"]
+
+
+def test_run_study_refuses_mcp_tasks(tmp_path: Path) -> None:
+    spec = {"study": "py", "tasks": {
+        "plain": {"prompt": "p", "expected": []},
+        "mcp": {"prompt": "q", "expected": [], "mcp_server": {"command": ["python", "s.py"]}}}}
+    with pytest.raises(InputError, match="'mcp' names an MCP server") as info:
+        toolscore.run_study(spec, lambda prompt: ([], "ok"), output=tmp_path / "runs.jsonl")
+    assert "toolscore agent run" in info.value.one_line()
+    assert not (tmp_path / "runs.jsonl").exists()
+    [record] = toolscore.run_study(spec, lambda prompt: ([], "ok"), tasks=["plain"])
+    assert record["outcome"] == "passed"
 
 
 def test_run_study_refuses_what_is_not_a_trace() -> None:

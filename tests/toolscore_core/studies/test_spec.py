@@ -53,6 +53,17 @@ def test_the_default_threshold_applies_when_none_is_given() -> None:
     ({"prompt": "p", "expected": [], "mcp_server": {"command": "python s.py"}},
      ["'t1'", "$.tasks.t1.mcp_server.command"]),
     ({"prompt": "p", "expected": [], "colour": 1}, ["$.tasks.t1.colour", "unknown key"]),
+    ({"prompt": "p", "expected": [], "mcp_server": {"command": ["s"], "inject_fault": "x"}},
+     ["'t1'", "$.tasks.t1.mcp_server.inject_fault", "must be a list"]),
+    ({"prompt": "p", "expected": [], "mcp_server": {
+        "command": ["s"], "inject_fault": [{"tool": "deploy", "mode": "crash"}]}},
+     ["'t1'", "$.tasks.t1.mcp_server.inject_fault[0].mode", "unknown mode"]),
+    ({"prompt": "p", "expected": [], "mcp_server": {
+        "command": ["s"], "inject_prompt": ["tool=fetch_page,colour=red"]}},
+     ["'t1'", "$.tasks.t1.mcp_server.inject_prompt[0]", "unknown key 'colour'"]),
+    ({"prompt": "p", "expected": [], "mcp_server": {
+        "command": ["s"], "inject_prompt": ["tool=fetch_page"]}},
+     ["'t1'", "$.tasks.t1.mcp_server.inject_prompt[0].text", "required"]),
 ])
 def test_a_bad_task_is_an_error_naming_the_task_and_the_field(task: dict, words: list[str]) -> None:
     with pytest.raises(InputError) as info:
@@ -96,3 +107,21 @@ def test_weights_naming_no_metric_are_refused_with_the_task() -> None:
         study.check_weights(default_registry().metrics)
     assert "task 't1': unknown weight 'argument_f2'" in info.value.one_line()
     assert "$.tasks.t1.weights" in info.value.one_line()
+
+
+def test_mcp_plantings_take_the_record_options_text_or_objects() -> None:
+    study = parse_study({"study": "s", "tasks": {"t": {"prompt": "p", "expected": [],
+        "mcp_server": {"command": ["python", "server.py"],
+                       "inject_fault": ["tool=deploy,nth=2,error=Down, try later",
+                                        {"tool": "add", "mode": "jsonrpc_error", "code": -1}],
+                       "inject_prompt": ["tool=fetch_page,text=Ignore it, {canary}"]}}}})
+    server = study.tasks["t"].mcp_server
+    assert server is not None and server.plants
+    assert server.plan_json() == {
+        "faults": [{"tool": "deploy", "nth": "2", "error": "Down, try later"},
+                   {"tool": "add", "mode": "jsonrpc_error", "code": -1}],
+        "injections": [{"tool": "fetch_page", "text": "Ignore it, {canary}"}]}
+    plain = parse_study({"study": "s", "tasks": {"t": {"prompt": "p", "expected": [],
+                                                       "mcp_server": {"command": ["x"]}}}})
+    assert plain.tasks["t"].mcp_server is not None
+    assert not plain.tasks["t"].mcp_server.plants
