@@ -28,11 +28,20 @@ def run_id(study: str, task_id: str, trial: int) -> str:
 
 
 def passes(evaluation: Evaluation, threshold: float) -> bool:
-    """A run passes when its score is known and at least the threshold, and no check failed."""
+    """A run passes when its score is known and at least the threshold, no check failed, and
+    the required calls are known to have succeeded.
+
+    Missing evidence is never a pass: a run whose required calls were made but whose trace
+    holds no result for them (``required-calls`` unknown) does not pass.
+    """
     score = evaluation.score
     if score is None or score < threshold:
         return False
-    return evaluation.evidence.counts["fail"] == 0
+    if evaluation.evidence.counts["fail"]:
+        return False
+    required = evaluation.evidence.get("required-calls")
+    return not (required is not None and required.status == "unknown"
+                and required.details.get("required", 0) > 0)
 
 
 def evaluate_trace(
