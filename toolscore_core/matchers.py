@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -16,16 +17,18 @@ _FIX = "a matcher is one of " + ", ".join(
 )
 
 
-class Matcher:
+class Matcher(ABC):
     """Base class: a matcher says whether an actual value is acceptable."""
 
     __slots__ = ()
 
-    def matches(self, value: Any) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def matches(self, value: Any) -> bool:
+        """Whether ``value`` is acceptable."""
 
-    def to_json(self) -> dict[str, Any]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]:
+        """The matcher's JSON form, ``{"$name": ...}``."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Matcher) or type(self) is not type(other):
