@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any
 
