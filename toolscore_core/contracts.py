@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from toolscore_core.documents import load_document, type_name
+from toolscore_core.documents import load_document, refuse_unknown, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
 from toolscore_core.models import Contract, ExpectedCall, ForbiddenRule, SideEffect
@@ -42,7 +42,7 @@ def parse_contract(data: Any, *, file: str | None = None) -> Contract:
             file=file, place="$",
             fix='write [{"tool": "name", "args": {...}}] or {"expected": [...]}',
         )
-    _refuse_unknown(data, CONTRACT_KEYS, file=file, path="$")
+    refuse_unknown(data, CONTRACT_KEYS, file=file, path="$")
     if "expected" not in data:
         raise InputError('missing "expected"', file=file, place="$",
                          fix='add "expected": [...] (the expected calls)')
@@ -99,7 +99,7 @@ def _expected_call(item: Any, *, file: str | None, where: str) -> ExpectedCall:
     if not isinstance(item, Mapping):
         raise InputError(f"an expected call is an object, not {type_name(item)}", file=file,
                          place=where, fix='write {"tool": "name", "args": {...}}')
-    _refuse_unknown(item, EXPECTED_KEYS, file=file, path=where)
+    refuse_unknown(item, EXPECTED_KEYS, file=file, path=where)
     tool = item.get("tool")
     if not isinstance(tool, str) or not tool:
         raise InputError('"tool" must be a non-empty string', file=file, place=where,
@@ -146,7 +146,7 @@ def parse_forbidden(
         if not isinstance(item, Mapping):
             raise InputError(f"a forbidden rule is an object, not {type_name(item)}", file=file,
                              place=where, fix='write {"tool": "name", "reason": "why"}')
-        _refuse_unknown(item, FORBIDDEN_KEYS, file=file, path=where)
+        refuse_unknown(item, FORBIDDEN_KEYS, file=file, path=where)
         tool = _matchers(item.get("tool"), file=file, path=f"{where}.tool")
         if not (isinstance(tool, Matcher) or (isinstance(tool, str) and tool)):
             raise InputError('"tool" must be a tool name or a matcher', file=file, place=where,
@@ -192,7 +192,7 @@ def parse_side_effects(
 def _check_side_effect(kind: str, spec: Mapping[str, Any], description: Any, *,
                        file: str | None, path: str) -> None:
     required, optional = SIDE_EFFECT_KEYS[kind]
-    _refuse_unknown(spec, required + optional, file=file, path=path)
+    refuse_unknown(spec, required + optional, file=file, path=path)
     for key in required:
         if not isinstance(spec.get(key), str) or not spec[key].strip():
             raise InputError(f'a {kind} side effect needs "{key}" (a non-empty string)',
@@ -245,11 +245,3 @@ def _matchers(value: Any, *, file: str | None, path: str) -> Any:
         return value
     return from_json(value, path=path, file=file)
 
-
-def _refuse_unknown(item: Mapping[str, Any], allowed: Iterable[str], *, file: str | None,
-                    path: str) -> None:
-    allowed = tuple(allowed)
-    for key in item:
-        if key not in allowed:
-            raise InputError(f"unknown key {key!r}", file=file, place=f"{path}.{key}",
-                             fix=f"use only {', '.join(allowed)}")

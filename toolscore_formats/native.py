@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolscore_core.documents import type_name
+from toolscore_core.documents import refuse_unknown, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ToolCall, Trace, TraceFormat
@@ -42,10 +42,7 @@ def parse(document: Any) -> Trace:
     if not isinstance(document, Mapping):
         raise InputError(f"a native trace is an object, not {type_name(document)}", place="$",
                          fix='write {"calls": [...], "final_answer": "..."}')
-    for key in document:
-        if key not in TRACE_KEYS:
-            raise InputError(f"unknown key {key!r}", place=f"$.{key}",
-                             fix=f"use only {', '.join(sorted(TRACE_KEYS))}")
+    refuse_unknown(document, sorted(TRACE_KEYS), path="$")
     calls = document.get("calls")
     if not isinstance(calls, list):
         raise InputError('"calls" must be a list', place="$.calls")
@@ -73,10 +70,7 @@ def parse_call(item: Any, index: int) -> ToolCall:
     place = f"$.calls[{index}]"
     if not isinstance(item, Mapping):
         raise InputError(f"a call is an object, not {type_name(item)}", place=place)
-    for key in item:
-        if key not in CALL_KEYS:
-            raise InputError(f"unknown key {key!r}", place=f"{place}.{key}",
-                             fix=f"use only {', '.join(sorted(CALL_KEYS))}")
+    refuse_unknown(item, sorted(CALL_KEYS), path=place)
     tool = item.get("tool")
     if not isinstance(tool, str) or not tool:
         raise InputError('"tool" must be a non-empty string', place=f"{place}.tool")

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from attrs import field, frozen
 
-from toolscore_core.documents import load_document, type_name
+from toolscore_core.documents import load_document, refuse_unknown, type_name
 from toolscore_core.errors import InputError
 
 FaultMode = Literal["tool_error", "jsonrpc_error"]
@@ -150,10 +150,7 @@ def _tool(value: Any, *, place: str) -> str:
 
 def fault_from_mapping(item: Mapping[str, Any], *, place: str) -> FaultPlan:
     """A FaultPlan from a mapping of the keys ``tool nth error mode code forward``."""
-    for key in item:
-        if key not in FAULT_KEYS:
-            raise InputError(f"unknown key {key!r}", place=f"{place}.{key}",
-                             fix=f"use only {', '.join(FAULT_KEYS)}")
+    refuse_unknown(item, FAULT_KEYS, path=place)
     tool = _tool(item.get("tool"), place=f"{place}.tool")
     nth = None if item.get("nth") is None else _int(item["nth"], place=f"{place}.nth", minimum=1)
     error = item.get("error", DEFAULT_FAULT_ERROR)
@@ -179,10 +176,7 @@ def injection_from_mapping(item: Mapping[str, Any], *, place: str) -> InjectionP
 
     ``target`` is a tool name, or (in a plan file) ``{"tool": ..., "args": {...}}``.
     """
-    for key in item:
-        if key not in INJECTION_KEYS:
-            raise InputError(f"unknown key {key!r}", place=f"{place}.{key}",
-                             fix=f"use only {', '.join(INJECTION_KEYS)}")
+    refuse_unknown(item, INJECTION_KEYS, path=place)
     tool = _tool(item.get("tool"), place=f"{place}.tool")
     nth = None if item.get("nth") is None else _int(item["nth"], place=f"{place}.nth", minimum=1)
     text = item.get("text")

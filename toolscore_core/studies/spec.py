@@ -16,6 +16,7 @@ from toolscore_core.documents import (
     parse_json,
     parse_yaml,
     read_bytes,
+    refuse_unknown,
     type_name,
 )
 from toolscore_core.errors import InputError
@@ -171,7 +172,7 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
     if not isinstance(document, Mapping):
         raise InputError(f"a study spec is an object, not {type_name(document)}", file=file,
                          place="$", fix="write study: <name> and tasks: {<id>: {...}}")
-    _refuse_unknown(document, STUDY_KEYS, file=file, path="$")
+    refuse_unknown(document, STUDY_KEYS, file=file, path="$")
     name = document.get("study")
     if not isinstance(name, str) or not name.strip():
         raise InputError('"study" must be a non-empty string (the study name)', file=file,
@@ -183,7 +184,7 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
     if not isinstance(defaults, Mapping):
         raise InputError(f'"defaults" must be an object, not {type_name(defaults)}', file=file,
                          place="$.defaults")
-    _refuse_unknown(defaults, DEFAULT_KEYS, file=file, path="$.defaults")
+    refuse_unknown(defaults, DEFAULT_KEYS, file=file, path="$.defaults")
     default_weights = _weights(defaults.get("weights"), file=file, path="$.defaults.weights")
     default_threshold = _threshold(defaults.get("pass_threshold", DEFAULT_PASS_THRESHOLD),
                                    file=file, path="$.defaults.pass_threshold")
@@ -218,7 +219,7 @@ def _task(
     if not isinstance(body, Mapping):
         raise InputError(f"task {task_id!r} must be an object, not {type_name(body)}",
                          file=file, place=where)
-    _refuse_unknown(body, TASK_KEYS, file=file, path=where)
+    refuse_unknown(body, TASK_KEYS, file=file, path=where)
     prompt = body.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise InputError(f'task {task_id!r}: "prompt" must be a non-empty string', file=file,
@@ -302,7 +303,7 @@ def _pricing(value: Any, *, file: str | None) -> dict[str, Price]:
         if not isinstance(entry, Mapping):
             raise InputError("a price is an object", file=file, place=where,
                              fix="write {input_per_mtok: 3.0, output_per_mtok: 15.0}")
-        _refuse_unknown(entry, PRICE_KEYS, file=file, path=where)
+        refuse_unknown(entry, PRICE_KEYS, file=file, path=where)
         numbers = []
         for key in PRICE_KEYS:
             number = entry.get(key)
@@ -322,7 +323,7 @@ def _mcp(value: Any, *, file: str | None, path: str, task_id: str) -> McpServer 
     if not isinstance(value, Mapping):
         raise InputError(f'task {task_id!r}: "mcp_server" must be an object', file=file,
                          place=path, fix="write mcp_server: {command: [python, server.py]}")
-    _refuse_unknown(value, MCP_KEYS, file=file, path=path)
+    refuse_unknown(value, MCP_KEYS, file=file, path=path)
     command = value.get("command")
     if (not isinstance(command, list) or not command
             or not all(isinstance(part, str) and part for part in command)):
@@ -384,10 +385,3 @@ def _plantings(value: Any, kind: str, *, file: str | None, path: str,
         entries.append({str(k): v for k, v in entry.items()})
     return tuple(entries)
 
-
-def _refuse_unknown(item: Mapping[str, Any], allowed: tuple[str, ...], *, file: str | None,
-                    path: str) -> None:
-    for key in item:
-        if key not in allowed:
-            raise InputError(f"unknown key {key!r}", file=file, place=f"{path}.{key}",
-                             fix=f"use only {', '.join(allowed)}")
