@@ -2,20 +2,90 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Metric, MetricOutcome
 
+CHUNK = 1024
+"""Length of the pieces whose distances add up to the upper bound for long sequences."""
+_SMALL = 4 * CHUNK
 
-def _distance(expected: list[str], actual: list[str], levenshtein: Any) -> int:
+
+def _symbols(expected: list[str], actual: list[str]) -> tuple[Sequence[Any], Sequence[Any]]:
+    """Both sequences over one small alphabet: a character per distinct tool name.
+
+    rapidfuzz compares characters of a string far faster than hashed list items; the
+    distance is the same, since equal names get equal characters and no others do.
+    """
+    names = dict.fromkeys(expected)
+    names.update(dict.fromkeys(actual))
+    if len(names) >= 0xD800:  # past the surrogates a character is no longer a plain code
+        codes = {name: k for k, name in enumerate(names)}
+        return [codes[t] for t in expected], [codes[t] for t in actual]
+    chars = dict(zip(names, map(chr, range(len(names))), strict=True))
+    return "".join(map(chars.__getitem__, expected)), "".join(map(chars.__getitem__, actual))
+
+
+def _upper_bound(expected: Sequence[Any], actual: Sequence[Any], levenshtein: Any) -> int:
+    """The cost of one alignment, which no optimal alignment exceeds (a safe cutoff).
+
+    The expected names are cut into pieces of ``CHUNK``; each cut is set against the
+    nearest place in the actual names where a few names around it recur (else where the
+    pace so far puts it); the pieces between cuts are aligned optimally and their
+    distances add up. The closer the cuts follow an optimal alignment, the tighter the
+    bound and the cheaper the exact distance: it never changes the distance itself.
+    """
+    n, m = len(expected), len(actual)
+    text = isinstance(expected, str) and isinstance(actual, str)
+    bound = 0
+    lo = 0  # where the current piece starts in the actual names
+    for start in range(CHUNK, n, CHUNK):
+        guess = min(lo + (m - lo) * CHUNK // (n - start + CHUNK), m)
+        cut = _anchor(expected, actual, start, guess, lo) if text else guess
+        bound += levenshtein.distance(expected[start - CHUNK:start], actual[lo:cut])
+        lo = cut
+    bound += levenshtein.distance(expected[(n - 1) // CHUNK * CHUNK:], actual[lo:])
+    return int(bound)
+
+
+_ANCHOR = 4
+_REACH = 128
+
+
+def _anchor(expected: str, actual: str, i: int, guess: int, floor: int) -> int:
+    """A place in ``actual`` for the cut before ``expected[i]``: where the names around
+    ``expected[i + shift]`` recur nearest ``guess + shift``, minus the shift."""
+    for shift in (0, 8, -8, 16, -16, 24, -24, 32, -32):
+        at = i + shift
+        if at < _ANCHOR or at + _ANCHOR > len(expected):
+            continue
+        probe = expected[at - _ANCHOR:at + _ANCHOR]
+        near = guess + shift
+        ahead = actual.find(probe, max(near - _ANCHOR, floor), near + _REACH)
+        behind = actual.rfind(probe, max(near - _REACH, floor), near + _ANCHOR)
+        found = [j + _ANCHOR - shift for j in (ahead, behind) if j != -1]
+        found = [j for j in found if floor <= j <= len(actual)]
+        if found:
+            return min(found, key=lambda j: (abs(j - guess), j))
+    return guess
+
+
+def _distance(expected: Sequence[Any], actual: Sequence[Any], levenshtein: Any) -> int:
     """Exact edit distance, banded: cost grows with the distance, not with both lengths.
 
-    rapidfuzz answers ``cutoff + 1`` when the distance exceeds the cutoff, so the band is
-    widened (x4) until the answer is within it.
+    rapidfuzz answers ``cutoff + 1`` when the distance exceeds the cutoff. Short sequences
+    widen the band (x4) until the answer is within it; long ones (where a wasted try costs
+    most) take the cost of a real alignment as the cutoff, which the distance never exceeds.
     """
     longest = max(len(expected), len(actual))
+    if longest > _SMALL and expected and actual:
+        bound = _upper_bound(expected, actual, levenshtein)
+        if bound >= longest:
+            return int(levenshtein.distance(expected, actual))
+        return int(levenshtein.distance(expected, actual, score_cutoff=bound))
     cutoff = 64
     while True:
         distance: int = levenshtein.distance(expected, actual, score_cutoff=cutoff)
@@ -27,8 +97,8 @@ def _distance(expected: list[str], actual: list[str], levenshtein: Any) -> int:
 def compute(context: EvaluationContext) -> MetricOutcome:
     from rapidfuzz.distance import Levenshtein
 
-    expected = [call.tool for call in context.expected]
-    actual = [call.tool for call in context.calls]
+    expected, actual = _symbols([call.tool for call in context.expected],
+                                [call.tool for call in context.calls])
     longest = max(len(expected), len(actual))
     if longest == 0:
         return MetricOutcome(value=1.0, score=1.0)
