@@ -39,12 +39,12 @@ def _upper_bound(expected: Sequence[Any], actual: Sequence[Any], levenshtein: An
     bound and the cheaper the exact distance: it never changes the distance itself.
     """
     n, m = len(expected), len(actual)
-    text = isinstance(expected, str) and isinstance(actual, str)
     bound = 0
     lo = 0  # where the current piece starts in the actual names
     for start in range(CHUNK, n, CHUNK):
         guess = min(lo + (m - lo) * CHUNK // (n - start + CHUNK), m)
-        cut = _anchor(expected, actual, start, guess, lo) if text else guess
+        cut = (_anchor(expected, actual, start, guess, lo)
+               if isinstance(expected, str) and isinstance(actual, str) else guess)
         bound += levenshtein.distance(expected[start - CHUNK:start], actual[lo:cut])
         lo = cut
     bound += levenshtein.distance(expected[(n - 1) // CHUNK * CHUNK:], actual[lo:])
