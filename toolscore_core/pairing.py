@@ -136,6 +136,7 @@ def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> 
     for j, made in enumerate(actual):
         if not used[j]:
             by_tool_act[made.tool].append(j)
+    assigned = len(pairs)
     for tool, block_exp in by_tool_exp.items():
         block_act = by_tool_act.get(tool)
         if not block_act:
@@ -145,16 +146,21 @@ def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> 
             block_a = block_act[start:start + WINDOW]
             if block_e and block_a:
                 _assign(expected, actual, block_e, block_a, pairs)
+    for pair in pairs[assigned:]:
+        done[pair[0]] = used[pair[1]] = 1
     pairs.sort()
-    paired_e = bytearray(len(expected))
-    for pair in pairs:
-        paired_e[pair[0]] = 1
-        used[pair[1]] = 1
-    return Pairing(
-        pairs=tuple(pairs),
-        unpaired_expected=tuple(i for i, done in enumerate(paired_e) if not done),
-        unpaired_actual=tuple(j for j, done in enumerate(used) if not done),
-    )
+    return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
+                   unpaired_actual=_zeros(used))
+
+
+def _zeros(flags: bytearray) -> tuple[int, ...]:
+    """The positions of the zero bytes (few, in a long array: found by C searches)."""
+    out = []
+    at = flags.find(0)
+    while at != -1:
+        out.append(at)
+        at = flags.find(0, at + 1)
+    return tuple(out)
 
 
 _LOOKAHEAD = 4
@@ -174,23 +180,30 @@ def _pair_in_order(
     """Pair identical calls met walking both lists in order, re-syncing past small gaps."""
     n, m = len(expected), len(actual)
     i = j = 0
+    append = pairs.append
     while i < n and j < m:
         wanted = expected[i]
-        if _identical(wanted, actual[j]):
-            if actual[j].is_error:  # a failure: the hash pass looks for a successful retry
+        made = actual[j]
+        want = wanted.args
+        if (want is not None and wanted.tool == made.tool and want == made.args
+                and _same_types(want, made.args)):  # type: ignore[arg-type]
+            if made.is_error:  # a failure: the hash pass looks for a successful retry
                 i += 1
                 j += 1
                 continue
             done[i] = used[j] = 1
-            pairs.append(_new_pair(Pair, (i, j, len(wanted.args or ()), 1.0, True)))
+            append(_new_pair(Pair, (i, j, len(want), 1.0, True)))
             i += 1
             j += 1
             continue
+        tool = wanted.tool
         for step in range(1, _LOOKAHEAD + 1):
-            if j + step < m and _identical(wanted, actual[j + step]):
+            if j + step < m and actual[j + step].tool == tool and _identical(
+                    wanted, actual[j + step]):
                 j += step  # extra calls were made before this one
                 break
-            if i + step < n and _identical(expected[i + step], actual[j]):
+            if i + step < n and expected[i + step].tool == made.tool and _identical(
+                    expected[i + step], made):
                 i += step  # expected calls were skipped
                 break
         else:
@@ -243,7 +256,7 @@ def _pair_identical(
         if not _same_types(args, actual[found].args):  # type: ignore[arg-type]
             left_exp.append(i)
             continue
-        used[found] = 1
+        used[found] = done[i] = 1
         pairs.append(_new_pair(Pair, (i, found, len(args), 1.0, True)))
     return left_exp
 

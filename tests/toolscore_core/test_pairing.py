@@ -45,6 +45,10 @@ def test_pairing_is_optimal(exp, act) -> None:
     assert (len(pairing.pairs), same, total) == brute_force(expected, actual)
     assert len({p.actual for p in pairing.pairs}) == len(pairing.pairs)
     assert all(expected[p.expected].tool == actual[p.actual].tool for p in pairing.pairs)
+    assert pairing.unpaired_expected == tuple(
+        sorted(set(range(len(expected))) - {p.expected for p in pairing.pairs}))
+    assert pairing.unpaired_actual == tuple(
+        sorted(set(range(len(actual))) - {p.actual for p in pairing.pairs}))
 
 
 def test_a_successful_retry_is_preferred_over_the_failed_attempt() -> None:
