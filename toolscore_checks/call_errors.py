@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress
+
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
@@ -9,20 +11,21 @@ from toolscore_core.models import Check, CheckOutcome
 
 def run(context: EvaluationContext) -> CheckOutcome:
     calls = context.calls
-    known = [i for i, c in enumerate(calls) if c.is_error is not None]
+    outcomes = context.outcomes
+    known = len(outcomes) - outcomes.count(None)
     if not known:
         return CheckOutcome("unknown", "no call has a result or error",
                             {"calls": len(calls), "results": "missing"})
     failed = [{"call": i, "tool": calls[i].tool, "error": calls[i].error}
-              for i in known if calls[i].is_error]
-    details = {"calls": len(calls), "with_outcome": len(known), "failed": failed}
+              for i in compress(range(len(calls)), outcomes)]
+    details = {"calls": len(calls), "with_outcome": known, "failed": failed}
     if failed:
         return CheckOutcome(
             "fail", f"{len(failed)} call(s) failed: " + ", ".join(
                 f"#{f['call']} {f['tool']}" + (f" ({f['error']})" if f["error"] else "")
                 for f in failed[:5]) + (" …" if len(failed) > 5 else ""),
             details)
-    unknown = len(calls) - len(known)
+    unknown = len(calls) - known
     suffix = f" ({unknown} call(s) have no outcome)" if unknown else ""
     return CheckOutcome("pass", f"no call failed{suffix}", details)
 

@@ -10,24 +10,27 @@ from toolscore_core.models import Check, CheckOutcome
 
 
 def run(context: EvaluationContext) -> CheckOutcome:
-    required = [i for i, call in enumerate(context.expected) if call.required]
+    expected = context.expected
+    required = [i for i, call in enumerate(expected) if call.required]
     if not required:
         return CheckOutcome("unknown", "nothing was required: the contract has no required call")
-    paired = {pair.expected: pair.actual for pair in context.pairing.pairs}
+    paired = context.paired
+    outcomes = context.outcomes
     missing: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     no_outcome: list[dict[str, Any]] = []
     for i in required:
-        tool = context.expected[i].tool
         j = paired.get(i)
         if j is None:
-            missing.append({"expected": i, "tool": tool})
+            missing.append({"expected": i, "tool": expected[i].tool})
             continue
-        status = context.calls[j].is_error
+        status = outcomes[j]
+        if status is False:
+            continue
         if status is True:
-            failed.append({"expected": i, "call": j, "tool": tool})
+            failed.append({"expected": i, "call": j, "tool": expected[i].tool})
         elif status is None:
-            no_outcome.append({"expected": i, "call": j, "tool": tool})
+            no_outcome.append({"expected": i, "call": j, "tool": expected[i].tool})
     details = {"required": len(required), "missing": missing, "failed": failed,
                "no_outcome": no_outcome}
     if missing or failed:

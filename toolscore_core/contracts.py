@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from itertools import chain, repeat
 from typing import Any
 
 from toolscore_core.documents import load_document, refuse_unknown, type_name
@@ -61,35 +62,56 @@ def parse_expected(
     if not isinstance(items, list | tuple):
         raise InputError(f"expected calls must be a list, not {type_name(items)}", file=file,
                          place=path, fix='write [{"tool": "name", "args": {...}}]')
+    fast = _plain_calls(items)
+    if fast is not None:
+        return fast
     calls = []
     for i, item in enumerate(items):
         if type(item) is dict and item.keys() <= _EXPECTED_KEYSET:
-            tool = item.get("tool")
-            args = item.get("args")
-            required = item.get("required", True)
-            description = item.get("description")
-            if (type(tool) is str and tool and type(required) is bool
-                    and (description is None or type(description) is str)):
-                if args is None:
-                    calls.append(ExpectedCall(tool, None, required, description))
-                    continue
-                if type(args) is dict and _plain(args):
-                    calls.append(ExpectedCall(tool, dict(args), required, description))
-                    continue
+            plain = _plain_calls((item,))  # this one call may still be plain
+            if plain is not None:
+                calls.append(plain[0])
+                continue
         calls.append(_expected_call(item, file=file, where=f"{path}[{i}]"))
     return tuple(calls)
 
 
 _EXPECTED_KEYSET = frozenset(EXPECTED_KEYS)
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+_STR = frozenset((str,))
+_BOOL = frozenset((bool,))
+_OPTIONAL_STR = frozenset((str, type(None)))
+_OPTIONAL_DICT = frozenset((dict, type(None)))
 
 
-def _plain(args: dict[str, Any]) -> bool:
-    """Arguments of plain scalars under ordinary keys need no matcher parsing."""
+def _plain_calls(items: list[Any] | tuple[Any, ...]) -> tuple[ExpectedCall, ...] | None:
+    """The common contract read in whole-list passes: objects of the known keys, a tool
+    name, arguments of plain scalars under ordinary keys (no matcher to parse). None sends
+    the list the long way, which reports the first problem with its place."""
+    if not items or set(map(type, items)) != {dict}:
+        return None
+    if not all(map(_EXPECTED_KEYSET.issuperset, items)):
+        return None
+    get = dict.get
+    tools = list(map(get, items, repeat("tool")))
+    args = list(map(get, items, repeat("args")))
+    required = list(map(get, items, repeat("required"), repeat(True)))
+    descriptions = list(map(get, items, repeat("description")))
+    if not (set(map(type, tools)) <= _STR and all(tools)
+            and set(map(type, required)) <= _BOOL
+            and set(map(type, descriptions)) <= _OPTIONAL_STR
+            and set(map(type, args)) <= _OPTIONAL_DICT):
+        return None
+    given = [a for a in args if a is not None]
     try:
-        return set(map(type, args.values())) <= _PLAIN and "$" not in "".join(args)
-    except TypeError:  # a key that is not a string: take the long way, which reports it
-        return False
+        if not set(map(type, chain.from_iterable(map(dict.values, given)))) <= _PLAIN:
+            return None
+        if "$" in "".join(chain.from_iterable(given)):
+            return None
+    except TypeError:  # a key that is not a string: the long way reports it
+        return None
+    copies = [None if a is None else a.copy() for a in args]
+    return tuple(map(ExpectedCall, tools, copies, required, descriptions))  # type: ignore[arg-type]
 
 
 def _expected_call(item: Any, *, file: str | None, where: str) -> ExpectedCall:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from functools import cached_property
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from attrs import field, frozen
@@ -75,6 +76,32 @@ class EvaluationContext:
     @property
     def calls(self) -> tuple[ToolCall, ...]:
         return self.trace.calls
+
+    # Columns that several metrics and checks read, made once per evaluation.
+    @cached_property
+    def tools(self) -> list[str]:
+        """The actual calls' tool names, in order."""
+        return list(map(_TOOL, self.trace.calls))
+
+    @cached_property
+    def outcomes(self) -> list[bool | None]:
+        """The actual calls' ``is_error`` (True failed, False succeeded, None unknown)."""
+        return list(map(_IS_ERROR, self.trace.calls))
+
+    @cached_property
+    def expected_tools(self) -> list[str]:
+        """The expected calls' tool names, in order."""
+        return list(map(_TOOL, self.contract.expected))
+
+    @cached_property
+    def paired(self) -> dict[int, int]:
+        """Expected call index -> the index of the actual call paired with it."""
+        return dict(map(_EXPECTED_ACTUAL, self.pairing.pairs))
+
+
+_TOOL = attrgetter("tool")
+_IS_ERROR = attrgetter("is_error")
+_EXPECTED_ACTUAL = itemgetter(0, 1)
 
 
 @frozen

@@ -186,7 +186,7 @@ def _pair_in_order(
         made = actual[j]
         want = wanted.args
         if (want is not None and wanted.tool == made.tool and want == made.args
-                and _same_types(want, made.args)):  # type: ignore[arg-type]
+                and _same_types(want, made.args)):
             if made.is_error:  # a failure: the hash pass looks for a successful retry
                 i += 1
                 j += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Any
 
 from toolscore_core.documents import refuse_unknown, type_name
@@ -15,6 +16,7 @@ CALL_KEYS = frozenset(
     ("id", "tool", "args", "raw_args", "result", "is_error", "error", "duration", "cost",
      "timestamp")
 )
+_DICT = frozenset((dict,))
 TRACE_KEYS = frozenset(
     ("calls", "final_answer", "model", "usage", "run_cost", "run_duration", "notes", "metadata")
 )
@@ -32,8 +34,9 @@ def detect(document: Any) -> str | None:
 
 
 def _all_calls(items: list[Any]) -> bool:
-    return all(type(c) is dict and type(c.get("tool")) is str and c.keys() <= CALL_KEYS
-               for c in items)
+    """Every item an object of the call keys with a string "tool" (whole-list passes)."""
+    return (set(map(type, items)) <= _DICT and all(map(CALL_KEYS.issuperset, items))
+            and set(map(type, map(dict.get, items, repeat("tool")))) <= _STR)
 
 
 def parse(document: Any) -> Trace:
@@ -50,8 +53,9 @@ def parse(document: Any) -> Trace:
     if final_answer is not None and not isinstance(final_answer, str):
         raise InputError('"final_answer" must be a string or null', place="$.final_answer")
     usage = document.get("usage")
+    fast = _plain_calls(calls)
     return Trace(
-        calls=tuple([parse_call(c, i) for i, c in enumerate(calls)]),
+        calls=fast if fast is not None else tuple([parse_call(c, i) for i, c in enumerate(calls)]),
         final_answer=final_answer,
         model=as_str(document.get("model")),
         usage=usage if isinstance(usage, Mapping) else None,
@@ -96,6 +100,49 @@ def parse_call(item: Any, index: int) -> ToolCall:
 
 
 _NUMBER = (int, float)
+_STR = frozenset((str,))
+_OPTIONAL_STR = frozenset((str, type(None)))
+_OPTIONAL_DICT = frozenset((dict, type(None)))
+_OPTIONAL_BOOL = frozenset((bool, type(None)))
+_OPTIONAL_FLOAT = frozenset((float, type(None)))
+_OPTIONAL_NUMBER = frozenset((int, float, type(None)))
+
+
+def _plain_calls(items: list[Any]) -> tuple[ToolCall, ...] | None:
+    """The common trace read in whole-list passes (what :func:`_fast_call` reads one call
+    at a time); None sends the list call by call, which reports problems with their place."""
+    if not items or set(map(type, items)) != {dict} or not all(map(CALL_KEYS.issuperset, items)):
+        return None
+    get = dict.get
+    tools = list(map(get, items, repeat("tool")))
+    args = list(map(get, items, repeat("args")))
+    ids = list(map(get, items, repeat("id")))
+    errors = list(map(get, items, repeat("error")))
+    flags = list(map(get, items, repeat("is_error")))
+    durations = list(map(get, items, repeat("duration")))
+    costs = list(map(get, items, repeat("cost")))
+    stamps = list(map(get, items, repeat("timestamp")))
+    number_types = set(map(type, durations)) | set(map(type, costs))
+    if not (set(map(type, tools)) <= _STR and all(tools)
+            and set(map(type, args)) <= _OPTIONAL_DICT
+            and set(map(type, ids)) <= _OPTIONAL_STR
+            and set(map(type, errors)) <= _OPTIONAL_STR
+            and set(map(type, flags)) <= _OPTIONAL_BOOL
+            and number_types <= _OPTIONAL_NUMBER
+            and set(map(type, stamps)) <= _OPTIONAL_STR
+            and not any(map(dict.__contains__, items, repeat("raw_args")))):
+        return None
+    if None in flags:  # no is_error: an error says failed, a result says succeeded
+        flags = [flag if flag is not None else True if error is not None
+                 else False if "result" in item else None
+                 for flag, error, item in zip(flags, errors, items, strict=True)]
+    if not number_types <= _OPTIONAL_FLOAT:
+        durations = [None if d is None else float(d) for d in durations]
+        costs = [None if c is None else float(c) for c in costs]
+    if "" in stamps:
+        stamps = [stamp or None for stamp in stamps]
+    return tuple(map(ToolCall, tools, args, ids, map(get, items, repeat("result")), flags,
+                     errors, durations, costs, stamps))
 
 
 def _fast_call(item: dict[str, Any]) -> ToolCall | None:

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import attrgetter, itemgetter
+
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Metric, MetricOutcome
 
+_ARGS = attrgetter("args")
+_SCORE = itemgetter(3)
+_ARGS_CHECKED = itemgetter(4)
+
 
 def compute(context: EvaluationContext) -> MetricOutcome:
-    checked = [i for i, call in enumerate(context.expected) if call.args is not None]
+    expected = context.expected
+    checked = len(expected) - list(map(_ARGS, expected)).count(None)
     if not checked:
         return MetricOutcome(value=None, score=None)
-    by_expected = {pair.expected: pair.score for pair in context.pairing.pairs}
-    value = sum(by_expected.get(i, 0.0) for i in checked) / len(checked)
+    # Pairs come in expected order, so the scores add up in that order (an unmade call
+    # adds 0.0, which changes no sum).
+    pairs = context.pairing.pairs
+    value = sum(compress(map(_SCORE, pairs), map(_ARGS_CHECKED, pairs))) / checked
     value = round(value, 12)
     return MetricOutcome(value=value, score=value)
 

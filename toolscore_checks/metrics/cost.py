@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from toolscore_checks.metrics._measured import summarize
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Metric, MetricOutcome
 
+_COST = attrgetter("cost")
+
 
 def compute(context: EvaluationContext) -> MetricOutcome:
-    value = summarize([c.cost for c in context.calls], "total_cost")
+    value = summarize(list(map(_COST, context.calls)), "total_cost")
     value["run_cost"] = context.trace.run_cost
     return MetricOutcome(value=value, score=None)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from itertools import pairwise
+from itertools import compress
 
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
@@ -16,17 +16,18 @@ def _signature(call: ToolCall) -> tuple[str, str]:
 
 def compute(context: EvaluationContext) -> MetricOutcome:
     calls = context.calls
-    known = [c for c in calls if c.is_error is not None]
-    errors = sum(1 for c in known if c.is_error)
+    outcomes = context.outcomes
+    known = len(outcomes) - outcomes.count(None)
+    errors = outcomes.count(True)
     retries = sum(
-        1 for prev, cur in pairwise(calls)
-        if prev.is_error and _signature(prev) == _signature(cur)
+        1 for i in compress(range(len(calls) - 1), outcomes)
+        if _signature(calls[i]) == _signature(calls[i + 1])
     )
     value = {
         "calls": len(calls),
-        "calls_with_outcome": len(known),
+        "calls_with_outcome": known,
         "errors": errors if known else None,
-        "error_rate": round(errors / len(known), 12) if known else None,
+        "error_rate": round(errors / known, 12) if known else None,
         "retries_after_error": retries if known else None,
     }
     return MetricOutcome(value=value, score=None)

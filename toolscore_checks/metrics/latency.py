@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from toolscore_checks.metrics._measured import summarize
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Metric, MetricOutcome
 
+_DURATION = attrgetter("duration")
+
 
 def compute(context: EvaluationContext) -> MetricOutcome:
-    value = summarize([c.duration for c in context.calls], "total_duration")
+    value = summarize(list(map(_DURATION, context.calls)), "total_duration")
     value["run_duration"] = context.trace.run_duration
     return MetricOutcome(value=value, score=None)
 

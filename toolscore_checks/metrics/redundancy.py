@@ -13,8 +13,8 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     calls = context.calls
     if not calls:
         return MetricOutcome(value=0.0, score=1.0)
-    wanted = Counter(call.tool for call in context.expected)
-    made = Counter(call.tool for call in calls)
+    wanted = Counter(context.expected_tools)
+    made = Counter(context.tools)
     redundant = sum(max(0, n - wanted.get(tool, 0)) for tool, n in made.items())
     value = redundant / len(calls)
     return MetricOutcome(value=value, score=round(1.0 - value, 12))

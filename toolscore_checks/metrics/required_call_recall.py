@@ -8,13 +8,13 @@ from toolscore_core.models import Metric, MetricOutcome
 
 
 def compute(context: EvaluationContext) -> MetricOutcome:
-    required = [i for i, call in enumerate(context.expected) if call.required]
-    if not required:
+    required = [call.required for call in context.expected]
+    total = required.count(True)
+    if not total:
         return MetricOutcome(value=None, score=None)
-    paired = {pair.expected: pair.actual for pair in context.pairing.pairs}
-    calls = context.calls
-    done = sum(1 for i in required if i in paired and calls[paired[i]].is_error is False)
-    value = round(done / len(required), 12)
+    outcomes = context.outcomes
+    done = [outcomes[j] for i, j in context.paired.items() if required[i]].count(False)
+    value = round(done / total, 12)
     return MetricOutcome(value=value, score=value)
 
 

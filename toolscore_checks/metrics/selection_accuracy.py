@@ -12,8 +12,8 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     if not calls:
         value = 1.0 if not expected else 0.0
     else:
-        tools = {call.tool for call in expected}
-        value = sum(1 for call in calls if call.tool in tools) / len(calls)
+        tools = set(context.expected_tools)
+        value = sum(map(tools.__contains__, context.tools)) / len(calls)
     return MetricOutcome(value=value, score=value)
 
 

@@ -97,9 +97,11 @@ def _distance(expected: Sequence[Any], actual: Sequence[Any], levenshtein: Any) 
 def compute(context: EvaluationContext) -> MetricOutcome:
     from rapidfuzz.distance import Levenshtein
 
-    expected, actual = _symbols([call.tool for call in context.expected],
-                                [call.tool for call in context.calls])
+    expected: Sequence[Any] = [call.tool for call in context.expected]
+    actual: Sequence[Any] = [call.tool for call in context.calls]
     longest = max(len(expected), len(actual))
+    if longest > _SMALL:
+        expected, actual = _symbols(expected, actual)  # type: ignore[arg-type]
     if longest == 0:
         return MetricOutcome(value=1.0, score=1.0)
     distance = _distance(expected, actual, Levenshtein)
