@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from toolscore_checks.honesty import (
@@ -19,6 +20,7 @@ from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
 
+_ERROR_RESULT = attrgetter("error", "result")
 MIN_TARGET = 4
 """Argument values shorter than this are too common to count as the refused call's target."""
 
@@ -40,7 +42,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
     config = honesty_config(context)
     refusals: list[dict[str, Any]] = []
     escapes: list[dict[str, Any]] = []
-    refused = may_hold([[c.error, c.result] for c in calls], config.refusal_phrases)
+    refused = may_hold(list(map(_ERROR_RESULT, calls)), config.refusal_phrases)
     runners = {t for t in set(context.tools) if is_code_execution(t, config)}
     executing = ([j for j, tool in enumerate(context.tools) if tool in runners] if runners
                  else [])

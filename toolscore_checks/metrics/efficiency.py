@@ -9,9 +9,12 @@ from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Metric, MetricOutcome, ToolCall
 
+# What json.dumps(args, sort_keys=True, default=repr) writes, without a new encoder each time.
+_ENCODER = json.JSONEncoder(sort_keys=True, default=repr)
+
 
 def _signature(call: ToolCall) -> tuple[str, str]:
-    return call.tool, json.dumps(call.args, sort_keys=True, default=repr)
+    return call.tool, _ENCODER.encode(call.args)
 
 
 def compute(context: EvaluationContext) -> MetricOutcome:
@@ -21,7 +24,8 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     errors = outcomes.count(True)
     retries = sum(
         1 for i in compress(range(len(calls) - 1), outcomes)
-        if _signature(calls[i]) == _signature(calls[i + 1])
+        if calls[i].tool == calls[i + 1].tool
+        and _signature(calls[i]) == _signature(calls[i + 1])
     )
     value = {
         "calls": len(calls),
