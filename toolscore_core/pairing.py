@@ -345,6 +345,9 @@ def _assign(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
     block_a: list[int], pairs: list[Pair],
 ) -> None:
+    if len(block_e) * len(block_a) >= _ARRAYS:
+        _assign_arrays(expected, actual, block_e, block_a, pairs)
+        return
     scores, matched = _block_scores(expected, actual, block_e, block_a)
     # A successful call is preferred over a failed one of equal argument score.
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
@@ -364,6 +367,66 @@ def _assign(
         chosen = list(zip(rows.tolist(), cols.tolist(), strict=True))
     for r, c in chosen:
         pairs.append(_new_pair(Pair, (block_e[r], block_a[c], matched[r][c], scores[r][c],
+                                      expected[block_e[r]].args is not None)))
+
+
+_ARRAYS = 256
+"""Blocks of at least this many cells are scored in NumPy arrays."""
+
+
+def _assign_arrays(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
+    block_a: list[int], pairs: list[Pair],
+) -> None:
+    """:func:`_assign` for a large block: the same scores (the same float operations,
+    element by element) computed in arrays, and SciPy's assignment on them."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    n_rows, n_cols = len(block_e), len(block_a)
+    index: dict[tuple[str, str, Any], list[int]] = defaultdict(list)
+    col_sizes = np.empty(n_cols, dtype=np.int64)
+    for c, j in enumerate(block_a):
+        args = actual[j].args or {}
+        col_sizes[c] = len(args)
+        for name, value in args.items():
+            key = _value_key(name, value)
+            if key is not None:
+                index[key].append(c)
+    cells: list[int] = []  # row * n_cols + col, once per matched argument
+    row_sizes = np.zeros(n_rows, dtype=np.int64)
+    unchecked: list[int] = []
+    by_pair: list[int] = []
+    for r, i in enumerate(block_e):
+        want = expected[i].args
+        if want is None:
+            unchecked.append(r)
+            continue
+        keys = [_value_key(name, value) for name, value in want.items()]
+        if None in keys:  # matchers or nested values: compare pair by pair
+            by_pair.append(r)
+            continue
+        row_sizes[r] = len(want)
+        base = r * n_cols
+        for key in keys:
+            cells.extend([base + c for c in index.get(key, ())])  # type: ignore[arg-type]
+    matched = np.bincount(np.asarray(cells, dtype=np.int64),
+                          minlength=n_rows * n_cols).reshape(n_rows, n_cols)
+    denominator = row_sizes[:, None] + col_sizes[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = np.where(denominator != 0, 2.0 * matched / denominator, 1.0)
+    if unchecked:
+        scores[unchecked] = 1.0
+        matched[unchecked] = 0
+    for r in by_pair:
+        row = [pair_score(expected[block_e[r]], actual[j]) for j in block_a]
+        scores[r] = [score for score, _ in row]
+        matched[r] = [m for _, m in row]
+    bonus = np.array([_OUTCOME_BONUS[actual[j].is_error] for j in block_a])
+    rows, cols = linear_sum_assignment(scores + bonus[None, :], maximize=True)
+    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
+        pairs.append(_new_pair(Pair, (block_e[r], block_a[c], int(matched[r, c]),
+                                      float(scores[r, c]),
                                       expected[block_e[r]].args is not None)))
 
 
