@@ -66,3 +66,16 @@ def test_omitted_args_are_not_checked_but_empty_args_expect_none() -> None:
     assert empty.score < 1.0
     made_empty = ToolCall(tool="ping", args={}, result="ok", is_error=False)
     assert evaluate([{"tool": "ping", "args": {}}], [made_empty]).metrics["argument_f1"] == 1.0
+
+
+def test_long_contracts_read_in_chunks_and_name_a_late_problem() -> None:
+    items = [{"tool": f"t{i % 5}", "args": {"i": i}} for i in range(1_300)]
+    items[700] = {"tool": "t0", "args": {"q": {"$regex": "^a"}}}
+    contract = parse_contract(items)
+    assert len(contract.expected) == 1_300
+    assert isinstance(contract.expected[700].args["q"], Regex)
+    assert contract.expected[1_299].args == {"i": 1_299}
+    items[1_200] = {"tool": "t0", "args": {"i": 1}, "colour": "red"}
+    with pytest.raises(InputError) as info:
+        parse_contract(items)
+    assert "$[1200]" in str(info.value) and "colour" in str(info.value)

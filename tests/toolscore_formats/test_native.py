@@ -39,3 +39,17 @@ def test_detection_is_specific() -> None:
 def test_unknown_keys_are_named() -> None:
     with pytest.raises(InputError, match=r"\$\.calls\[0\]\.name: unknown key 'name'"):
         native.parse({"calls": [{"tool": "a", "name": "x"}]})
+
+
+def test_long_traces_read_in_chunks_keep_every_call_and_name_a_late_problem() -> None:
+    calls = [{"tool": f"t{i % 7}", "args": {"i": i}, "result": "ok", "duration": i % 3}
+             for i in range(1_300)]
+    trace = native.parse({"calls": calls})
+    assert [c.args["i"] for c in trace.calls] == list(range(1_300))
+    assert trace.calls[1_299].is_error is False and trace.calls[4].duration == 1.0
+    assert [c.timestamp for c in native.parse(
+        [{"tool": "a", "timestamp": ""}] * 600).calls] == [None] * 600
+    calls[1_100] = {"tool": "t1", "args": {"i": 1}, "colour": "red"}
+    with pytest.raises(InputError) as info:
+        native.parse({"calls": calls})
+    assert "$.calls[1100]" in str(info.value) and "colour" in str(info.value)
