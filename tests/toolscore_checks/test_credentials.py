@@ -133,3 +133,14 @@ def test_a_password_quoted_elsewhere_is_masked_too(write_json: Callable[[str, An
     text = result.output + out.read_text(encoding="utf-8")
     assert "hunter2-wrong" not in text and "correct-horse-9" not in text
     assert "bad password hunt…ng" in text and "expected 'corr…-9', got 'hunt…ng'" in text
+
+
+def test_a_credential_far_into_a_long_trace_is_found_at_its_call() -> None:
+    """The prefilter looks at runs of calls in turn: each run that is suspect is walked."""
+    args = [{"q": f"item {i}"} for i in range(1_300)]
+    args[3] = {"key": AWS}
+    args[1_201] = {"headers": {"Authorization": f"Bearer {OPENAI}"}}
+    result = run_check("credentials", [], _trace(*args))
+    assert result is not None and result.status == "fail"
+    calls = [f["call"] for f in result.details["findings"]]
+    assert calls[0] == 3 and set(calls) == {3, 1_201} and calls == sorted(calls)
