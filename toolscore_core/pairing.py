@@ -133,9 +133,8 @@ def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> 
     by_tool_act: dict[str, list[int]] = defaultdict(list)
     for i in left_exp:
         by_tool_exp[expected[i].tool].append(i)
-    for j, made in enumerate(actual):
-        if not used[j]:
-            by_tool_act[made.tool].append(j)
+    for j in _zeros(used):
+        by_tool_act[actual[j].tool].append(j)
     assigned = len(pairs)
     for tool, block_exp in by_tool_exp.items():
         block_act = by_tool_act.get(tool)
@@ -221,8 +220,9 @@ def _pair_identical(
     """
     # key -> the one actual call with it, or a queue when several share it
     index: dict[tuple[str, frozenset[tuple[str, Any]]], int | deque[int]] = {}
-    for j, call in enumerate(actual):
-        if call.args is None or used[j]:
+    for j in _zeros(used):
+        call = actual[j]
+        if call.args is None:
             continue
         key = _key(call.args)
         if key is None:
@@ -236,9 +236,8 @@ def _pair_identical(
         else:
             held.append(j)  # type: ignore[union-attr]
     left_exp: list[int] = []
-    for i, wanted in enumerate(expected):
-        if done[i]:
-            continue
+    for i in _zeros(done):
+        wanted = expected[i]
         args = wanted.args
         key = None if args is None else _key(args)
         held = None if key is None else index.get((wanted.tool, key))
