@@ -1,6 +1,7 @@
 """Benchmark: toolscore.evaluate() against tool-scorer 1.10.0, and the CLI's start-up.
 
     python bench/bench_evaluate.py            # creates bench/.venv-peer on first run
+    python bench/bench_evaluate.py --cli-only # only the CLI's wall time
 
 Prints, for synthetic traces of 10, 1,000 and 100,000 calls over 1, 10 and 1,000 tools,
 the best-of-N time of ``toolscore.evaluate(expected, actual)`` (lists of call dicts in,
@@ -52,22 +53,49 @@ def time_evaluate(python: Path | str, cases: list[tuple[int, int, int]],
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def wall(command: list[str], runs: int = 7) -> float:
-    """Median wall time of a whole command (process start included).
+def wall(commands: list[list[str]], runs: int = 15) -> list[float]:
+    """Median wall time of each whole command (process start included), interleaved.
 
-    Run in a scratch folder: tool-scorer's eval writes a report file where it runs.
+    The commands take turns, run after run, so a load that comes and goes on a shared
+    machine falls on all of them alike; one untimed run of each first. All run in the same
+    scratch folder (tool-scorer's eval writes a report file where it runs).
     """
-    times = []
+    times: list[list[float]] = [[] for _ in commands]
     with tempfile.TemporaryDirectory() as scratch:
-        for _ in range(runs):
-            start = time.perf_counter()
+        for command in commands:
             subprocess.run(command, check=False, capture_output=True, cwd=scratch)
-            times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for _ in range(runs):
+            for i, command in enumerate(commands):
+                start = time.perf_counter()
+                subprocess.run(command, check=False, capture_output=True, cwd=scratch)
+                times[i].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times]
+
+
+def byte_compile_toolscore() -> None:
+    """Write toolscore's ``.pyc`` files, as ``pip install .`` does for tool-scorer.
+
+    An editable install compiles nothing, and with PYTHONDONTWRITEBYTECODE set every run
+    would compile all of toolscore from source while tool-scorer loads its bytecode.
+    """
+    import compileall
+    import importlib.util
+
+    for package in ("toolscore", "toolscore_core", "toolscore_checks", "toolscore_formats",
+                    "toolscore_cli"):
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.origin:
+            compileall.compile_dir(str(Path(spec.origin).parent), quiet=1)
 
 
 def main() -> None:
     peer = peer_python()
+    if "--cli-only" not in sys.argv[1:]:
+        evaluate_section(peer)
+    cli_section()
+
+
+def evaluate_section(peer: Path) -> None:
     ours_cases = [(n, t, repeat_for(n)) for n in SIZES for t in TOOLS]
     peer_cases = [(n, t, 1 if (n, t) == (1_000, 1) else repeat_for(n))
                   for n in SIZES if n <= 1_000 for t in TOOLS]
@@ -92,16 +120,20 @@ def main() -> None:
         print(f"linearity, {t:,} tools: time(100,000) / time(1,000) = {linear:.0f}x "
               "(target <= 150x)")
 
+
+def cli_section() -> None:
     ours_cli = shutil.which("toolscore", path=str(Path(sys.executable).parent)) or "toolscore"
     peer_cli = str(PEER_VENV / "bin" / "tool-scorer")
     gold, trace = str(HERE / "fixtures" / "small_gold.json"), str(HERE / "fixtures" /
                                                                    "small_trace.json")
-    print("\nCLI wall time, median of 7 runs, seconds")
+    byte_compile_toolscore()
+    print("\nCLI wall time, median of 15 interleaved runs, seconds (same files, same scratch "
+          "folder, both byte-compiled)")
     for label, ours_cmd, peer_cmd in (
         ("--help", [ours_cli, "--help"], [peer_cli, "--help"]),
         ("eval (3 calls)", [ours_cli, "eval", gold, trace], [peer_cli, "eval", gold, trace]),
     ):
-        a, b = wall(ours_cmd), wall(peer_cmd)
+        a, b = wall([ours_cmd, peer_cmd])
         print(f"{label:>15}: toolscore {a:.3f}  tool-scorer {b:.3f}  ratio {a / b:.2f} "
               "(target <= 0.50)")
 

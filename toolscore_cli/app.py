@@ -1,14 +1,19 @@
-"""The ``toolscore`` group: subcommands imported only when they run, errors as one line."""
+"""The ``toolscore`` command: errors as one line, click imported only when needed.
+
+The click group itself is in ``toolscore_cli.group`` (``cli`` here too, on first use).
+``toolscore eval`` with plain arguments runs without importing click at all
+(``toolscore_cli.fast_eval``); everything else goes through the group.
+"""
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import click
+if TYPE_CHECKING:
+    from toolscore_cli.group import LazyGroup, cli
 
-from toolscore_core.errors import ToolscoreError
+__all__ = ["COMMANDS", "SHORT_HELP", "LazyGroup", "cli", "main"]
 
 # command name -> "module:attribute"; each module holds one command or command group.
 COMMANDS: dict[str, str] = {
@@ -22,30 +27,8 @@ COMMANDS: dict[str, str] = {
     "summary": "toolscore_cli.summary:summary_command",
 }
 
-
-class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use, so ``--help`` stays fast."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module_name, attr = target.split(":")
-        command: click.Command = getattr(importlib.import_module(module_name), attr)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, _SHORT_HELP.get(name, "")) for name in self.list_commands(ctx)]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
-
-
 # Shown by --help without importing every command module.
-_SHORT_HELP: dict[str, str] = {
+SHORT_HELP: dict[str, str] = {
     "eval": "Evaluate a trace against a contract (gold file).",
     "formats": "List the trace formats and what each reads.",
     "plugins": "List the loaded plugins, their hooks and what each provides.",
@@ -57,21 +40,26 @@ _SHORT_HELP: dict[str, str] = {
 }
 
 
-def _version() -> str:
-    from toolscore_core.version import toolscore_version
+def __getattr__(name: str) -> Any:
+    if name in ("cli", "LazyGroup"):
+        from toolscore_cli import group
 
-    return toolscore_version()
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(version=None, package_name="toolscore", prog_name="toolscore",
-                      message="%(prog)s %(version)s")
-def cli() -> None:
-    """toolscore: deterministic, offline evaluation of LLM agents' tool calls."""
+        return getattr(group, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: bad input is one line on stderr and exit code 2, never a traceback."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["eval"]:
+        from toolscore_cli import fast_eval
+
+        fast_eval.main(args[1:])  # exits, unless the arguments need click's parser
+    import click
+
+    from toolscore_cli.group import cli
+    from toolscore_core.errors import ToolscoreError
+
     try:
         code = cli.main(args=argv, prog_name="toolscore", standalone_mode=False)
     except click.exceptions.Abort:

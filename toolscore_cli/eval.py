@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TextIO, cast
-
 import click
 
-from toolscore_cli import console
-from toolscore_cli.options import (
-    final_answer_text,
-    format_option,
-    parse_fail_under,
-    weight_option,
-    weights_from,
-)
-from toolscore_cli.report_targets import report_options, report_targets, to_stdout, write_reports
+from toolscore_cli.eval_run import run_eval
+from toolscore_cli.options import format_option, weight_option
+from toolscore_cli.report_targets import report_options
 
 
 @click.command("eval")
@@ -51,36 +43,13 @@ def eval_command(
     reports: tuple[str, ...],
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
-    from toolscore_core.evaluation import evaluate_files
-    from toolscore_core.plugins import default_registry
-
-    threshold = parse_fail_under(fail_under) if fail_under is not None else None
-    registry = default_registry()
-    answer = final_answer_text(final_answer)
-    targets = report_targets(registry, json_path=json_path, markdown_path=markdown_path,
-                             html_path=html_path, reports=reports)
-    evaluation = evaluate_files(
-        gold, trace, trace_format=trace_format, weights=weights_from(weights),
-        forbidden_path=forbidden_path, final_answer=answer,
-        injected_path=injected_path, honesty_config_path=honesty_path,
-        validate_side_effects=validate_side_effects, registry=registry,
+    code = run_eval(
+        gold, trace, trace_format=trace_format, explain_format=explain_format,
+        weights=weights, fail_under=fail_under, json_path=json_path,
+        forbidden_path=forbidden_path, final_answer=final_answer, injected_path=injected_path,
+        honesty_path=honesty_path, validate_side_effects=validate_side_effects,
+        fail_on_violations=fail_on_violations, receipt_path=receipt_path,
+        markdown_path=markdown_path, html_path=html_path, reports=reports,
     )
-    out = console.stderr() if to_stdout(targets) else console.stdout()
-    if explain_format and evaluation.format is not None:
-        out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
-                  markup=False)
-    registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
-    write_reports(evaluation, targets, registry)
-    if receipt_path:
-        from toolscore_core.receipts import write_evaluation_receipt
-
-        write_evaluation_receipt(receipt_path, evaluation, gold=gold, trace=trace,
-                                 forbidden=forbidden_path, honesty_config=honesty_path,
-                                 injected=injected_path, final_answer=answer)
-    forbidden = evaluation.evidence.get("forbidden-calls")
-    if fail_on_violations and forbidden is not None and forbidden.status == "fail":
-        out.print("forbidden calls were made (--fail-on-violations)", markup=False)
-        ctx.exit(1)
-    if threshold is not None and (evaluation.score is None or evaluation.score < threshold):
-        out.print(f"score below --fail-under {fail_under}", markup=False)
-        ctx.exit(1)
+    if code:
+        ctx.exit(code)

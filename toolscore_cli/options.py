@@ -1,10 +1,13 @@
-"""Options and parsers several commands share."""
+"""Options and parsers several commands share.
+
+click is imported only when an option decorator is applied, so that ``toolscore eval``'s
+fast path (``toolscore_cli.fast_eval``) can use the parsers without it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import click
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from toolscore_core.errors import InputError
 from toolscore_core.scoring import GRADES, parse_weight
@@ -33,14 +36,27 @@ def parse_fail_under(text: str) -> float:
     return number
 
 
-weight_option = click.option(
-    "--weight", "weights", multiple=True, metavar="NAME=VALUE",
-    help="Override a metric's weight (repeatable); weights are renormalized to sum 1.",
-)
-format_option = click.option(
-    "--format", "trace_format", default="auto", show_default=True, metavar="ID",
-    help="Trace format id (see `toolscore formats`), or auto to decide by content.",
-)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def weight_option(command: F) -> F:
+    """``--weight NAME=VALUE`` (repeatable)."""
+    import click
+
+    return click.option(
+        "--weight", "weights", multiple=True, metavar="NAME=VALUE",
+        help="Override a metric's weight (repeatable); weights are renormalized to sum 1.",
+    )(command)
+
+
+def format_option(command: F) -> F:
+    """``--format ID`` (default ``auto``)."""
+    import click
+
+    return click.option(
+        "--format", "trace_format", default="auto", show_default=True, metavar="ID",
+        help="Trace format id (see `toolscore formats`), or auto to decide by content.",
+    )(command)
 
 
 def final_answer_text(value: str | None) -> str | None:
@@ -56,7 +72,11 @@ def final_answer_text(value: str | None) -> str | None:
         raise InputError("not UTF-8 text", file=path, fix="save the file as UTF-8") from None
 
 
-final_answer_option = click.option(
-    "--final-answer", metavar="TEXT|@FILE",
-    help="The final answer the receipt was made with (its hash is checked).",
-)
+def final_answer_option(command: F) -> F:
+    """``--final-answer TEXT|@FILE``, the answer a receipt was made with."""
+    import click
+
+    return click.option(
+        "--final-answer", metavar="TEXT|@FILE",
+        help="The final answer the receipt was made with (its hash is checked).",
+    )(command)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -13,6 +12,8 @@ from typing import IO, Any
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temp file in the target's folder; on success rename it over ``path``."""
+    import tempfile  # here: only commands that write files pay for it
+
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)

@@ -6,12 +6,14 @@ import importlib
 import os
 from collections.abc import Iterable, Mapping
 from functools import cache
+from types import FunctionType, MethodType, ModuleType
 from typing import Any, TypeVar
 
 import pluggy
 from attrs import evolve, frozen
 
 from toolscore_core import hookspecs
+from toolscore_core.distributions import may_declare_entry_points
 from toolscore_core.errors import PluginError
 from toolscore_core.models import Check, Metric, PluginInfo, ReportWriter, TraceFormat
 from toolscore_core.version import DISTRIBUTION, toolscore_version
@@ -65,6 +67,12 @@ KINDS: dict[str, tuple[str, type]] = {
 
 R = TypeVar("R", TraceFormat, Check, Metric, ReportWriter)
 
+_ABSENT = object()
+_MODULE_TYPE_NAMES = frozenset(dir(ModuleType))
+"""Names a module's type defines: pluggy's static look-up may find these there first."""
+_HOOKABLE = (FunctionType, staticmethod, classmethod, MethodType)
+"""What pluggy can take as a hook implementation."""
+
 
 def _split_env(value: str | None) -> list[str]:
     return [item.strip() for item in (value or "").split(",") if item.strip()]
@@ -78,6 +86,24 @@ class PluginManager(pluggy.PluginManager):
         self.add_hookspecs(hookspecs)
         self.distributions: dict[str, tuple[str, str]] = {}
         """Plugin name -> (distribution name, version), for entry-point plugins."""
+        self._marker = hookspecs.PROJECT + "_impl"
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        """pluggy's answer, skipping at once a module's names that cannot be hooks.
+
+        pluggy looks at every name in a plugin with ``inspect.getattr_static``; for a
+        module that is its ``__dict__`` entry, and one that is not a function, or a function
+        without the hookimpl marker, is never a hook. Everything else is pluggy's to decide.
+        """
+        if type(plugin) is ModuleType:
+            value = plugin.__dict__.get(name, _ABSENT)
+            if value is not _ABSENT and name not in _MODULE_TYPE_NAMES:
+                if type(value) is FunctionType:
+                    if self._marker not in value.__dict__ and "__func__" not in value.__dict__:
+                        return None
+                elif not isinstance(value, _HOOKABLE):
+                    return None
+        return super().parse_hookimpl_opts(plugin, name)
 
 
 def get_plugin_manager(
@@ -110,9 +136,11 @@ def get_plugin_manager(
 
 
 def _load_entry_points(pm: pluggy.PluginManager, only: str | None) -> None:
+    wanted = None if only is None else set(_split_env(only))
+    if wanted == set() or not may_declare_entry_points(ENTRY_POINT_GROUP):
+        return  # nothing to load: importlib.metadata is not even imported
     from importlib.metadata import entry_points
 
-    wanted = None if only is None else set(_split_env(only))
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         if (wanted is not None and ep.name not in wanted) or pm.is_blocked(ep.name):
             continue

@@ -151,3 +151,27 @@ def test_a_plugin_that_fails_to_import_is_named(tmp_path, monkeypatch) -> None:
     with pytest.raises(PluginError, match=r"plugin 'broken'.*missing dependency zzz.*"
                                           r"TOOLSCORE_DISABLE_PLUGINS=broken"):
         get_plugin_manager(env={})
+
+
+def test_hookimpl_parsing_of_modules_is_pluggy_s() -> None:
+    """The shortcut for module plugins finds exactly the hooks pluggy itself would."""
+    import importlib
+
+    import pluggy
+
+    from toolscore_core.plugins import PluginManager
+
+    odd = types.ModuleType("odd")
+    odd.__dict__.update(
+        plain=lambda: None, number=3, static=staticmethod(lambda: None),
+        marked_static=staticmethod(hookimpl(lambda: None)),
+        marked_class=classmethod(hookimpl(lambda cls: None)),
+        toolscore_register_checks=hookimpl(lambda: []),
+    )
+    ours, theirs = PluginManager(), pluggy.PluginManager("toolscore")
+    modules = [importlib.import_module(name) for name in BUILTIN_PLUGINS]
+    for module in [*modules, odd, pluggy, importlib]:
+        for name in dir(module):
+            assert (ours.parse_hookimpl_opts(module, name)
+                    == theirs.parse_hookimpl_opts(module, name)), (module.__name__, name)
+    assert ours.parse_hookimpl_opts(odd, "toolscore_register_checks") is not None

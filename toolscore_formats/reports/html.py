@@ -2,33 +2,31 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from functools import cache
 from html import escape
-from importlib.resources import files
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
-from toolscore_formats.reports.view import (
-    NOTHING_WRONG,
-    CallDetail,
-    CallRow,
-    ReportView,
-    build_view,
-)
+
+if TYPE_CHECKING:  # the view and the stylesheet are loaded when a report is written
+    from toolscore_formats.reports.view import CallDetail, CallRow, ReportView
 
 
 @cache
 def stylesheet() -> str:
     """The report's CSS (``html.css``, shipped with the package)."""
+    from importlib.resources import files
+
     return files("toolscore_formats.reports").joinpath("html.css").read_text(encoding="utf-8")
 
 
 def content_security_policy(css: str) -> str:
     """Nothing may load or run: no network, no scripts; only this page's own stylesheet."""
+    import base64
+    import hashlib
+
     digest = base64.b64encode(hashlib.sha256(css.encode("utf-8")).digest()).decode("ascii")
     return (f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'none'; "
             "base-uri 'none'; form-action 'none'")
@@ -115,6 +113,8 @@ def _call_detail(call: CallDetail) -> list[str]:
 
 def render(view: ReportView) -> str:
     """The HTML page of a report view."""
+    from toolscore_formats.reports.view import NOTHING_WRONG
+
     css = stylesheet()
     grade = (view.grade or "unknown").lower()
     out = [
@@ -174,6 +174,8 @@ def render(view: ReportView) -> str:
 
 
 def write(evaluation: Evaluation, stream: TextIO) -> None:
+    from toolscore_formats.reports.view import build_view
+
     stream.write(render(build_view(evaluation)))
 
 

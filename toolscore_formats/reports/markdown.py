@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
-from toolscore_formats.reports.view import NOTHING_WRONG, ReportView, build_view
+
+if TYPE_CHECKING:  # the view is loaded when a report is written
+    from toolscore_formats.reports.view import ReportView
 
 # Characters that start Markdown inline syntax: escaped with a backslash wherever they are.
 _PUNCTUATION = re.compile(r"([\\`*\[\]|~])")
@@ -56,6 +58,8 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]:
 
 def render(view: ReportView) -> str:
     """The Markdown text of a report view."""
+    from toolscore_formats.reports.view import NOTHING_WRONG
+
     out = [f"# toolscore report: {view.score}", "", escape(view.headline), "",
            "## Metrics", ""]
     out += _table(("Metric", "Value", "Weight"),
@@ -96,6 +100,8 @@ def _indexed(index: int | None, text: str) -> str:
 
 
 def write(evaluation: Evaluation, stream: TextIO) -> None:
+    from toolscore_formats.reports.view import build_view
+
     stream.write(render(build_view(evaluation)))
 
 
