@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -94,9 +95,24 @@ def _distance(expected: Sequence[Any], actual: Sequence[Any], levenshtein: Any) 
         cutoff *= 4
 
 
-def compute(context: EvaluationContext) -> MetricOutcome:
-    from rapidfuzz.distance import Levenshtein
+_TINY = 400
+"""Up to this many cells, a plain dynamic programme costs less than importing rapidfuzz
+(about 8 ms, which a one-shot ``toolscore eval`` of a small trace would pay)."""
 
+
+def small_distance(expected: Sequence[Any], actual: Sequence[Any]) -> int:
+    """The exact edit distance by the textbook dynamic programme (for short sequences)."""
+    previous = list(range(len(actual) + 1))
+    for i, name in enumerate(expected, 1):
+        current = [i]
+        for j, other in enumerate(actual, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (name != other)))
+        previous = current
+    return previous[-1]
+
+
+def compute(context: EvaluationContext) -> MetricOutcome:
     expected: Sequence[Any] = [call.tool for call in context.expected]
     actual: Sequence[Any] = [call.tool for call in context.calls]
     longest = max(len(expected), len(actual))
@@ -104,7 +120,12 @@ def compute(context: EvaluationContext) -> MetricOutcome:
         expected, actual = _symbols(expected, actual)  # type: ignore[arg-type]
     if longest == 0:
         return MetricOutcome(value=1.0, score=1.0)
-    distance = _distance(expected, actual, Levenshtein)
+    if len(expected) * len(actual) <= _TINY and "rapidfuzz.distance" not in sys.modules:
+        distance = small_distance(expected, actual)
+    else:
+        from rapidfuzz.distance import Levenshtein
+
+        distance = _distance(expected, actual, Levenshtein)
     value = round(1.0 - distance / longest, 12)
     return MetricOutcome(value=value, score=value)
 

@@ -58,3 +58,12 @@ def test_many_distinct_tools_use_numbers() -> None:
     a, b = _symbols(names, names[::-1])
     assert isinstance(a, list)
     assert _distance(a, b, Levenshtein) == Levenshtein.distance(names, names[::-1])
+
+
+@given(st.lists(st.sampled_from("abc"), max_size=20), st.lists(st.sampled_from("abc"),
+                                                                max_size=20))
+def test_the_small_programme_is_exact(a: list[str], b: list[str]) -> None:
+    """Short sequences may be measured without rapidfuzz: the same distance."""
+    from toolscore_checks.metrics.sequence_accuracy import small_distance
+
+    assert small_distance(a, b) == Levenshtein.distance(a, b)
