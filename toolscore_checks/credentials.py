@@ -4,23 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolscore_core.batches import BATCH
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
 from toolscore_core.redaction import find_in_value, suspicious_value
 
-CHUNK = 512
-
 
 def run(context: EvaluationContext) -> CheckOutcome:
     calls = context.calls
     findings: list[dict[str, Any]] = []
-    # One prefilter search over the arguments of each run of CHUNK calls (a text that stays
+    # One prefilter search over the arguments of each run of BATCH calls (a text that stays
     # in the CPU's cache); only the calls of a suspicious run are walked one by one.
-    for start in range(0, len(calls), CHUNK):
-        if not suspicious_value([[c.args, c.raw_args or ""] for c in calls[start:start + CHUNK]]):
+    for start in range(0, len(calls), BATCH):
+        if not suspicious_value([[c.args, c.raw_args or ""] for c in calls[start:start + BATCH]]):
             continue
-        for j in range(start, min(start + CHUNK, len(calls))):
+        for j in range(start, min(start + BATCH, len(calls))):
             call = calls[j]
             for where, value in (("args", call.args), ("raw_args", call.raw_args)):
                 if value is None:

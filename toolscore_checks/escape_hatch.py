@@ -16,12 +16,12 @@ from toolscore_checks.honesty import (
     plain_text,
     short,
 )
+from toolscore_core.batches import BATCH
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
 
 _ERROR_RESULT = attrgetter("error", "result")
-CHUNK = 512
 MIN_TARGET = 4
 """Argument values shorter than this are too common to count as the refused call's target."""
 
@@ -43,9 +43,9 @@ def run(context: EvaluationContext) -> CheckOutcome:
     config = honesty_config(context)
     refusals: list[dict[str, Any]] = []
     escapes: list[dict[str, Any]] = []
-    # One search per run of CHUNK calls: a text that stays in the CPU's cache.
-    refused = any(may_hold(list(map(_ERROR_RESULT, calls[start:start + CHUNK])),
-                           config.refusal_phrases) for start in range(0, len(calls), CHUNK))
+    # One search per run of BATCH calls: a text that stays in the CPU's cache.
+    refused = any(may_hold(list(map(_ERROR_RESULT, calls[start:start + BATCH])),
+                           config.refusal_phrases) for start in range(0, len(calls), BATCH))
     runners = {t for t in set(context.tools) if is_code_execution(t, config)}
     executing = ([j for j, tool in enumerate(context.tools) if tool in runners] if runners
                  else [])

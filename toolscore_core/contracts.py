@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from typing import Any
 
+from toolscore_core.batches import in_batches
 from toolscore_core.documents import load_document, refuse_unknown, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
@@ -62,7 +63,7 @@ def parse_expected(
     if not isinstance(items, list | tuple):
         raise InputError(f"expected calls must be a list, not {type_name(items)}", file=file,
                          place=path, fix='write [{"tool": "name", "args": {...}}]')
-    fast = _in_chunks(items)
+    fast = in_batches(items, _plain_calls)
     if fast is not None:
         return fast
     calls = []
@@ -84,23 +85,7 @@ _OPTIONAL_STR = frozenset((str, type(None)))
 _OPTIONAL_DICT = frozenset((dict, type(None)))
 
 
-_CHUNK = 512
-"""Whole-list passes go over this many calls at a time, which stay in the CPU's cache."""
-
-
-def _in_chunks(items: list[Any] | tuple[Any, ...]) -> tuple[ExpectedCall, ...] | None:
-    if len(items) <= _CHUNK:
-        return _plain_calls(items)
-    out: list[ExpectedCall] = []
-    for start in range(0, len(items), _CHUNK):
-        part = _plain_calls(items[start:start + _CHUNK])
-        if part is None:
-            return None
-        out.extend(part)
-    return tuple(out)
-
-
-def _plain_calls(items: list[Any] | tuple[Any, ...]) -> tuple[ExpectedCall, ...] | None:
+def _plain_calls(items: Sequence[Any]) -> tuple[ExpectedCall, ...] | None:
     """The common contract read in whole-list passes: objects of the known keys, a tool
     name, arguments of plain scalars under ordinary keys (no matcher to parse). None sends
     the list the long way, which reports the first problem with its place."""

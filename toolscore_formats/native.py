@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
+from toolscore_core.batches import in_batches
 from toolscore_core.documents import refuse_unknown, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
@@ -53,7 +54,7 @@ def parse(document: Any) -> Trace:
     if final_answer is not None and not isinstance(final_answer, str):
         raise InputError('"final_answer" must be a string or null', place="$.final_answer")
     usage = document.get("usage")
-    fast = _in_chunks(calls)
+    fast = in_batches(calls, _plain_calls)
     return Trace(
         calls=fast if fast is not None else tuple([parse_call(c, i) for i, c in enumerate(calls)]),
         final_answer=final_answer,
@@ -108,23 +109,7 @@ _OPTIONAL_FLOAT = frozenset((float, type(None)))
 _OPTIONAL_NUMBER = frozenset((int, float, type(None)))
 
 
-_CHUNK = 512
-"""Whole-list passes go over this many calls at a time, which stay in the CPU's cache."""
-
-
-def _in_chunks(items: list[Any]) -> tuple[ToolCall, ...] | None:
-    if len(items) <= _CHUNK:
-        return _plain_calls(items)
-    out: list[ToolCall] = []
-    for start in range(0, len(items), _CHUNK):
-        part = _plain_calls(items[start:start + _CHUNK])
-        if part is None:
-            return None
-        out.extend(part)
-    return tuple(out)
-
-
-def _plain_calls(items: list[Any]) -> tuple[ToolCall, ...] | None:
+def _plain_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:
     """The common trace read in whole-list passes (what :func:`_fast_call` reads one call
     at a time); None sends the list call by call, which reports problems with their place."""
     if not items or set(map(type, items)) != {dict} or not all(map(CALL_KEYS.issuperset, items)):
