@@ -39,7 +39,7 @@ from toolscore_core.studies.records import (
     verdict,
 )
 from toolscore_core.studies.spec import Study, Task, load_study
-from toolscore_core.studies.summary import RegradeSummary, row_facts
+from toolscore_core.studies.summary import RegradeSummary, evaluation_facts, row_facts
 from toolscore_core.version import toolscore_version
 
 CHUNK = 64
@@ -103,6 +103,12 @@ class Judge:
         self.stamp = stamp
         self._tasks: dict[str, Task | str] = {}
         self._memo: dict[str, Verdict] = {}
+        self.splice = True
+        """Take the fast path for compact rows (off: every row is decoded and re-encoded)."""
+        self._seen: dict[tuple[str, str], list[_Seen]] = {}
+        self._seen_count = 0
+        self._stamp_tail = (canonical_json(stamp)[1:]
+                            if all(key > "from_sha256" for key in stamp) else None)
 
     def task_for(self, row: Mapping[str, Any]) -> Task | str:
         """The task definition to regrade ``row`` under, or the reason there is none."""
@@ -137,9 +143,24 @@ class Judge:
         return evolve(task, weights={**(task.weights or {}), **self.weights})
 
     def regrade(self, number: int, line: bytes) -> RowResult:
-        """Regrade one line; a line that cannot be regraded is returned unchanged."""
+        """Regrade one line; a line that cannot be regraded is returned unchanged.
+
+        A row in the shape toolscore writes takes the fast path (:meth:`_regrade_spliced`);
+        anything else, and any row that path is not sure of, takes the plain one.
+        """
         if not line.strip():
             return RowResult(line=line)
+        if self.splice:
+            try:
+                done = self._regrade_spliced(line)
+            except Exception:  # the plain path decides, and raises if it must
+                done = None
+            if done is not None:
+                return done
+        return self._regrade_plain(line)
+
+    def _regrade_plain(self, line: bytes) -> RowResult:
+        """Decode the whole row, serialize each top-level value, regrade."""
         decoded = _decode_row(line)
         if isinstance(decoded, str):
             return RowResult(line=line, problem=decoded)
@@ -164,11 +185,176 @@ class Judge:
         except InputError as exc:
             return RowResult(line=line, problem=exc.one_line(), before=before)
         pieces.update(verdict_pieces)
-        pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
+        pieces["regraded"] = self._regraded(from_sha256)
         out = _join(pieces).encode("utf-8") + b"\n"
         after = (before[0], outcome, score, evidence, before[4], before[5])
         study = row.get("study") if isinstance(row.get("study"), str) else None
         return RowResult(line=out, before=before, after=after, study=study)
+
+    def _regraded(self, from_sha256: str) -> str:
+        """The canonical JSON of the row's new ``regraded`` member."""
+        if self._stamp_tail is not None:  # "from_sha256" sorts first: a prefix + the rest
+            return '{"from_sha256":"' + from_sha256 + '",' + self._stamp_tail
+        return canonical_json({"from_sha256": from_sha256, **self.stamp})
+
+    def _regrade_spliced(self, line: bytes) -> RowResult | None:
+        """Regrade a compact row without serializing what it already holds in canonical form.
+
+        Objects and arrays seen in earlier rows are recognised by their exact text (and not
+        decoded again); every other value is decoded and checked against its canonical
+        JSON. When the whole line proves canonical, ``from_sha256`` is the hash of its
+        bytes, and the regraded row is spliced from the line's own members. None sends the
+        line to :meth:`_regrade_plain` (not UTF-8, not a compact object, a value with no
+        canonical JSON): that path decides, so both always give the same bytes.
+        """
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        body = text.rstrip("\r\n")
+        walked = self._walk(body)
+        if walked is None:
+            return None
+        row, pieces, seen, canonical = walked
+        if row.get("kind") != KIND:
+            return None
+        evaluation = seen.get("evaluation")
+        if evaluation is not None:
+            score, counts = evaluation.facts()
+            before = _facts(row, score, counts)
+            recorded = row.get("record_sha256")
+            if isinstance(recorded, str) and evaluation.sha256() == recorded:
+                pieces["evaluation"] = evaluation.text
+            else:
+                pieces["evaluation"] = evaluation.canonical()
+                if pieces["evaluation"] is not evaluation.text:
+                    canonical = False
+            evaluation.value = None
+        else:
+            before = row_facts(row)
+            if "evaluation" in row:  # a scalar: decoded, and its text is in pieces
+                raw = pieces["evaluation"]
+                piece = _evaluation_piece(row, raw)
+                if piece != raw:
+                    canonical = False
+                pieces["evaluation"] = piece
+        if canonical:
+            from_sha256 = sha256_hex(line[:len(line) - (len(text) - len(body))])
+        else:
+            from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
+        try:
+            judgment = (before[0] if self.study is not None else
+                        "\x00".join(pieces.get(k, "null") for k in JUDGMENT_KEYS))
+            task = self._task(judgment, row)
+            if isinstance(task, str):
+                return RowResult(line=line, problem=task, before=before)
+            verdict_pieces, outcome, score, evidence = self._verdict(judgment, task, row, pieces)
+        except InputError as exc:
+            return RowResult(line=line, problem=exc.one_line(), before=before)
+        pieces.update(verdict_pieces)
+        pieces["regraded"] = self._regraded(from_sha256)
+        out = _join(pieces).encode("utf-8") + b"\n"
+        after = (before[0], outcome, score, evidence, before[4], before[5])
+        study = row.get("study")
+        return RowResult(line=out, before=before, after=after,
+                         study=study if isinstance(study, str) else None)
+
+    def _walk(self, text: str) -> tuple[_Row, dict[str, str], dict[str, _Seen], bool] | None:
+        """The row of a compact object, its values' canonical JSON, the objects and arrays
+        recognised (or first seen) in it, and whether the text is canonical JSON as it is.
+
+        Accepts exactly the lines :func:`_walk_object` accepts. A value recognised by its
+        text is the same value: an object, array or string ends at its closing character,
+        whatever follows, so a known text found at a value's start is that whole value.
+        The ``evaluation`` entry holds that value's text, not its canonical JSON: the
+        caller decides (with ``record_sha256``) which one the row's canonical form takes.
+        None when the line is not in that shape or a value has no canonical JSON.
+        """
+        if not text.startswith("{") or not text.endswith("}") or text == "{}":
+            return None
+        values: dict[str, Any] = {}
+        texts: dict[str, str] = {}
+        pieces: dict[str, str] = {}
+        seen: dict[str, _Seen] = {}
+        canonical = True
+        previous = ""
+        index = 1
+        end = len(text) - 1
+        known = self._seen
+        try:
+            while True:
+                if text[index] != '"':
+                    return None
+                key, colon = _SCAN(text, index)
+                if text[colon] != ":" or key in pieces:
+                    return None
+                if canonical and ((key <= previous and index > 1)
+                                  or text[index:colon + 1] != _key(key)):
+                    canonical = False
+                previous = key
+                start = colon + 1
+                if text[start] in "{[":
+                    entry = None
+                    for candidate in known.get((key, text[start:start + HINT]), ()):
+                        if text.startswith(candidate.text, start):
+                            entry = candidate
+                            break
+                    else:
+                        for candidate in known.get((key, text[start:start + SHORT_HINT]), ()):
+                            if text.startswith(candidate.text, start):
+                                entry = candidate
+                                break
+                    if entry is None:
+                        value, index = _SCAN(text, start)
+                        values[key] = value
+                        entry = _Seen(text[start:index], value)
+                        # a value shorter than HINT is filed under fewer characters: the
+                        # rest of a HINT-long slice would be whatever follows it in the row
+                        size = HINT if index - start >= HINT else SHORT_HINT
+                        self._remember_seen((key, entry.text[:size]), entry)
+                    else:
+                        index = start + len(entry.text)
+                        texts[key] = entry.text
+                    seen[key] = entry
+                    if key == "evaluation":
+                        pieces[key] = entry.text  # settled by the caller
+                    else:
+                        piece = entry.canonical()
+                        entry.value = None
+                        pieces[key] = piece
+                        if canonical and piece is not entry.text:
+                            canonical = False
+                else:
+                    value, index = _SCAN(text, start)
+                    values[key] = value
+                    raw = text[start:index]
+                    if key == "evaluation":
+                        piece = raw  # settled by the caller
+                    else:
+                        piece = _piece(value)
+                        if canonical and piece != raw:
+                            canonical = False
+                    pieces[key] = piece
+                if index == end:
+                    return _Row(values, texts), pieces, seen, canonical
+                if text[index] != ",":
+                    return None
+                index += 1
+        except (StopIteration, json.JSONDecodeError, IndexError, ValueError, TypeError,
+                UnicodeError):
+            return None
+
+    def _remember_seen(self, hint: tuple[str, str], entry: _Seen) -> None:
+        """Keep ``entry`` to recognise later; the table is emptied when full (memory flat)."""
+        if self._seen_count >= SEEN_SIZE:
+            self._seen.clear()
+            self._seen_count = 0
+        entries = self._seen.setdefault(hint, [])
+        if len(entries) >= SEEN_PER_HINT:
+            entries.pop()
+            self._seen_count -= 1
+        entries.insert(0, entry)
+        self._seen_count += 1
 
     def _task(self, judgment: str, row: Mapping[str, Any]) -> Task | str:
         task = self._tasks.get(judgment)
@@ -184,7 +370,7 @@ class Judge:
         The evaluation is deterministic in the judgment and the recorded evidence, so runs
         with identical evidence (trials that made the same calls) share one evaluation.
         """
-        error = row.get("outcome") == "error" or row.get("calls") is None
+        error = row.get("outcome") == "error" or pieces.get("calls", "null") == "null"
         key = sha256_hex("\x00".join(
             [judgment, str(error), *(pieces.get(k, "null") for k in EVIDENCE_KEYS)]
         ).encode("utf-8"))
@@ -240,6 +426,98 @@ def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
     if len(cache) >= MEMO_SIZE:
         del cache[next(iter(cache))]
     cache[key] = value
+
+
+HINT = 128
+"""Characters from a value's start that pick which known texts it is compared with."""
+SHORT_HINT = 16
+"""The same for values shorter than HINT."""
+SEEN_PER_HINT = 16
+SEEN_SIZE = 2048
+"""Known object and array texts kept per worker (the table is emptied when full)."""
+
+
+class _Seen:
+    """An object or array text seen in a row: its canonical JSON (the text itself when it
+    is canonical), and for an ``evaluation`` its SHA-256 and the facts a summary takes.
+
+    The decoded value is held only while the row it was first seen in is regraded.
+    """
+
+    __slots__ = ("_canonical", "_facts", "_sha256", "text", "value")
+
+    def __init__(self, text: str, value: Any) -> None:
+        self.text = text
+        self.value = value
+        self._canonical: str | None = None
+        self._sha256: str | None = None
+        self._facts: tuple[float | None, dict[str, int] | None] | None = None
+
+    def _decoded(self) -> Any:
+        return json.loads(self.text) if self.value is None else self.value
+
+    def canonical(self) -> str:
+        """The value's canonical JSON (``self.text`` itself, the same object, when equal);
+        raises as ``canonical_json`` does when there is none."""
+        if self._canonical is None:
+            piece = canonical_json(self._decoded())
+            self._canonical = self.text if piece == self.text else piece
+        return self._canonical
+
+    def sha256(self) -> str:
+        if self._sha256 is None:
+            self._sha256 = sha256_hex(self.text.encode("utf-8"))
+        return self._sha256
+
+    def facts(self) -> tuple[float | None, dict[str, int] | None]:
+        """Score and evidence counts, as :func:`row_facts` takes them from an evaluation
+        (the counts a new dict each time, as there)."""
+        if self._facts is None:
+            self._facts = evaluation_facts(self._decoded())
+        score, counts = self._facts
+        return score, None if counts is None else dict(counts)
+
+
+class _Row(Mapping[str, Any]):
+    """A row whose recognised values are decoded only when read (they seldom are)."""
+
+    __slots__ = ("_texts", "_values")
+
+    def __init__(self, values: dict[str, Any], texts: dict[str, str]) -> None:
+        self._values = values
+        self._texts = texts
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._values[key]
+        except KeyError:
+            value = self._values[key] = json.loads(self._texts[key])
+            return value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values or key in self._texts
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._values
+        yield from (key for key in self._texts if key not in self._values)
+
+    def __len__(self) -> int:
+        return len(self._values) + sum(1 for key in self._texts if key not in self._values)
+
+
+def _facts(row: Mapping[str, Any], score: float | None,
+           evidence: dict[str, int] | None) -> Facts:
+    """:func:`row_facts` with the evaluation's score and counts already taken."""
+    outcome = row.get("outcome")
+    duration = row.get("duration")
+    cost = row.get("cost")
+    return (
+        str(row.get("task_id")),
+        outcome if outcome in ("passed", "failed", "error") else "error",
+        score, evidence,
+        float(duration) if isinstance(duration, int | float) else None,
+        float(cost) if isinstance(cost, int | float) else None,
+    )
 
 
 _SCAN: Any = make_scanner(cast(Any, json.JSONDecoder()))
