@@ -44,6 +44,9 @@ from toolscore_core.version import toolscore_version
 
 CHUNK = 64
 """Rows per unit of work sent to a worker."""
+SLOT = 1 << 21
+"""Bytes of shared memory per chunk in flight: a regraded chunk larger than this goes
+through a part file instead."""
 WINDOW_PER_JOB = 4
 TRIM_EVERY = 64
 """Chunks between two heap trims in the main process."""
@@ -620,14 +623,17 @@ _JUDGE: Judge | None = None
 _SOURCE: int | None = None
 """The worker's own descriptor of the runs file: it reads its chunks itself."""
 _PARTS: str | None = None
-"""The folder where the worker leaves each regraded chunk for the main process to append."""
+"""The folder where the worker leaves a regraded chunk that does not fit its ring slot."""
+_RING: Any = None
+"""Memory shared with the main process (forked workers only): one slot per chunk in flight."""
 
 
-def _init_worker(settings: RegradeSettings, source: str, parts: str) -> None:
-    global _JUDGE, _SOURCE, _PARTS
+def _init_worker(settings: RegradeSettings, source: str, parts: str, ring: Any) -> None:
+    global _JUDGE, _SOURCE, _PARTS, _RING
     _JUDGE = Judge(settings)
     _SOURCE = os.open(source, os.O_RDONLY)
     _PARTS = parts
+    _RING = ring
 
 
 Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None]]]
@@ -640,16 +646,22 @@ def _pack(results: list[RowResult]) -> Packed:
             [(r.problem, r.before, r.after, r.study) for r in results])
 
 
-def _work(span: tuple[int, int, int]) -> tuple[str, list[Any]]:
-    """Regrade the lines in ``span`` (first line number, byte offset, byte length).
+def _work(span: tuple[int, int, int, int]) -> tuple[int | str, list[Any]]:
+    """Regrade the lines in ``span`` (first line number, byte offset, byte length, slot).
 
-    The regraded lines go to a part file, not back through the pipe: the main process
-    appends the part to the output with a kernel copy and only reads the facts.
+    The regraded lines do not go back through the pipe: they are copied into the chunk's
+    slot of the ring shared with the main process (the answer is then their size), or,
+    when they do not fit or there is no ring, written to a part file (the answer is its
+    path). The main process writes them to the output and only unpickles the facts.
     """
     assert _JUDGE is not None and _SOURCE is not None and _PARTS is not None
-    start, offset, length = span
+    start, offset, length, slot = span
     lines = _split_lines(os.pread(_SOURCE, length, offset))
     blob, facts = _pack([_JUDGE.regrade(start + i, line) for i, line in enumerate(lines)])
+    size = len(blob)
+    if _RING is not None and size <= SLOT:
+        _RING[slot * SLOT:slot * SLOT + size] = blob
+        return size, facts
     part = os.path.join(_PARTS, f"{start}.part")
     with open(part, "wb") as handle:
         handle.write(blob)
@@ -669,18 +681,20 @@ def _spans(path: Path, block: int = 1 << 22) -> Iterator[tuple[int, int, int]]:
     """``(first line number, offset, length)`` of every CHUNK lines, found by memchr alone.
 
     The main process hands workers these spans instead of the lines themselves, so the
-    rows cross no pipe on the way in and the main process never decodes a line.
+    rows cross no pipe on the way in and the main process never decodes a line. The file
+    is read into one reused buffer (fresh buffers would cost page faults on every block).
     """
-    with open(path, "rb") as handle:
+    with open(path, "rb", buffering=0) as handle:
+        buffer = bytearray(block)
         start = 1
         chunk_start = 0
         offset = 0
         lines = 0
         while True:
-            data = handle.read(block)
-            if not data:
+            size = handle.readinto(buffer)
+            if not size:
                 break
-            at = data.find(b"\n")
+            at = buffer.find(b"\n", 0, size)
             while at != -1:
                 lines += 1
                 if lines == CHUNK:
@@ -689,8 +703,8 @@ def _spans(path: Path, block: int = 1 << 22) -> Iterator[tuple[int, int, int]]:
                     start += lines
                     chunk_start = end
                     lines = 0
-                at = data.find(b"\n", at + 1)
-            offset += len(data)
+                at = buffer.find(b"\n", at + 1, size)
+            offset += size
         if offset > chunk_start:
             yield start, chunk_start, offset - chunk_start
 
@@ -735,35 +749,53 @@ def regrade_file(
                 results = [judge.regrade(chunk[0] + i, line) for i, line in enumerate(chunk[1])]
                 _write(handle, chunk[0], _pack(results), summary, progress)
         else:
+            import mmap
             import multiprocessing
 
-            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+            fork = os.name == "posix"
+            context = multiprocessing.get_context("fork" if fork else "spawn")
+            slots = jobs * WINDOW_PER_JOB
+            # anonymous shared memory, inherited by the forked workers (spawn cannot pass it)
+            ring = mmap.mmap(-1, slots * SLOT) if fork else None
             parts = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".parts",
                                      dir=out.parent if str(out.parent) else ".")
             try:
                 with context.Pool(jobs, initializer=_init_worker,
-                                  initargs=(settings, str(src), parts)) as pool:
-                    window: deque[tuple[int, Any]] = deque()
+                                  initargs=(settings, str(src), parts, ring)) as pool:
+                    # chunk n uses slot n % slots: at most ``slots`` chunks are in flight,
+                    # and chunk n is sent only once chunk n - slots has been written out
+                    window: deque[tuple[int, int, Any]] = deque()
                     trim = _heap_trimmer()
-                    for count, span in enumerate(_spans(src), start=1):
-                        window.append((span[0], pool.apply_async(_work, (span,))))
-                        if len(window) >= jobs * WINDOW_PER_JOB:
-                            start, pending = window.popleft()
-                            _append_part(handle, start, pending.get(), summary, progress)
-                        if count % TRIM_EVERY == 0:
+                    for count, span in enumerate(_spans(src)):
+                        slot = count % slots
+                        window.append((span[0], slot, pool.apply_async(_work, ((*span, slot),))))
+                        if len(window) >= slots:
+                            _append(handle, ring, *window.popleft(), summary, progress)
+                        if (count + 1) % TRIM_EVERY == 0:
                             trim()
                     while window:
-                        start, pending = window.popleft()
-                        _append_part(handle, start, pending.get(), summary, progress)
+                        _append(handle, ring, *window.popleft(), summary, progress)
             finally:
+                if ring is not None:
+                    ring.close()
                 shutil.rmtree(parts, ignore_errors=True)
     return summary
 
 
-def _append_part(handle: Any, start: int, done: tuple[str, list[Any]],
-                 summary: RegradeSummary, progress: Any) -> None:
-    """Append a worker's part file to the output (a kernel copy), then count its facts."""
-    part, facts = done
+def _append(handle: Any, ring: Any, start: int, slot: int, pending: Any,
+            summary: RegradeSummary, progress: Any) -> None:
+    """Write a worker's regraded chunk to the output, then count its facts."""
+    where, facts = pending.get()
+    if isinstance(where, int):  # in the chunk's ring slot
+        with memoryview(ring) as view:
+            handle.write(view[slot * SLOT:slot * SLOT + where])
+    else:
+        _append_part(handle, where)
+    _write(handle, start, (b"", facts), summary, progress)
+
+
+def _append_part(handle: Any, part: str) -> None:
+    """Append a worker's part file to the output (a kernel copy) and delete it."""
     handle.flush()
     with open(part, "rb") as source:
         size = os.fstat(source.fileno()).st_size
@@ -777,7 +809,6 @@ def _append_part(handle: Any, start: int, done: tuple[str, list[Any]],
             source.seek(copied)
             shutil.copyfileobj(source, handle)
     os.unlink(part)
-    _write(handle, start, (b"", facts), summary, progress)
 
 
 def _heap_trimmer() -> Callable[[], None]:
