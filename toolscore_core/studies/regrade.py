@@ -108,8 +108,12 @@ class Judge:
         self._memo: dict[str, Verdict] = {}
         self.splice = True
         """Take the fast path for compact rows (off: every row is decoded and re-encoded)."""
-        self._seen: dict[tuple[str, str], list[_Seen]] = {}
-        self._seen_count = 0
+        self._seen = _Table()
+        """Object and array values seen, by (key, first characters)."""
+        self._runs = _Table()
+        """Runs of members that recurred together, by first characters."""
+        self._stable: dict[str, None] = {}
+        """Scalar members (``"key":value``) seen, to tell those that recur."""
         self._stamp_tail = (canonical_json(stamp)[1:]
                             if all(key > "from_sha256" for key in stamp) else None)
 
@@ -266,12 +270,17 @@ class Judge:
         """The row of a compact object, its values' canonical JSON, the objects and arrays
         recognised (or first seen) in it, and whether the text is canonical JSON as it is.
 
-        Accepts exactly the lines :func:`_walk_object` accepts. A value recognised by its
-        text is the same value: an object, array or string ends at its closing character,
-        whatever follows, so a known text found at a value's start is that whole value.
-        The ``evaluation`` entry holds that value's text, not its canonical JSON: the
-        caller decides (with ``record_sha256``) which one the row's canonical form takes.
-        None when the line is not in that shape or a value has no canonical JSON.
+        Accepts exactly the lines :func:`_walk_object` accepts, with the same values. Two
+        things seen in earlier rows are recognised by their exact text instead of being
+        decoded: a run of members (``"key":value,...``) that recurs as a whole, and an
+        object or array value. Either is the same members or value as decoding would give:
+        a key, object, array or string ends at its closing character whatever follows, and
+        a number or literal at the end of a run is followed by ``,`` or the row's ``}``
+        (checked), where the decoder ends it too.
+
+        The ``evaluation`` piece is that value's text, not its canonical JSON: the caller
+        decides (with ``record_sha256``) which one the row's canonical form takes. None
+        when the line is not in that shape or a value has no canonical JSON.
         """
         if not text.startswith("{") or not text.endswith("}") or text == "{}":
             return None
@@ -280,65 +289,110 @@ class Judge:
         pieces: dict[str, str] = {}
         seen: dict[str, _Seen] = {}
         canonical = True
-        previous = ""
+        previous: str | None = None
         index = 1
         end = len(text) - 1
-        known = self._seen
+        runs = self._runs.entries
+        known = self._seen.entries
+        stable = self._stable
+        run: list[tuple[int, int, _Member | _Run]] = []
+        # (start, end, what) of the recurring members and runs since the last new value
         try:
             while True:
                 if text[index] != '"':
                     return None
-                key, colon = _SCAN(text, index)
-                if text[colon] != ":" or key in pieces:
-                    return None
-                if canonical and ((key <= previous and index > 1)
-                                  or text[index:colon + 1] != _key(key)):
-                    canonical = False
-                previous = key
-                start = colon + 1
-                if text[start] in "{[":
-                    entry = None
-                    for candidate in known.get((key, text[start:start + HINT]), ()):
-                        if text.startswith(candidate.text, start):
-                            entry = candidate
+                found = None
+                for candidate in runs.get(text[index:index + HINT], ()):
+                    if text.startswith(candidate.text, index):
+                        after = index + len(candidate.text)
+                        if after == end or text[after] == ",":
+                            found = candidate
                             break
-                    else:
-                        for candidate in known.get((key, text[start:start + SHORT_HINT]), ()):
+                else:
+                    for candidate in runs.get(text[index:index + SHORT_HINT], ()):
+                        if text.startswith(candidate.text, index):
+                            after = index + len(candidate.text)
+                            if after == end or text[after] == ",":
+                                found = candidate
+                                break
+                if found is not None:
+                    run.append((index, after, found))
+                    if canonical and not (found.canonical and (
+                            previous is None or found.first > previous)):
+                        canonical = False
+                    if not canonical and not pieces.keys().isdisjoint(found.pieces):
+                        return None  # a key twice: the plain path decodes the line
+                    pieces.update(found.pieces)
+                    values.update(found.values)
+                    texts.update(found.texts)
+                    seen.update(found.seen)
+                    previous = found.last
+                    index = after
+                else:
+                    member = index
+                    key, colon = _SCAN(text, index)
+                    if text[colon] != ":" or key in pieces:
+                        return None
+                    good = text[index:colon + 1] == _key(key)
+                    if canonical and (not good or (previous is not None and key <= previous)):
+                        canonical = False
+                    previous = key
+                    start = colon + 1
+                    entry = None
+                    recurs = False
+                    if text[start] in "{[":
+                        for candidate in known.get((key, text[start:start + HINT]), ()):
                             if text.startswith(candidate.text, start):
                                 entry = candidate
                                 break
-                    if entry is None:
+                        else:
+                            for candidate in known.get((key, text[start:start + SHORT_HINT]),
+                                                       ()):
+                                if text.startswith(candidate.text, start):
+                                    entry = candidate
+                                    break
+                        if entry is None:
+                            value, index = _SCAN(text, start)
+                            values[key] = value
+                            entry = _Seen(text[start:index], value)
+                            self._seen.add((key, _hint(entry.text)), entry)
+                        else:
+                            recurs = True
+                            index = start + len(entry.text)
+                            texts[key] = entry.text
+                        seen[key] = entry
+                        if key == "evaluation":
+                            piece = entry.text  # settled by the caller
+                        else:
+                            piece = entry.canonical()
+                            entry.value = None
+                            good = good and piece is entry.text
+                    else:
                         value, index = _SCAN(text, start)
                         values[key] = value
-                        entry = _Seen(text[start:index], value)
-                        # a value shorter than HINT is filed under fewer characters: the
-                        # rest of a HINT-long slice would be whatever follows it in the row
-                        size = HINT if index - start >= HINT else SHORT_HINT
-                        self._remember_seen((key, entry.text[:size]), entry)
-                    else:
-                        index = start + len(entry.text)
-                        texts[key] = entry.text
-                    seen[key] = entry
-                    if key == "evaluation":
-                        pieces[key] = entry.text  # settled by the caller
-                    else:
-                        piece = entry.canonical()
-                        entry.value = None
-                        pieces[key] = piece
-                        if canonical and piece is not entry.text:
-                            canonical = False
-                else:
-                    value, index = _SCAN(text, start)
-                    values[key] = value
-                    raw = text[start:index]
-                    if key == "evaluation":
-                        piece = raw  # settled by the caller
-                    else:
-                        piece = _piece(value)
-                        if canonical and piece != raw:
-                            canonical = False
+                        if key == "evaluation":
+                            piece = text[start:index]  # settled by the caller
+                        else:
+                            piece = _piece(value)
+                            good = good and piece == text[start:index]
+                        whole = text[member:index]
+                        recurs = whole in stable
+                        if not recurs:
+                            if len(stable) >= SEEN_SIZE:
+                                stable.clear()
+                            stable[whole] = None
+                    if not good:
+                        canonical = False
                     pieces[key] = piece
+                    if recurs:
+                        run.append((member, index, (key, piece, good, entry,
+                                                    None if entry is not None else values[key])))
+                    elif run:
+                        self._learn(run, text)
+                        run = []
                 if index == end:
+                    if run:
+                        self._learn(run, text)
                     return _Row(values, texts), pieces, seen, canonical
                 if text[index] != ",":
                     return None
@@ -347,17 +401,37 @@ class Judge:
                 UnicodeError):
             return None
 
-    def _remember_seen(self, hint: tuple[str, str], entry: _Seen) -> None:
-        """Keep ``entry`` to recognise later; the table is emptied when full (memory flat)."""
-        if self._seen_count >= SEEN_SIZE:
-            self._seen.clear()
-            self._seen_count = 0
-        entries = self._seen.setdefault(hint, [])
-        if len(entries) >= SEEN_PER_HINT:
-            entries.pop()
-            self._seen_count -= 1
-        entries.insert(0, entry)
-        self._seen_count += 1
+    def _learn(self, run: list[tuple[int, int, _Member | _Run]], text: str) -> None:
+        """Keep what recurred together (known runs and members, two or more) as one run,
+        so the next row with it is walked in one step."""
+        if len(run) < 2:
+            return
+        found = _Run(text[run[0][0]:run[-1][1]])
+        previous: str | None = None
+        for _, _, part in run:
+            if isinstance(part, tuple):
+                key, piece, good, entry, value = part
+                if not good or (previous is not None and key <= previous):
+                    found.canonical = False
+                found.first = found.first or key
+                previous = key
+                found.pieces[key] = piece
+                if entry is None:
+                    found.values[key] = value  # a scalar: shared by the rows safely
+                else:
+                    found.texts[key] = entry.text
+                    found.seen[key] = entry
+            else:
+                if not part.canonical or (previous is not None and part.first <= previous):
+                    found.canonical = False
+                found.first = found.first or part.first
+                previous = part.last
+                found.pieces.update(part.pieces)
+                found.values.update(part.values)
+                found.texts.update(part.texts)
+                found.seen.update(part.seen)
+        found.last = previous or ""
+        self._runs.add(_hint(found.text), found)
 
     def _task(self, judgment: str, row: Mapping[str, Any]) -> Task | str:
         task = self._tasks.get(judgment)
@@ -438,6 +512,57 @@ SHORT_HINT = 16
 SEEN_PER_HINT = 16
 SEEN_SIZE = 2048
 """Known object and array texts kept per worker (the table is emptied when full)."""
+
+
+def _hint(text: str) -> str:
+    """The characters a known text is filed under: those a lookup at its start slices."""
+    return text[:HINT] if len(text) >= HINT else text[:SHORT_HINT]
+
+
+class _Table:
+    """Known texts by hint, at most SEEN_PER_HINT per hint, most recent first; emptied
+    when it holds SEEN_SIZE texts, so memory stays flat."""
+
+    def __init__(self) -> None:
+        self.entries: dict[Any, list[Any]] = {}
+        self.size = 0
+
+    def add(self, hint: Any, entry: Any) -> None:
+        # a text shorter than SHORT_HINT is not kept: no lookup would slice its hint, and
+        # decoding it costs as little
+        if len(entry.text) < SHORT_HINT:
+            return
+        if self.size >= SEEN_SIZE:
+            self.entries.clear()
+            self.size = 0
+        entries = self.entries.setdefault(hint, [])
+        if len(entries) >= SEEN_PER_HINT:
+            entries.pop()
+            self.size -= 1
+        entries.insert(0, entry)
+        self.size += 1
+
+
+class _Run:
+    """Members that recurred together: their exact text, first and last keys, whether
+    they are canonical in sorted order, and what decoding them gives."""
+
+    __slots__ = ("canonical", "first", "last", "pieces", "seen", "text", "texts", "values")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.first = ""
+        self.last = ""
+        self.canonical = True
+        self.pieces: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self.texts: dict[str, str] = {}
+        self.seen: dict[str, _Seen] = {}
+
+
+_Member = tuple[str, str, bool, "_Seen | None", Any]
+"""A member decoded on its own: key, canonical JSON of the value, whether the member is
+canonical as written, the known object or array, the decoded scalar."""
 
 
 class _Seen:
