@@ -15,8 +15,10 @@ import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
+from itertools import chain
 from json.encoder import encode_basestring as _encode_str
 from json.scanner import make_scanner
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -105,7 +107,7 @@ class Judge:
         stamp["toolscore_version"] = toolscore_version()
         self.stamp = stamp
         self._tasks: dict[str, Task | str] = {}
-        self._memo: dict[str, Verdict] = {}
+        self._memo: dict[tuple[Any, ...], Verdict] = {}
         self.splice = True
         """Take the fast path for compact rows (off: every row is decoded and re-encoded)."""
         self._seen = _Table()
@@ -448,9 +450,7 @@ class Judge:
         with identical evidence (trials that made the same calls) share one evaluation.
         """
         error = row.get("outcome") == "error" or pieces.get("calls", "null") == "null"
-        key = sha256_hex("\x00".join(
-            [judgment, str(error), *(pieces.get(k, "null") for k in EVIDENCE_KEYS)]
-        ).encode("utf-8"))
+        key = (judgment, error, *[pieces.get(k, "null") for k in EVIDENCE_KEYS])
         found = self._memo.get(key)
         if found is not None:
             return found
@@ -498,7 +498,7 @@ def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return injected
 
 
-def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
+def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
     """Insert into a bounded cache (oldest entry out), so memory stays flat."""
     if len(cache) >= MEMO_SIZE:
         del cache[next(iter(cache))]
@@ -622,6 +622,11 @@ class _Row(Mapping[str, Any]):
             value = self._values[key] = json.loads(self._texts[key])
             return value
 
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._values:
+            return self._values[key]
+        return self[key] if key in self._texts else default
+
     def __contains__(self, key: object) -> bool:
         return key in self._values or key in self._texts
 
@@ -733,8 +738,28 @@ def _evaluation_piece(row: Mapping[str, Any], raw: str | None) -> str:
 
 
 def _join(pieces: Mapping[str, str]) -> str:
-    """Canonical JSON of an object from its values' canonical JSON (keys sorted)."""
-    return "{" + ",".join(_key(key) + pieces[key] for key in sorted(pieces)) + "}"
+    """Canonical JSON of an object from its values' canonical JSON (keys sorted).
+
+    Rows share a few layouts (the same keys in the same order): the sorted order and the
+    text before each value are worked out once per layout.
+    """
+    keys = tuple(pieces)
+    layout = _LAYOUTS.get(keys)
+    if layout is None:
+        if len(keys) < 2:
+            return "{" + "".join(_key(key) + pieces[key] for key in keys) + "}"
+        order = sorted(keys)
+        layout = (tuple(("{" if i == 0 else ",") + _key(key) for i, key in enumerate(order)),
+                  itemgetter(*order))
+        if len(_LAYOUTS) >= LAYOUTS:
+            _LAYOUTS.clear()
+        _LAYOUTS[keys] = layout
+    prefixes, values = layout
+    return "".join(chain.from_iterable(zip(prefixes, values(pieces), strict=True))) + "}"
+
+
+LAYOUTS = 256
+_LAYOUTS: dict[tuple[str, ...], tuple[tuple[str, ...], Callable[[Mapping[str, str]], Any]]] = {}
 
 
 @cache
