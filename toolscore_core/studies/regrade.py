@@ -7,6 +7,7 @@ which is renamed over it at the end. Memory stays flat in the number of rows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -45,7 +46,9 @@ from toolscore_core.studies.summary import RegradeSummary, evaluation_facts, row
 from toolscore_core.version import toolscore_version
 
 CHUNK = 64
-"""Rows per unit of work sent to a worker."""
+"""Rows per unit of work with one process."""
+CHUNK_BYTES = 1 << 19
+"""Bytes of the runs file per unit of work sent to a worker."""
 SLOT = 1 << 21
 """Bytes of shared memory per chunk in flight: a regraded chunk larger than this goes
 through a part file instead."""
@@ -786,6 +789,37 @@ def _init_worker(settings: RegradeSettings, source: str, parts: str, ring: Any) 
     _RING = ring
 
 
+def _serve(settings: RegradeSettings, source: str, parts: str, ring: Any,
+           conn: Any) -> None:
+    """A worker process: regrade each chunk the main process sends until it sends None.
+
+    Each answer is ``(True, (where, facts))`` or ``(False, exception)``, in the order the
+    chunks came, over the worker's own pipe (no pool threads on either side).
+    """
+    try:
+        _init_worker(settings, source, parts, ring)
+        failed: BaseException | None = None
+    except BaseException as exc:  # told in answer to every chunk
+        failed = exc
+    while True:
+        try:
+            chunk = conn.recv()
+        except (EOFError, OSError):  # the main process is gone
+            return
+        if chunk is None:
+            return
+        try:
+            if failed is not None:
+                raise failed
+            answer: tuple[bool, Any] = (True, _work(chunk))
+        except BaseException as exc:
+            answer = (False, exc)
+        try:
+            conn.send(answer)
+        except Exception as exc:  # an exception that does not pickle
+            conn.send((False, RuntimeError(f"regrade worker: {exc!r} ({answer[1]!r})")))
+
+
 Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None]]]
 
 
@@ -796,26 +830,62 @@ def _pack(results: list[RowResult]) -> Packed:
             [(r.problem, r.before, r.after, r.study) for r in results])
 
 
-def _work(span: tuple[int, int, int, int]) -> tuple[int | str, list[Any]]:
-    """Regrade the lines in ``span`` (first line number, byte offset, byte length, slot).
+def _work(chunk: tuple[int, int, int]) -> tuple[int | str, list[Any]]:
+    """Regrade the lines that start in the byte range ``chunk`` (begin, end, slot) of the
+    runs file.
 
     The regraded lines do not go back through the pipe: they are copied into the chunk's
     slot of the ring shared with the main process (the answer is then their size), or,
     when they do not fit or there is no ring, written to a part file (the answer is its
-    path). The main process writes them to the output and only unpickles the facts.
+    path). The main process writes them to the output and only unpickles the facts (one
+    per line: it numbers the lines from their count).
     """
     assert _JUDGE is not None and _SOURCE is not None and _PARTS is not None
-    start, offset, length, slot = span
-    lines = _split_lines(os.pread(_SOURCE, length, offset))
-    blob, facts = _pack([_JUDGE.regrade(start + i, line) for i, line in enumerate(lines)])
+    begin, end, slot = chunk
+    lines = _split_lines(_read_lines(_SOURCE, begin, end))
+    blob, facts = _pack([_JUDGE.regrade(0, line) for line in lines])
     size = len(blob)
     if _RING is not None and size <= SLOT:
         _RING[slot * SLOT:slot * SLOT + size] = blob
         return size, facts
-    part = os.path.join(_PARTS, f"{start}.part")
+    part = os.path.join(_PARTS, f"{begin}.part")
     with open(part, "wb") as handle:
         handle.write(blob)
     return part, facts
+
+
+def _read_lines(fd: int, begin: int, end: int) -> bytes:
+    """The bytes of the lines whose first byte lies in ``[begin, end)``.
+
+    Ranges that tile the file give every line to exactly one range: a range skips the
+    end of a line begun before it and reads its own last line to its end.
+    """
+    first = begin
+    if begin > 0:
+        start = _after_newline(fd, begin - 1)
+        if start is None or start >= end:
+            return b""
+        first = start
+    data = os.pread(fd, end - first, first)
+    if data and not data.endswith(b"\n") and len(data) == end - first:
+        rest = _after_newline(fd, end)
+        size = os.fstat(fd).st_size if rest is None else rest
+        if size > end:
+            data += os.pread(fd, size - end, end)
+    return data
+
+
+def _after_newline(fd: int, offset: int, block: int = 1 << 16) -> int | None:
+    """Where the line after the first newline at or after ``offset`` starts (None: none)."""
+    while True:
+        data = os.pread(fd, block, offset)
+        if not data:
+            return None
+        at = data.find(b"\n")
+        if at != -1:
+            return offset + at + 1
+        offset += len(data)
+        block = min(block * 2, 1 << 24)
 
 
 def _split_lines(data: bytes) -> list[bytes]:
@@ -825,38 +895,6 @@ def _split_lines(data: bytes) -> list[bytes]:
     if pieces[-1]:
         lines.append(pieces[-1])
     return lines
-
-
-def _spans(path: Path, block: int = 1 << 22) -> Iterator[tuple[int, int, int]]:
-    """``(first line number, offset, length)`` of every CHUNK lines, found by memchr alone.
-
-    The main process hands workers these spans instead of the lines themselves, so the
-    rows cross no pipe on the way in and the main process never decodes a line. The file
-    is read into one reused buffer (fresh buffers would cost page faults on every block).
-    """
-    with open(path, "rb", buffering=0) as handle:
-        buffer = bytearray(block)
-        start = 1
-        chunk_start = 0
-        offset = 0
-        lines = 0
-        while True:
-            size = handle.readinto(buffer)
-            if not size:
-                break
-            at = buffer.find(b"\n", 0, size)
-            while at != -1:
-                lines += 1
-                if lines == CHUNK:
-                    end = offset + at + 1
-                    yield start, chunk_start, end - chunk_start
-                    start += lines
-                    chunk_start = end
-                    lines = 0
-                at = buffer.find(b"\n", at + 1, size)
-            offset += size
-        if offset > chunk_start:
-            yield start, chunk_start, offset - chunk_start
 
 
 def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
@@ -899,49 +937,90 @@ def regrade_file(
                 results = [judge.regrade(chunk[0] + i, line) for i, line in enumerate(chunk[1])]
                 _write(handle, chunk[0], _pack(results), summary, progress)
         else:
-            import mmap
-            import multiprocessing
-
-            fork = os.name == "posix"
-            context = multiprocessing.get_context("fork" if fork else "spawn")
-            slots = jobs * WINDOW_PER_JOB
-            # anonymous shared memory, inherited by the forked workers (spawn cannot pass it)
-            ring = mmap.mmap(-1, slots * SLOT) if fork else None
-            parts = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".parts",
-                                     dir=out.parent if str(out.parent) else ".")
-            try:
-                with context.Pool(jobs, initializer=_init_worker,
-                                  initargs=(settings, str(src), parts, ring)) as pool:
-                    # chunk n uses slot n % slots: at most ``slots`` chunks are in flight,
-                    # and chunk n is sent only once chunk n - slots has been written out
-                    window: deque[tuple[int, int, Any]] = deque()
-                    trim = _heap_trimmer()
-                    for count, span in enumerate(_spans(src)):
-                        slot = count % slots
-                        window.append((span[0], slot, pool.apply_async(_work, ((*span, slot),))))
-                        if len(window) >= slots:
-                            _append(handle, ring, *window.popleft(), summary, progress)
-                        if (count + 1) % TRIM_EVERY == 0:
-                            trim()
-                    while window:
-                        _append(handle, ring, *window.popleft(), summary, progress)
-            finally:
-                if ring is not None:
-                    ring.close()
-                shutil.rmtree(parts, ignore_errors=True)
+            _regrade_parallel(src, out, handle, settings, jobs, summary, progress)
     return summary
 
 
-def _append(handle: Any, ring: Any, start: int, slot: int, pending: Any,
-            summary: RegradeSummary, progress: Any) -> None:
-    """Write a worker's regraded chunk to the output, then count its facts."""
-    where, facts = pending.get()
-    if isinstance(where, int):  # in the chunk's ring slot
+def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettings,
+                      jobs: int, summary: RegradeSummary, progress: Any) -> None:
+    """Regrade with ``jobs`` worker processes, writing the chunks in input order.
+
+    The file is cut into byte ranges of CHUNK_BYTES; range n goes to worker n % jobs over
+    its pipe, and the answers are read back in the same order, at most ``slots`` ranges
+    in flight. The main process never reads the runs file: workers read their ranges
+    themselves, and hand the regraded lines back through shared memory.
+    """
+    import mmap
+    import multiprocessing
+
+    fork = os.name == "posix"
+    context: Any = multiprocessing.get_context("fork" if fork else "spawn")
+    slots = jobs * WINDOW_PER_JOB
+    # anonymous shared memory, inherited by the forked workers (spawn cannot pass it)
+    ring = mmap.mmap(-1, slots * SLOT) if fork else None
+    parts = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".parts",
+                             dir=out.parent if str(out.parent) else ".")
+    workers: list[tuple[Any, Any]] = []
+    done = False
+    try:
+        for _ in range(jobs):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_serve, daemon=True,
+                                      args=(settings, str(src), parts, ring, theirs))
+            process.start()
+            theirs.close()
+            workers.append((process, mine))
+        size = src.stat().st_size
+        # range n uses slot n % slots: it is sent only once range n - slots is written out
+        window: deque[tuple[int, Any, Any]] = deque()
+        trim = _heap_trimmer()
+        line = 1
+        for count, begin in enumerate(range(0, size, CHUNK_BYTES)):
+            slot = count % slots
+            process, conn = workers[count % jobs]
+            conn.send((begin, min(begin + CHUNK_BYTES, size), slot))
+            window.append((slot, process, conn))
+            if len(window) >= slots:
+                line = _append(handle, ring, line, *window.popleft(), summary, progress)
+            if (count + 1) % TRIM_EVERY == 0:
+                trim()
+        while window:
+            line = _append(handle, ring, line, *window.popleft(), summary, progress)
+        done = True
+    finally:
+        for process, conn in workers:
+            if done:
+                with contextlib.suppress(OSError):
+                    conn.send(None)
+            else:
+                process.terminate()
+        for process, conn in workers:
+            process.join()
+            conn.close()
+        if ring is not None:
+            ring.close()
+        shutil.rmtree(parts, ignore_errors=True)
+
+
+def _append(handle: Any, ring: Any, line: int, slot: int, process: Any, conn: Any,
+            summary: RegradeSummary, progress: Any) -> int:
+    """Write a worker's regraded range to the output and count its facts; return the
+    number of the next line."""
+    try:
+        ok, answer = conn.recv()
+    except EOFError:
+        process.join()
+        raise RuntimeError(f"a regrade worker stopped (exit code {process.exitcode})") from None
+    if not ok:
+        raise answer
+    where, facts = answer
+    if isinstance(where, int):  # in the range's ring slot
         with memoryview(ring) as view:
             handle.write(view[slot * SLOT:slot * SLOT + where])
     else:
         _append_part(handle, where)
-    _write(handle, start, (b"", facts), summary, progress)
+    _write(handle, line, (b"", facts), summary, progress)
+    return line + len(facts)
 
 
 def _append_part(handle: Any, part: str) -> None:
@@ -964,9 +1043,9 @@ def _append_part(handle: Any, part: str) -> None:
 def _heap_trimmer() -> Callable[[], None]:
     """Give freed heap pages back to the OS (glibc's ``malloc_trim``), or do nothing.
 
-    The main process passes a stream of ~100 KiB-1 MiB buffers to and from the workers;
-    glibc serves them from the heap, whose free pages it otherwise keeps, so the resident
-    size would creep up with the number of rows instead of staying flat.
+    The main process unpickles a stream of answers from the workers; glibc serves them
+    from the heap, whose free pages it otherwise keeps, so the resident size could creep
+    up with the number of rows instead of staying flat.
     """
     try:
         import ctypes

@@ -303,8 +303,47 @@ def test_a_chunk_too_big_for_its_ring_slot_goes_through_a_part_file(
     regrade_file(big, tmp_path / "one.jsonl", settings, jobs=1)
     regrade_file(big, tmp_path / "ring.jsonl", settings, jobs=2)
     monkeypatch.setattr(regrade, "SLOT", 4096)  # smaller than any chunk of these rows
+    monkeypatch.setattr(regrade, "CHUNK_BYTES", 20_000)  # several chunks
     summary = regrade_file(big, tmp_path / "parts.jsonl", settings, jobs=2)
     assert summary.regraded == 150
     one = (tmp_path / "one.jsonl").read_bytes()
     assert (tmp_path / "ring.jsonl").read_bytes() == one
     assert (tmp_path / "parts.jsonl").read_bytes() == one
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 700, 5000])
+def test_byte_ranges_give_every_line_to_one_worker(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int) -> None:
+    from toolscore_core.studies import regrade
+
+    lines = runs.read_bytes().splitlines(keepends=True)
+    mixed = tmp_path / "mixed.jsonl"
+    body = b"".join(lines[i % len(lines)] for i in range(30))
+    # blank lines, a line that is not JSON, and a last line with no newline
+    mixed.write_bytes(b"\n" + body + b"\n\n{not json\n" + body + lines[0].rstrip(b"\n"))
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    settings = RegradeSettings(spec=str(spec))
+    one = regrade_file(mixed, tmp_path / "one.jsonl", settings, jobs=1)
+    monkeypatch.setattr(regrade, "CHUNK_BYTES", chunk_bytes)  # ranges inside lines, too
+    two = regrade_file(mixed, tmp_path / "two.jsonl", settings, jobs=2)
+    three = regrade_file(mixed, tmp_path / "three.jsonl", settings, jobs=3)
+    expected = (tmp_path / "one.jsonl").read_bytes()
+    assert (tmp_path / "two.jsonl").read_bytes() == expected
+    assert (tmp_path / "three.jsonl").read_bytes() == expected
+    assert one.to_dict() == two.to_dict() == three.to_dict()
+    assert two.rows == 62 and two.problems == one.problems == [(34, one.problems[0][1])]
+
+
+def test_a_failing_worker_fails_the_regrade(runs: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_core.studies import regrade
+
+    def broken(self: Judge, number: int, line: bytes) -> None:
+        raise ValueError("boom")
+
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    monkeypatch.setattr(regrade.Judge, "regrade", broken)
+    with pytest.raises(ValueError, match="boom"):
+        regrade_file(runs, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)), jobs=2)
+    # no output, no temp file, no part folder left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.jsonl", "same.yaml"]
