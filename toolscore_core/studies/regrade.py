@@ -164,12 +164,30 @@ class Judge:
             return RowResult(line=line)
         if self.splice:
             try:
-                done = self._regrade_spliced(line)
-            except Exception:  # the plain path decides, and raises if it must
-                done = None
+                text = line.decode("utf-8")
+            except UnicodeDecodeError:
+                return self._regrade_plain(line)
+            done = self._try_spliced(text, line)
             if done is not None:
                 return done
         return self._regrade_plain(line)
+
+    def regrade_text(self, text: str) -> RowResult:
+        """:meth:`regrade` of the line whose UTF-8 decoding is ``text`` (the same result;
+        the line is ``text.encode()``, which gives back exactly the bytes decoded)."""
+        if not text.strip(_ASCII_WHITESPACE):  # what bytes.strip() strips
+            return RowResult(line=text.encode("utf-8"))
+        if self.splice:
+            done = self._try_spliced(text, None)
+            if done is not None:
+                return done
+        return self._regrade_plain(text.encode("utf-8"))
+
+    def _try_spliced(self, text: str, line: bytes | None) -> RowResult | None:
+        try:
+            return self._regrade_spliced(text, line)
+        except Exception:  # the plain path decides, and raises if it must
+            return None
 
     def _regrade_plain(self, line: bytes) -> RowResult:
         """Decode the whole row, serialize each top-level value, regrade."""
@@ -209,20 +227,17 @@ class Judge:
             return '{"from_sha256":"' + from_sha256 + '",' + self._stamp_tail
         return canonical_json({"from_sha256": from_sha256, **self.stamp})
 
-    def _regrade_spliced(self, line: bytes) -> RowResult | None:
+    def _regrade_spliced(self, text: str, line: bytes | None) -> RowResult | None:
         """Regrade a compact row without serializing what it already holds in canonical form.
 
         Objects and arrays seen in earlier rows are recognised by their exact text (and not
         decoded again); every other value is decoded and checked against its canonical
         JSON. When the whole line proves canonical, ``from_sha256`` is the hash of its
         bytes, and the regraded row is spliced from the line's own members. None sends the
-        line to :meth:`_regrade_plain` (not UTF-8, not a compact object, a value with no
-        canonical JSON): that path decides, so both always give the same bytes.
+        line to :meth:`_regrade_plain` (not a compact object, a value with no canonical
+        JSON): that path decides, so both always give the same bytes. ``text`` is the
+        line decoded; ``line`` its bytes, when at hand.
         """
-        try:
-            text = line.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
         body = text.rstrip("\r\n")
         walked = self._walk(body)
         if walked is None:
@@ -251,7 +266,8 @@ class Judge:
                     canonical = False
                 pieces["evaluation"] = piece
         if canonical:
-            from_sha256 = sha256_hex(line[:len(line) - (len(text) - len(body))])
+            from_sha256 = sha256_hex(body.encode("utf-8") if line is None else
+                                     line[:len(line) - (len(text) - len(body))])
         else:
             from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
         try:
@@ -259,10 +275,12 @@ class Judge:
                         "\x00".join(pieces.get(k, "null") for k in JUDGMENT_KEYS))
             task = self._task(judgment, row)
             if isinstance(task, str):
-                return RowResult(line=line, problem=task, before=before)
+                return RowResult(line=text.encode("utf-8") if line is None else line,
+                                 problem=task, before=before)
             verdict_pieces, outcome, score, evidence = self._verdict(judgment, task, row, pieces)
         except InputError as exc:
-            return RowResult(line=line, problem=exc.one_line(), before=before)
+            return RowResult(line=text.encode("utf-8") if line is None else line,
+                             problem=exc.one_line(), before=before)
         pieces.update(verdict_pieces)
         pieces["regraded"] = self._regraded(from_sha256)
         out = _join(pieces).encode("utf-8") + b"\n"
@@ -656,6 +674,7 @@ def _facts(row: Mapping[str, Any], score: float | None,
     )
 
 
+_ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 _SCAN: Any = make_scanner(cast(Any, json.JSONDecoder()))
 """The C scanner json.loads uses: ``_SCAN(text, index)`` is ``(value, end)``."""
 
@@ -842,8 +861,17 @@ def _work(chunk: tuple[int, int, int]) -> tuple[int | str, list[Any]]:
     """
     assert _JUDGE is not None and _SOURCE is not None and _PARTS is not None
     begin, end, slot = chunk
-    lines = _split_lines(_read_lines(_SOURCE, begin, end))
-    blob, facts = _pack([_JUDGE.regrade(0, line) for line in lines])
+    data = _read_lines(_SOURCE, begin, end)
+    try:
+        text = str(data, "utf-8")  # the whole range at once: one pass, one copy
+    except UnicodeDecodeError:
+        results = [_JUDGE.regrade(0, line) for line in _split_lines(bytes(data))]
+    else:
+        pieces = text.split("\n")
+        results = [_JUDGE.regrade_text(piece + "\n") for piece in pieces[:-1]]
+        if pieces[-1]:
+            results.append(_JUDGE.regrade_text(pieces[-1]))
+    blob, facts = _pack(results)
     size = len(blob)
     if _RING is not None and size <= SLOT:
         _RING[slot * SLOT:slot * SLOT + size] = blob
@@ -854,28 +882,34 @@ def _work(chunk: tuple[int, int, int]) -> tuple[int | str, list[Any]]:
     return part, facts
 
 
-def _read_lines(fd: int, begin: int, end: int) -> bytes:
+_BUFFER = bytearray()
+"""The worker's read buffer, reused (a fresh one per range would cost page faults)."""
+
+
+def _read_lines(fd: int, begin: int, end: int) -> memoryview:
     """The bytes of the lines whose first byte lies in ``[begin, end)``.
 
     Ranges that tile the file give every line to exactly one range: a range skips the
     end of a line begun before it and reads its own last line to its end.
     """
+    global _BUFFER
     first = begin
     if begin > 0:
         start = _after_newline(fd, begin - 1)
         if start is None or start >= end:
-            return b""
+            return memoryview(b"")
         first = start
-    data = os.pread(fd, end - first, first)
-    if data and not data.endswith(b"\n") and len(data) == end - first:
-        rest = _after_newline(fd, end)
-        size = os.fstat(fd).st_size if rest is None else rest
-        if size > end:
-            data += os.pread(fd, size - end, end)
-    return data
+    stop = _after_newline(fd, end - 1)  # the first line start at or after ``end``
+    if stop is None:
+        stop = max(os.fstat(fd).st_size, first)
+    if len(_BUFFER) < stop - first or len(_BUFFER) > 4 * max(stop - first, CHUNK_BYTES):
+        _BUFFER = bytearray(stop - first)
+    view = memoryview(_BUFFER)[:stop - first]
+    size = os.preadv(fd, [view], first)
+    return view[:size]
 
 
-def _after_newline(fd: int, offset: int, block: int = 1 << 16) -> int | None:
+def _after_newline(fd: int, offset: int, block: int = 1 << 14) -> int | None:
     """Where the line after the first newline at or after ``offset`` starts (None: none)."""
     while True:
         data = os.pread(fd, block, offset)

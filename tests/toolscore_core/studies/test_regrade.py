@@ -224,6 +224,15 @@ def _same(fast: Judge, plain: Judge, number: int, line: bytes) -> None:
     except Exception as exc:
         got = (type(exc), str(exc))
     assert got == wanted, line
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    try:  # a worker decodes its whole range and regrades the lines' text
+        got = fast.regrade_text(text)
+    except Exception as exc:
+        got = (type(exc), str(exc))
+    assert got == wanted, line
 
 
 _SCALAR_TEXTS = st.sampled_from([
@@ -241,7 +250,11 @@ def _compact(value: object) -> str:
 @st.composite
 def _lines(draw: st.DrawFn) -> bytes:
     """A run record, perhaps changed: values replaced by any JSON (written canonically or
-    not), keys added, dropped, repeated or reordered, the line ended in different ways."""
+    not), keys added, dropped, repeated or reordered, the line ended in different ways;
+    or a line that is blank, white space of some kind, or not UTF-8."""
+    if draw(st.integers(0, 19)) == 0:
+        return draw(st.sampled_from([b"\n", b" \t\r\n", b"\x0b\x0c\n", b"\xc2\xa0\n",
+                                     b"\xe2\x80\xa8\n", b"\x1c\n", b"\xff\n", b"[]\n", b"{}"]))
     row = dict(draw(st.sampled_from(_base_rows())))
     row["trial"] = draw(st.integers(0, 3))
     members = {key: canonical_json(value) for key, value in row.items()}
@@ -286,7 +299,7 @@ def test_spliced_rows_are_the_plain_rows_over_many_trials(tmp_path: Path) -> Non
     lines = [canonical_json(dict(row, trial=n, run_id=f"s:{n}")).encode() + b"\n"
              for n in range(40) for row in rows[n % len(rows):][:1]]
     for number, line in enumerate(lines, start=1):
-        assert fast._regrade_spliced(line) is not None  # a row as written: spliced
+        assert fast._regrade_spliced(line.decode(), line) is not None  # as written: spliced
         _same(fast, plain, number, line)
     assert fast._runs.size and fast._seen.size  # rows were recognised, not only decoded
 
@@ -338,11 +351,12 @@ def test_a_failing_worker_fails_the_regrade(runs: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from toolscore_core.studies import regrade
 
-    def broken(self: Judge, number: int, line: bytes) -> None:
+    def broken(self: Judge, *line: object) -> None:
         raise ValueError("boom")
 
     spec = _write_yaml(tmp_path / "same.yaml", SPEC)
     monkeypatch.setattr(regrade.Judge, "regrade", broken)
+    monkeypatch.setattr(regrade.Judge, "regrade_text", broken)
     with pytest.raises(ValueError, match="boom"):
         regrade_file(runs, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)), jobs=2)
     # no output, no temp file, no part folder left behind
