@@ -53,9 +53,10 @@ SLOT = 1 << 21
 """Bytes of shared memory per chunk in flight: a regraded chunk larger than this goes
 through a part file instead."""
 WINDOW_PER_JOB = 4
-TRIM_EVERY = 64
-"""Chunks between two heap trims in the main process."""
 """Chunks in flight per worker: enough to keep them busy, few enough to keep memory flat."""
+TRIM_EVERY = 64
+"""Chunks between two heap trims (and starts of the output's disk writes) in the main
+process."""
 
 Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
 
@@ -967,9 +968,12 @@ def regrade_file(
     judge = Judge(settings, registry)  # validates the settings before any work starts
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
-            for chunk in _chunks(src):
+            flush = _early_writeback(handle)
+            for count, chunk in enumerate(_chunks(src), start=1):
                 results = [judge.regrade(chunk[0] + i, line) for i, line in enumerate(chunk[1])]
                 _write(handle, chunk[0], _pack(results), summary, progress)
+                if count % TRIM_EVERY == 0:
+                    flush()
         else:
             _regrade_parallel(src, out, handle, settings, jobs, summary, progress)
     return summary
@@ -1008,6 +1012,7 @@ def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettin
         # range n uses slot n % slots: it is sent only once range n - slots is written out
         window: deque[tuple[int, Any, Any]] = deque()
         trim = _heap_trimmer()
+        flush = _early_writeback(handle)
         line = 1
         for count, begin in enumerate(range(0, size, CHUNK_BYTES)):
             slot = count % slots
@@ -1018,6 +1023,7 @@ def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettin
                 line = _append(handle, ring, line, *window.popleft(), summary, progress)
             if (count + 1) % TRIM_EVERY == 0:
                 trim()
+                flush()
         while window:
             line = _append(handle, ring, line, *window.popleft(), summary, progress)
         done = True
@@ -1072,6 +1078,29 @@ def _append_part(handle: Any, part: str) -> None:
             source.seek(copied)
             shutil.copyfileobj(source, handle)
     os.unlink(part)
+
+
+def _early_writeback(handle: Any) -> Callable[[], None]:
+    """Start the disk writes of the output written so far (and let the kernel drop those
+    pages once on disk), so the final fsync has little left to wait for.
+
+    ``posix_fadvise(DONTNEED)`` on Linux starts writeback of the range without waiting
+    for it; where there is no such call this does nothing.
+    """
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return lambda: None
+    started = 0
+
+    def flush() -> None:
+        nonlocal started
+        handle.flush()
+        end = handle.tell()
+        if end > started:
+            advise(handle.fileno(), started, end - started, os.POSIX_FADV_DONTNEED)
+            started = end
+
+    return flush
 
 
 def _heap_trimmer() -> Callable[[], None]:
