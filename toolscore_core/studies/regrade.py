@@ -42,7 +42,12 @@ from toolscore_core.studies.records import (
     verdict,
 )
 from toolscore_core.studies.spec import Study, Task, load_study
-from toolscore_core.studies.summary import RegradeSummary, evaluation_facts, row_facts
+from toolscore_core.studies.summary import (
+    RegradeSummary,
+    evaluation_facts,
+    row_facts,
+    run_facts,
+)
 from toolscore_core.version import toolscore_version
 
 CHUNK = 64
@@ -111,7 +116,7 @@ class Judge:
         stamp["toolscore_version"] = toolscore_version()
         self.stamp = stamp
         self._tasks: dict[str, Task | str] = {}
-        self._memo: dict[tuple[Any, ...], Verdict] = {}
+        self._memo: dict[str, Verdict] = {}
         self.splice = True
         """Take the fast path for compact rows (off: every row is decoded and re-encoded)."""
         self._seen = _Table()
@@ -249,7 +254,7 @@ class Judge:
         evaluation = seen.get("evaluation")
         if evaluation is not None:
             score, counts = evaluation.facts()
-            before = _facts(row, score, counts)
+            before = run_facts(row, score, counts)
             recorded = row.get("record_sha256")
             if isinstance(recorded, str) and evaluation.sha256() == recorded:
                 pieces["evaluation"] = evaluation.text
@@ -257,7 +262,6 @@ class Judge:
                 pieces["evaluation"] = evaluation.canonical()
                 if pieces["evaluation"] is not evaluation.text:
                     canonical = False
-            evaluation.value = None
         else:
             before = row_facts(row)
             if "evaluation" in row:  # a scalar: decoded, and its text is in pieces
@@ -385,12 +389,16 @@ class Judge:
                             index = start + len(entry.text)
                             texts[key] = entry.text
                         seen[key] = entry
-                        if key == "evaluation":
-                            piece = entry.text  # settled by the caller
-                        else:
-                            piece = entry.canonical()
-                            entry.value = None
-                            good = good and piece is entry.text
+                        try:
+                            if key == "evaluation":
+                                piece = entry.text  # settled by the caller
+                                if entry.value is not None:
+                                    entry.facts()  # while the decoded value is at hand
+                            else:
+                                piece = entry.canonical()
+                                good = good and piece is entry.text
+                        finally:
+                            entry.value = None  # the table keeps texts, not decoded values
                     else:
                         value, index = _SCAN(text, start)
                         values[key] = value
@@ -401,7 +409,7 @@ class Judge:
                             good = good and piece == text[start:index]
                         whole = text[member:index]
                         recurs = whole in stable
-                        if not recurs:
+                        if not recurs and len(whole) <= STABLE_CHARS:
                             if len(stable) >= SEEN_SIZE:
                                 stable.clear()
                             stable[whole] = None
@@ -472,7 +480,9 @@ class Judge:
         with identical evidence (trials that made the same calls) share one evaluation.
         """
         error = row.get("outcome") == "error" or pieces.get("calls", "null") == "null"
-        key = (judgment, error, *[pieces.get(k, "null") for k in EVIDENCE_KEYS])
+        key = sha256_hex("\x00".join(
+            [judgment, str(error), *(pieces.get(k, "null") for k in EVIDENCE_KEYS)]
+        ).encode("utf-8"))
         found = self._memo.get(key)
         if found is not None:
             return found
@@ -520,7 +530,7 @@ def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return injected
 
 
-def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
+def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
     """Insert into a bounded cache (oldest entry out), so memory stays flat."""
     if len(cache) >= MEMO_SIZE:
         del cache[next(iter(cache))]
@@ -531,9 +541,13 @@ HINT = 128
 """Characters from a value's start that pick which known texts it is compared with."""
 SHORT_HINT = 16
 """The same for values shorter than HINT."""
+STABLE_CHARS = 4096
+"""Scalar members longer than this are not remembered (nor recognised as recurring)."""
 SEEN_PER_HINT = 16
 SEEN_SIZE = 2048
-"""Known object and array texts kept per worker (the table is emptied when full)."""
+"""Known texts kept per table (a table is emptied when full)..."""
+SEEN_CHARS = 1 << 24
+"""... or when its texts add up to this many characters."""
 
 
 def _hint(text: str) -> str:
@@ -543,26 +557,28 @@ def _hint(text: str) -> str:
 
 class _Table:
     """Known texts by hint, at most SEEN_PER_HINT per hint, most recent first; emptied
-    when it holds SEEN_SIZE texts, so memory stays flat."""
+    when it holds SEEN_SIZE texts or SEEN_CHARS characters, so memory stays flat."""
 
     def __init__(self) -> None:
         self.entries: dict[Any, list[Any]] = {}
         self.size = 0
+        self.chars = 0
 
     def add(self, hint: Any, entry: Any) -> None:
         # a text shorter than SHORT_HINT is not kept: no lookup would slice its hint, and
         # decoding it costs as little
         if len(entry.text) < SHORT_HINT:
             return
-        if self.size >= SEEN_SIZE:
+        if self.size >= SEEN_SIZE or self.chars >= SEEN_CHARS:
             self.entries.clear()
-            self.size = 0
+            self.size = self.chars = 0
         entries = self.entries.setdefault(hint, [])
         if len(entries) >= SEEN_PER_HINT:
-            entries.pop()
+            self.chars -= len(entries.pop().text)
             self.size -= 1
         entries.insert(0, entry)
         self.size += 1
+        self.chars += len(entry.text)
 
 
 class _Run:
@@ -658,21 +674,6 @@ class _Row(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._values) + sum(1 for key in self._texts if key not in self._values)
-
-
-def _facts(row: Mapping[str, Any], score: float | None,
-           evidence: dict[str, int] | None) -> Facts:
-    """:func:`row_facts` with the evaluation's score and counts already taken."""
-    outcome = row.get("outcome")
-    duration = row.get("duration")
-    cost = row.get("cost")
-    return (
-        str(row.get("task_id")),
-        outcome if outcome in ("passed", "failed", "error") else "error",
-        score, evidence,
-        float(duration) if isinstance(duration, int | float) else None,
-        float(cost) if isinstance(cost, int | float) else None,
-    )
 
 
 _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"

@@ -119,7 +119,14 @@ def evaluation_facts(evaluation: Any) -> tuple[float | None, dict[str, int] | No
 def row_facts(row: Mapping[str, Any]) -> tuple[str, str, float | None, dict[str, int] | None,
                                                float | None, float | None]:
     """(task id, outcome, score, evidence counts, duration, cost) of a run record."""
-    score, evidence = evaluation_facts(row.get("evaluation"))
+    return run_facts(row, *evaluation_facts(row.get("evaluation")))
+
+
+def run_facts(row: Mapping[str, Any], score: float | None,
+              evidence: dict[str, int] | None) -> tuple[str, str, float | None,
+                                                        dict[str, int] | None,
+                                                        float | None, float | None]:
+    """:func:`row_facts` given the score and evidence counts of the row's evaluation."""
     outcome = row.get("outcome")
     duration = row.get("duration")
     cost = row.get("cost")
