@@ -59,6 +59,8 @@ SLOT = 1 << 21
 through a part file instead."""
 WINDOW_PER_JOB = 4
 """Chunks in flight per worker: enough to keep them busy, few enough to keep memory flat."""
+PER_WORKER = 2
+"""Chunks queued on one worker's pipe at most (the next is ready when it finishes one)."""
 TRIM_EVERY = 64
 """Chunks between two heap trims (and starts of the output's disk writes) in the main
 process."""
@@ -984,13 +986,16 @@ def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettin
                       jobs: int, summary: RegradeSummary, progress: Any) -> None:
     """Regrade with ``jobs`` worker processes, writing the chunks in input order.
 
-    The file is cut into byte ranges of CHUNK_BYTES; range n goes to worker n % jobs over
-    its pipe, and the answers are read back in the same order, at most ``slots`` ranges
-    in flight. The main process never reads the runs file: workers read their ranges
-    themselves, and hand the regraded lines back through shared memory.
+    The file is cut into byte ranges of CHUNK_BYTES. Each worker has up to PER_WORKER
+    ranges queued on its own pipe and is sent the next range as soon as it answers, so a
+    worker slowed down by something else running holds back no more than its share; the
+    answers are written out in input order, at most ``slots`` ranges in flight. The main
+    process never reads the runs file: workers read their ranges themselves, and hand the
+    regraded lines back through shared memory.
     """
     import mmap
     import multiprocessing
+    from multiprocessing.connection import wait
 
     fork = os.name == "posix"
     context: Any = multiprocessing.get_context("fork" if fork else "spawn")
@@ -999,7 +1004,7 @@ def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettin
     ring = mmap.mmap(-1, slots * SLOT) if fork else None
     parts = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".parts",
                              dir=out.parent if str(out.parent) else ".")
-    workers: list[tuple[Any, Any]] = []
+    workers: dict[Any, tuple[Any, deque[int]]] = {}  # pipe -> (process, ranges queued)
     done = False
     try:
         for _ in range(jobs):
@@ -1008,34 +1013,47 @@ def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettin
                                       args=(settings, str(src), parts, ring, theirs))
             process.start()
             theirs.close()
-            workers.append((process, mine))
+            workers[mine] = (process, deque())
         size = src.stat().st_size
-        # range n uses slot n % slots: it is sent only once range n - slots is written out
-        window: deque[tuple[int, Any, Any]] = deque()
+        total = -(-size // CHUNK_BYTES)
+        answers: dict[int, tuple[bool, Any]] = {}
+        sent = written = 0
         trim = _heap_trimmer()
         flush = _early_writeback(handle)
         line = 1
-        for count, begin in enumerate(range(0, size, CHUNK_BYTES)):
-            slot = count % slots
-            process, conn = workers[count % jobs]
-            conn.send((begin, min(begin + CHUNK_BYTES, size), slot))
-            window.append((slot, process, conn))
-            if len(window) >= slots:
-                line = _append(handle, ring, line, *window.popleft(), summary, progress)
-            if (count + 1) % TRIM_EVERY == 0:
-                trim()
-                flush()
-        while window:
-            line = _append(handle, ring, line, *window.popleft(), summary, progress)
+        while written < total:
+            # range n uses slot n % slots: it is sent only once range n - slots is written
+            for conn, (_, queued) in workers.items():
+                while len(queued) < PER_WORKER and sent < total and sent - written < slots:
+                    begin = sent * CHUNK_BYTES
+                    conn.send((begin, min(begin + CHUNK_BYTES, size), sent % slots))
+                    queued.append(sent)
+                    sent += 1
+            ready: list[Any] = wait([conn for conn, (_, queued) in workers.items() if queued])
+            for conn in ready:
+                process, queued = workers[conn]
+                try:
+                    answers[queued.popleft()] = conn.recv()
+                except EOFError:
+                    process.join()
+                    raise RuntimeError("a regrade worker stopped (exit code "
+                                       f"{process.exitcode})") from None
+            while written in answers:
+                line = _append(handle, ring, line, written % slots, answers.pop(written),
+                               summary, progress)
+                written += 1
+                if written % TRIM_EVERY == 0:
+                    trim()
+                    flush()
         done = True
     finally:
-        for process, conn in workers:
+        for conn, (process, _) in workers.items():
             if done:
                 with contextlib.suppress(OSError):
                     conn.send(None)
             else:
                 process.terminate()
-        for process, conn in workers:
+        for conn, (process, _) in workers.items():
             process.join()
             conn.close()
         if ring is not None:
@@ -1043,18 +1061,14 @@ def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettin
         shutil.rmtree(parts, ignore_errors=True)
 
 
-def _append(handle: Any, ring: Any, line: int, slot: int, process: Any, conn: Any,
+def _append(handle: Any, ring: Any, line: int, slot: int, answer: tuple[bool, Any],
             summary: RegradeSummary, progress: Any) -> int:
     """Write a worker's regraded range to the output and count its facts; return the
     number of the next line."""
-    try:
-        ok, answer = conn.recv()
-    except EOFError:
-        process.join()
-        raise RuntimeError(f"a regrade worker stopped (exit code {process.exitcode})") from None
+    ok, done = answer
     if not ok:
-        raise answer
-    where, facts = answer
+        raise done
+    where, facts = done
     if isinstance(where, int):  # in the range's ring slot
         with memoryview(ring) as view:
             handle.write(view[slot * SLOT:slot * SLOT + where])

@@ -361,3 +361,29 @@ def test_a_failing_worker_fails_the_regrade(runs: Path, tmp_path: Path,
         regrade_file(runs, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)), jobs=2)
     # no output, no temp file, no part folder left behind
     assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.jsonl", "same.yaml"]
+
+
+def test_answers_out_of_order_are_written_in_order(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from toolscore_core.studies import regrade
+
+    lines = runs.read_bytes().splitlines(keepends=True)
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"".join(lines[i % len(lines)] for i in range(40)))
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    settings = RegradeSettings(spec=str(spec))
+    regrade_file(big, tmp_path / "one.jsonl", settings, jobs=1)
+    fast = regrade.Judge.regrade_text
+
+    def uneven(self: Judge, text: str) -> object:
+        if '"task_id":"add"' in text and '"trial":1' in text:
+            time.sleep(0.05)  # some ranges take much longer than the next ones
+        return fast(self, text)
+
+    monkeypatch.setattr(regrade.Judge, "regrade_text", uneven)
+    monkeypatch.setattr(regrade, "CHUNK_BYTES", len(lines[0]))  # about a line per range
+    summary = regrade_file(big, tmp_path / "two.jsonl", settings, jobs=2)
+    assert summary.regraded == 40
+    assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
