@@ -3,6 +3,13 @@
 Rows are streamed: a bounded window of chunks is in flight at once (in worker processes
 with ``jobs`` > 1), results are written in input order to a temp file beside the output,
 which is renamed over it at the end. Memory stays flat in the number of rows.
+
+A row in the shape toolscore writes (one compact JSON object) is regraded without decoding
+and re-encoding what it already holds in canonical form: values and runs of members seen
+in earlier rows are recognised by their exact text, a line proved canonical is hashed as
+it is, and the regraded row is spliced from its members (:meth:`Judge._regrade_spliced`).
+Every other line takes the plain path, which decodes the row and serializes each value;
+both give the same bytes.
 """
 
 from __future__ import annotations
