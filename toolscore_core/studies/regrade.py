@@ -3,10 +3,18 @@
 Rows are streamed: a bounded window of chunks is in flight at once (in worker processes
 with ``jobs`` > 1), results are written in input order to a temp file beside the output,
 which is renamed over it at the end. Memory stays flat in the number of rows.
+
+A row in the shape toolscore writes (one compact JSON object) is regraded without decoding
+and re-encoding what it already holds in canonical form: values and runs of members seen
+in earlier rows are recognised by their exact text, a line proved canonical is hashed as
+it is, and the regraded row is spliced from its members (:meth:`Judge._regrade_spliced`).
+Every other line takes the plain path, which decodes the row and serializes each value;
+both give the same bytes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -15,8 +23,10 @@ import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
+from itertools import chain
 from json.encoder import encode_basestring as _encode_str
 from json.scanner import make_scanner
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -39,15 +49,28 @@ from toolscore_core.studies.records import (
     verdict,
 )
 from toolscore_core.studies.spec import Study, Task, load_study
-from toolscore_core.studies.summary import RegradeSummary, row_facts
+from toolscore_core.studies.summary import (
+    RegradeSummary,
+    evaluation_facts,
+    row_facts,
+    run_facts,
+)
 from toolscore_core.version import toolscore_version
 
 CHUNK = 64
-"""Rows per unit of work sent to a worker."""
+"""Rows per unit of work with one process."""
+CHUNK_BYTES = 1 << 19
+"""Bytes of the runs file per unit of work sent to a worker."""
+SLOT = 1 << 21
+"""Bytes of shared memory per chunk in flight: a regraded chunk larger than this goes
+through a part file instead."""
 WINDOW_PER_JOB = 4
-TRIM_EVERY = 64
-"""Chunks between two heap trims in the main process."""
 """Chunks in flight per worker: enough to keep them busy, few enough to keep memory flat."""
+PER_WORKER = 2
+"""Chunks queued on one worker's pipe at most (the next is ready when it finishes one)."""
+TRIM_EVERY = 64
+"""Chunks between two heap trims (and starts of the output's disk writes) in the main
+process."""
 
 Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
 
@@ -103,6 +126,16 @@ class Judge:
         self.stamp = stamp
         self._tasks: dict[str, Task | str] = {}
         self._memo: dict[str, Verdict] = {}
+        self.splice = True
+        """Take the fast path for compact rows (off: every row is decoded and re-encoded)."""
+        self._seen = _Table()
+        """Object and array values seen, by (key, first characters)."""
+        self._runs = _Table()
+        """Runs of members that recurred together, by first characters."""
+        self._stable: dict[str, None] = {}
+        """Scalar members (``"key":value``) seen, to tell those that recur."""
+        self._stamp_tail = (canonical_json(stamp)[1:]
+                            if all(key > "from_sha256" for key in stamp) else None)
 
     def task_for(self, row: Mapping[str, Any]) -> Task | str:
         """The task definition to regrade ``row`` under, or the reason there is none."""
@@ -137,9 +170,42 @@ class Judge:
         return evolve(task, weights={**(task.weights or {}), **self.weights})
 
     def regrade(self, number: int, line: bytes) -> RowResult:
-        """Regrade one line; a line that cannot be regraded is returned unchanged."""
+        """Regrade one line; a line that cannot be regraded is returned unchanged.
+
+        A row in the shape toolscore writes takes the fast path (:meth:`_regrade_spliced`);
+        anything else, and any row that path is not sure of, takes the plain one.
+        """
         if not line.strip():
             return RowResult(line=line)
+        if self.splice:
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError:
+                return self._regrade_plain(line)
+            done = self._try_spliced(text, line)
+            if done is not None:
+                return done
+        return self._regrade_plain(line)
+
+    def regrade_text(self, text: str) -> RowResult:
+        """:meth:`regrade` of the line whose UTF-8 decoding is ``text`` (the same result;
+        the line is ``text.encode()``, which gives back exactly the bytes decoded)."""
+        if not text.strip(_ASCII_WHITESPACE):  # what bytes.strip() strips
+            return RowResult(line=text.encode("utf-8"))
+        if self.splice:
+            done = self._try_spliced(text, None)
+            if done is not None:
+                return done
+        return self._regrade_plain(text.encode("utf-8"))
+
+    def _try_spliced(self, text: str, line: bytes | None) -> RowResult | None:
+        try:
+            return self._regrade_spliced(text, line)
+        except Exception:  # the plain path decides, and raises if it must
+            return None
+
+    def _regrade_plain(self, line: bytes) -> RowResult:
+        """Decode the whole row, serialize each top-level value, regrade."""
         decoded = _decode_row(line)
         if isinstance(decoded, str):
             return RowResult(line=line, problem=decoded)
@@ -164,11 +230,249 @@ class Judge:
         except InputError as exc:
             return RowResult(line=line, problem=exc.one_line(), before=before)
         pieces.update(verdict_pieces)
-        pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
+        pieces["regraded"] = self._regraded(from_sha256)
         out = _join(pieces).encode("utf-8") + b"\n"
         after = (before[0], outcome, score, evidence, before[4], before[5])
         study = row.get("study") if isinstance(row.get("study"), str) else None
         return RowResult(line=out, before=before, after=after, study=study)
+
+    def _regraded(self, from_sha256: str) -> str:
+        """The canonical JSON of the row's new ``regraded`` member."""
+        if self._stamp_tail is not None:  # "from_sha256" sorts first: a prefix + the rest
+            return '{"from_sha256":"' + from_sha256 + '",' + self._stamp_tail
+        return canonical_json({"from_sha256": from_sha256, **self.stamp})
+
+    def _regrade_spliced(self, text: str, line: bytes | None) -> RowResult | None:
+        """Regrade a compact row without serializing what it already holds in canonical form.
+
+        Objects and arrays seen in earlier rows are recognised by their exact text (and not
+        decoded again); every other value is decoded and checked against its canonical
+        JSON. When the whole line proves canonical, ``from_sha256`` is the hash of its
+        bytes, and the regraded row is spliced from the line's own members. None sends the
+        line to :meth:`_regrade_plain` (not a compact object, a value with no canonical
+        JSON): that path decides, so both always give the same bytes. ``text`` is the
+        line decoded; ``line`` its bytes, when at hand.
+        """
+        body = text.rstrip("\r\n")
+        walked = self._walk(body)
+        if walked is None:
+            return None
+        row, pieces, seen, canonical = walked
+        if row.get("kind") != KIND:
+            return None
+        evaluation = seen.get("evaluation")
+        if evaluation is not None:
+            score, counts = evaluation.facts()
+            before = run_facts(row, score, counts)
+            recorded = row.get("record_sha256")
+            if isinstance(recorded, str) and evaluation.sha256() == recorded:
+                pieces["evaluation"] = evaluation.text
+            else:
+                pieces["evaluation"] = evaluation.canonical()
+                if pieces["evaluation"] is not evaluation.text:
+                    canonical = False
+        else:
+            before = row_facts(row)
+            if "evaluation" in row:  # a scalar: decoded, and its text is in pieces
+                raw = pieces["evaluation"]
+                piece = _evaluation_piece(row, raw)
+                if piece != raw:
+                    canonical = False
+                pieces["evaluation"] = piece
+        if canonical:
+            from_sha256 = sha256_hex(body.encode("utf-8") if line is None else
+                                     line[:len(line) - (len(text) - len(body))])
+        else:
+            from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
+        try:
+            judgment = (before[0] if self.study is not None else
+                        "\x00".join(pieces.get(k, "null") for k in JUDGMENT_KEYS))
+            task = self._task(judgment, row)
+            if isinstance(task, str):
+                return RowResult(line=text.encode("utf-8") if line is None else line,
+                                 problem=task, before=before)
+            verdict_pieces, outcome, score, evidence = self._verdict(judgment, task, row, pieces)
+        except InputError as exc:
+            return RowResult(line=text.encode("utf-8") if line is None else line,
+                             problem=exc.one_line(), before=before)
+        pieces.update(verdict_pieces)
+        pieces["regraded"] = self._regraded(from_sha256)
+        out = _join(pieces).encode("utf-8") + b"\n"
+        after = (before[0], outcome, score, evidence, before[4], before[5])
+        study = row.get("study")
+        return RowResult(line=out, before=before, after=after,
+                         study=study if isinstance(study, str) else None)
+
+    def _walk(self, text: str) -> tuple[_Row, dict[str, str], dict[str, _Seen], bool] | None:
+        """The row of a compact object, its values' canonical JSON, the objects and arrays
+        recognised (or first seen) in it, and whether the text is canonical JSON as it is.
+
+        Accepts exactly the lines :func:`_walk_object` accepts, with the same values. Two
+        things seen in earlier rows are recognised by their exact text instead of being
+        decoded: a run of members (``"key":value,...``) that recurs as a whole, and an
+        object or array value. Either is the same members or value as decoding would give:
+        a key, object, array or string ends at its closing character whatever follows, and
+        a number or literal at the end of a run is followed by ``,`` or the row's ``}``
+        (checked), where the decoder ends it too.
+
+        The ``evaluation`` piece is that value's text, not its canonical JSON: the caller
+        decides (with ``record_sha256``) which one the row's canonical form takes. None
+        when the line is not in that shape or a value has no canonical JSON.
+        """
+        if not text.startswith("{") or not text.endswith("}") or text == "{}":
+            return None
+        values: dict[str, Any] = {}
+        texts: dict[str, str] = {}
+        pieces: dict[str, str] = {}
+        seen: dict[str, _Seen] = {}
+        canonical = True
+        previous: str | None = None
+        index = 1
+        end = len(text) - 1
+        runs = self._runs.entries
+        known = self._seen.entries
+        stable = self._stable
+        run: list[tuple[int, int, _Member | _Run]] = []
+        # (start, end, what) of the recurring members and runs since the last new value
+        try:
+            while True:
+                if text[index] != '"':
+                    return None
+                found = None
+                for candidate in runs.get(text[index:index + HINT], ()):
+                    if text.startswith(candidate.text, index):
+                        after = index + len(candidate.text)
+                        if after == end or text[after] == ",":
+                            found = candidate
+                            break
+                else:
+                    for candidate in runs.get(text[index:index + SHORT_HINT], ()):
+                        if text.startswith(candidate.text, index):
+                            after = index + len(candidate.text)
+                            if after == end or text[after] == ",":
+                                found = candidate
+                                break
+                if found is not None:
+                    run.append((index, after, found))
+                    if canonical and not (found.canonical and (
+                            previous is None or found.first > previous)):
+                        canonical = False
+                    if not canonical and not pieces.keys().isdisjoint(found.pieces):
+                        return None  # a key twice: the plain path decodes the line
+                    pieces.update(found.pieces)
+                    values.update(found.values)
+                    texts.update(found.texts)
+                    seen.update(found.seen)
+                    previous = found.last
+                    index = after
+                else:
+                    member = index
+                    key, colon = _SCAN(text, index)
+                    if text[colon] != ":" or key in pieces:
+                        return None
+                    good = text[index:colon + 1] == _key(key)
+                    if canonical and (not good or (previous is not None and key <= previous)):
+                        canonical = False
+                    previous = key
+                    start = colon + 1
+                    entry = None
+                    recurs = False
+                    if text[start] in "{[":
+                        for candidate in known.get((key, text[start:start + HINT]), ()):
+                            if text.startswith(candidate.text, start):
+                                entry = candidate
+                                break
+                        else:
+                            for candidate in known.get((key, text[start:start + SHORT_HINT]),
+                                                       ()):
+                                if text.startswith(candidate.text, start):
+                                    entry = candidate
+                                    break
+                        if entry is None:
+                            value, index = _SCAN(text, start)
+                            values[key] = value
+                            entry = _Seen(text[start:index], value)
+                            self._seen.add((key, _hint(entry.text)), entry)
+                        else:
+                            recurs = True
+                            index = start + len(entry.text)
+                            texts[key] = entry.text
+                        seen[key] = entry
+                        try:
+                            if key == "evaluation":
+                                piece = entry.text  # settled by the caller
+                                if entry.value is not None:
+                                    entry.facts()  # while the decoded value is at hand
+                            else:
+                                piece = entry.canonical()
+                                good = good and piece is entry.text
+                        finally:
+                            entry.value = None  # the table keeps texts, not decoded values
+                    else:
+                        value, index = _SCAN(text, start)
+                        values[key] = value
+                        if key == "evaluation":
+                            piece = text[start:index]  # settled by the caller
+                        else:
+                            piece = _piece(value)
+                            good = good and piece == text[start:index]
+                        whole = text[member:index]
+                        recurs = whole in stable
+                        if not recurs and len(whole) <= STABLE_CHARS:
+                            if len(stable) >= SEEN_SIZE:
+                                stable.clear()
+                            stable[whole] = None
+                    if not good:
+                        canonical = False
+                    pieces[key] = piece
+                    if recurs:
+                        run.append((member, index, (key, piece, good, entry,
+                                                    None if entry is not None else values[key])))
+                    elif run:
+                        self._learn(run, text)
+                        run = []
+                if index == end:
+                    if run:
+                        self._learn(run, text)
+                    return _Row(values, texts), pieces, seen, canonical
+                if text[index] != ",":
+                    return None
+                index += 1
+        except (StopIteration, json.JSONDecodeError, IndexError, ValueError, TypeError,
+                UnicodeError):
+            return None
+
+    def _learn(self, run: list[tuple[int, int, _Member | _Run]], text: str) -> None:
+        """Keep what recurred together (known runs and members, two or more) as one run,
+        so the next row with it is walked in one step."""
+        if len(run) < 2:
+            return
+        found = _Run(text[run[0][0]:run[-1][1]])
+        previous: str | None = None
+        for _, _, part in run:
+            if isinstance(part, tuple):
+                key, piece, good, entry, value = part
+                if not good or (previous is not None and key <= previous):
+                    found.canonical = False
+                found.first = found.first or key
+                previous = key
+                found.pieces[key] = piece
+                if entry is None:
+                    found.values[key] = value  # a scalar: shared by the rows safely
+                else:
+                    found.texts[key] = entry.text
+                    found.seen[key] = entry
+            else:
+                if not part.canonical or (previous is not None and part.first <= previous):
+                    found.canonical = False
+                found.first = found.first or part.first
+                previous = part.last
+                found.pieces.update(part.pieces)
+                found.values.update(part.values)
+                found.texts.update(part.texts)
+                found.seen.update(part.seen)
+        found.last = previous or ""
+        self._runs.add(_hint(found.text), found)
 
     def _task(self, judgment: str, row: Mapping[str, Any]) -> Task | str:
         task = self._tasks.get(judgment)
@@ -184,7 +488,7 @@ class Judge:
         The evaluation is deterministic in the judgment and the recorded evidence, so runs
         with identical evidence (trials that made the same calls) share one evaluation.
         """
-        error = row.get("outcome") == "error" or row.get("calls") is None
+        error = row.get("outcome") == "error" or pieces.get("calls", "null") == "null"
         key = sha256_hex("\x00".join(
             [judgment, str(error), *(pieces.get(k, "null") for k in EVIDENCE_KEYS)]
         ).encode("utf-8"))
@@ -242,6 +546,146 @@ def _remember(cache: dict[str, Any], key: str, value: Any) -> None:
     cache[key] = value
 
 
+HINT = 128
+"""Characters from a value's start that pick which known texts it is compared with."""
+SHORT_HINT = 16
+"""The same for values shorter than HINT."""
+STABLE_CHARS = 4096
+"""Scalar members longer than this are not remembered (nor recognised as recurring)."""
+SEEN_PER_HINT = 16
+SEEN_SIZE = 2048
+"""Known texts kept per table (a table is emptied when full)..."""
+SEEN_CHARS = 1 << 24
+"""... or when its texts add up to this many characters."""
+
+
+def _hint(text: str) -> str:
+    """The characters a known text is filed under: those a lookup at its start slices."""
+    return text[:HINT] if len(text) >= HINT else text[:SHORT_HINT]
+
+
+class _Table:
+    """Known texts by hint, at most SEEN_PER_HINT per hint, most recent first; emptied
+    when it holds SEEN_SIZE texts or SEEN_CHARS characters, so memory stays flat."""
+
+    def __init__(self) -> None:
+        self.entries: dict[Any, list[Any]] = {}
+        self.size = 0
+        self.chars = 0
+
+    def add(self, hint: Any, entry: Any) -> None:
+        # a text shorter than SHORT_HINT is not kept: no lookup would slice its hint, and
+        # decoding it costs as little
+        if len(entry.text) < SHORT_HINT:
+            return
+        if self.size >= SEEN_SIZE or self.chars >= SEEN_CHARS:
+            self.entries.clear()
+            self.size = self.chars = 0
+        entries = self.entries.setdefault(hint, [])
+        if len(entries) >= SEEN_PER_HINT:
+            self.chars -= len(entries.pop().text)
+            self.size -= 1
+        entries.insert(0, entry)
+        self.size += 1
+        self.chars += len(entry.text)
+
+
+class _Run:
+    """Members that recurred together: their exact text, first and last keys, whether
+    they are canonical in sorted order, and what decoding them gives."""
+
+    __slots__ = ("canonical", "first", "last", "pieces", "seen", "text", "texts", "values")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.first = ""
+        self.last = ""
+        self.canonical = True
+        self.pieces: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+        self.texts: dict[str, str] = {}
+        self.seen: dict[str, _Seen] = {}
+
+
+_Member = tuple[str, str, bool, "_Seen | None", Any]
+"""A member decoded on its own: key, canonical JSON of the value, whether the member is
+canonical as written, the known object or array, the decoded scalar."""
+
+
+class _Seen:
+    """An object or array text seen in a row: its canonical JSON (the text itself when it
+    is canonical), and for an ``evaluation`` its SHA-256 and the facts a summary takes.
+
+    The decoded value is held only while the row it was first seen in is regraded.
+    """
+
+    __slots__ = ("_canonical", "_facts", "_sha256", "text", "value")
+
+    def __init__(self, text: str, value: Any) -> None:
+        self.text = text
+        self.value = value
+        self._canonical: str | None = None
+        self._sha256: str | None = None
+        self._facts: tuple[float | None, dict[str, int] | None] | None = None
+
+    def _decoded(self) -> Any:
+        return json.loads(self.text) if self.value is None else self.value
+
+    def canonical(self) -> str:
+        """The value's canonical JSON (``self.text`` itself, the same object, when equal);
+        raises as ``canonical_json`` does when there is none."""
+        if self._canonical is None:
+            piece = canonical_json(self._decoded())
+            self._canonical = self.text if piece == self.text else piece
+        return self._canonical
+
+    def sha256(self) -> str:
+        if self._sha256 is None:
+            self._sha256 = sha256_hex(self.text.encode("utf-8"))
+        return self._sha256
+
+    def facts(self) -> tuple[float | None, dict[str, int] | None]:
+        """Score and evidence counts, as :func:`row_facts` takes them from an evaluation
+        (the counts a new dict each time, as there)."""
+        if self._facts is None:
+            self._facts = evaluation_facts(self._decoded())
+        score, counts = self._facts
+        return score, None if counts is None else dict(counts)
+
+
+class _Row(Mapping[str, Any]):
+    """A row whose recognised values are decoded only when read (they seldom are)."""
+
+    __slots__ = ("_texts", "_values")
+
+    def __init__(self, values: dict[str, Any], texts: dict[str, str]) -> None:
+        self._values = values
+        self._texts = texts
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self._values[key]
+        except KeyError:
+            value = self._values[key] = json.loads(self._texts[key])
+            return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._values:
+            return self._values[key]
+        return self[key] if key in self._texts else default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values or key in self._texts
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._values
+        yield from (key for key in self._texts if key not in self._values)
+
+    def __len__(self) -> int:
+        return len(self._values) + sum(1 for key in self._texts if key not in self._values)
+
+
+_ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 _SCAN: Any = make_scanner(cast(Any, json.JSONDecoder()))
 """The C scanner json.loads uses: ``_SCAN(text, index)`` is ``(value, end)``."""
 
@@ -327,8 +771,28 @@ def _evaluation_piece(row: Mapping[str, Any], raw: str | None) -> str:
 
 
 def _join(pieces: Mapping[str, str]) -> str:
-    """Canonical JSON of an object from its values' canonical JSON (keys sorted)."""
-    return "{" + ",".join(_key(key) + pieces[key] for key in sorted(pieces)) + "}"
+    """Canonical JSON of an object from its values' canonical JSON (keys sorted).
+
+    Rows share a few layouts (the same keys in the same order): the sorted order and the
+    text before each value are worked out once per layout.
+    """
+    keys = tuple(pieces)
+    layout = _LAYOUTS.get(keys)
+    if layout is None:
+        if len(keys) < 2:
+            return "{" + "".join(_key(key) + pieces[key] for key in keys) + "}"
+        order = sorted(keys)
+        layout = (tuple(("{" if i == 0 else ",") + _key(key) for i, key in enumerate(order)),
+                  itemgetter(*order))
+        if len(_LAYOUTS) >= LAYOUTS:
+            _LAYOUTS.clear()
+        _LAYOUTS[keys] = layout
+    prefixes, values = layout
+    return "".join(chain.from_iterable(zip(prefixes, values(pieces), strict=True))) + "}"
+
+
+LAYOUTS = 256
+_LAYOUTS: dict[tuple[str, ...], tuple[tuple[str, ...], Callable[[Mapping[str, str]], Any]]] = {}
 
 
 @cache
@@ -342,14 +806,48 @@ _JUDGE: Judge | None = None
 _SOURCE: int | None = None
 """The worker's own descriptor of the runs file: it reads its chunks itself."""
 _PARTS: str | None = None
-"""The folder where the worker leaves each regraded chunk for the main process to append."""
+"""The folder where the worker leaves a regraded chunk that does not fit its ring slot."""
+_RING: Any = None
+"""Memory shared with the main process (forked workers only): one slot per chunk in flight."""
 
 
-def _init_worker(settings: RegradeSettings, source: str, parts: str) -> None:
-    global _JUDGE, _SOURCE, _PARTS
+def _init_worker(settings: RegradeSettings, source: str, parts: str, ring: Any) -> None:
+    global _JUDGE, _SOURCE, _PARTS, _RING
     _JUDGE = Judge(settings)
     _SOURCE = os.open(source, os.O_RDONLY)
     _PARTS = parts
+    _RING = ring
+
+
+def _serve(settings: RegradeSettings, source: str, parts: str, ring: Any,
+           conn: Any) -> None:
+    """A worker process: regrade each chunk the main process sends until it sends None.
+
+    Each answer is ``(True, (where, facts))`` or ``(False, exception)``, in the order the
+    chunks came, over the worker's own pipe (no pool threads on either side).
+    """
+    try:
+        _init_worker(settings, source, parts, ring)
+        failed: BaseException | None = None
+    except BaseException as exc:  # told in answer to every chunk
+        failed = exc
+    while True:
+        try:
+            chunk = conn.recv()
+        except (EOFError, OSError):  # the main process is gone
+            return
+        if chunk is None:
+            return
+        try:
+            if failed is not None:
+                raise failed
+            answer: tuple[bool, Any] = (True, _work(chunk))
+        except BaseException as exc:
+            answer = (False, exc)
+        try:
+            conn.send(answer)
+        except Exception as exc:  # an exception that does not pickle
+            conn.send((False, RuntimeError(f"regrade worker: {exc!r} ({answer[1]!r})")))
 
 
 Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None]]]
@@ -362,20 +860,77 @@ def _pack(results: list[RowResult]) -> Packed:
             [(r.problem, r.before, r.after, r.study) for r in results])
 
 
-def _work(span: tuple[int, int, int]) -> tuple[str, list[Any]]:
-    """Regrade the lines in ``span`` (first line number, byte offset, byte length).
+def _work(chunk: tuple[int, int, int]) -> tuple[int | str, list[Any]]:
+    """Regrade the lines that start in the byte range ``chunk`` (begin, end, slot) of the
+    runs file.
 
-    The regraded lines go to a part file, not back through the pipe: the main process
-    appends the part to the output with a kernel copy and only reads the facts.
+    The regraded lines do not go back through the pipe: they are copied into the chunk's
+    slot of the ring shared with the main process (the answer is then their size), or,
+    when they do not fit or there is no ring, written to a part file (the answer is its
+    path). The main process writes them to the output and only unpickles the facts (one
+    per line: it numbers the lines from their count).
     """
     assert _JUDGE is not None and _SOURCE is not None and _PARTS is not None
-    start, offset, length = span
-    lines = _split_lines(os.pread(_SOURCE, length, offset))
-    blob, facts = _pack([_JUDGE.regrade(start + i, line) for i, line in enumerate(lines)])
-    part = os.path.join(_PARTS, f"{start}.part")
+    begin, end, slot = chunk
+    data = _read_lines(_SOURCE, begin, end)
+    try:
+        text = str(data, "utf-8")  # the whole range at once: one pass, one copy
+    except UnicodeDecodeError:
+        results = [_JUDGE.regrade(0, line) for line in _split_lines(bytes(data))]
+    else:
+        pieces = text.split("\n")
+        results = [_JUDGE.regrade_text(piece + "\n") for piece in pieces[:-1]]
+        if pieces[-1]:
+            results.append(_JUDGE.regrade_text(pieces[-1]))
+    blob, facts = _pack(results)
+    size = len(blob)
+    if _RING is not None and size <= SLOT:
+        _RING[slot * SLOT:slot * SLOT + size] = blob
+        return size, facts
+    part = os.path.join(_PARTS, f"{begin}.part")
     with open(part, "wb") as handle:
         handle.write(blob)
     return part, facts
+
+
+_BUFFER = bytearray()
+"""The worker's read buffer, reused (a fresh one per range would cost page faults)."""
+
+
+def _read_lines(fd: int, begin: int, end: int) -> memoryview:
+    """The bytes of the lines whose first byte lies in ``[begin, end)``.
+
+    Ranges that tile the file give every line to exactly one range: a range skips the
+    end of a line begun before it and reads its own last line to its end.
+    """
+    global _BUFFER
+    first = begin
+    if begin > 0:
+        start = _after_newline(fd, begin - 1)
+        if start is None or start >= end:
+            return memoryview(b"")
+        first = start
+    stop = _after_newline(fd, end - 1)  # the first line start at or after ``end``
+    if stop is None:
+        stop = max(os.fstat(fd).st_size, first)
+    if len(_BUFFER) < stop - first or len(_BUFFER) > 4 * max(stop - first, CHUNK_BYTES):
+        _BUFFER = bytearray(stop - first)
+    view = memoryview(_BUFFER)[:stop - first]
+    size = os.preadv(fd, [view], first)
+    return view[:size]
+
+
+def _after_newline(fd: int, offset: int, block: int = 1 << 14) -> int | None:
+    """Where the line after the first newline at or after ``offset`` starts (None: none)."""
+    while True:
+        data = os.pread(fd, block, offset)
+        if not data:
+            return None
+        at = data.find(b"\n")
+        if at != -1:
+            return offset + at + 1
+        offset += len(data)
+        block = min(block * 2, 1 << 24)
 
 
 def _split_lines(data: bytes) -> list[bytes]:
@@ -385,36 +940,6 @@ def _split_lines(data: bytes) -> list[bytes]:
     if pieces[-1]:
         lines.append(pieces[-1])
     return lines
-
-
-def _spans(path: Path, block: int = 1 << 22) -> Iterator[tuple[int, int, int]]:
-    """``(first line number, offset, length)`` of every CHUNK lines, found by memchr alone.
-
-    The main process hands workers these spans instead of the lines themselves, so the
-    rows cross no pipe on the way in and the main process never decodes a line.
-    """
-    with open(path, "rb") as handle:
-        start = 1
-        chunk_start = 0
-        offset = 0
-        lines = 0
-        while True:
-            data = handle.read(block)
-            if not data:
-                break
-            at = data.find(b"\n")
-            while at != -1:
-                lines += 1
-                if lines == CHUNK:
-                    end = offset + at + 1
-                    yield start, chunk_start, end - chunk_start
-                    start += lines
-                    chunk_start = end
-                    lines = 0
-                at = data.find(b"\n", at + 1)
-            offset += len(data)
-        if offset > chunk_start:
-            yield start, chunk_start, offset - chunk_start
 
 
 def _chunks(path: Path) -> Iterator[tuple[int, list[bytes]]]:
@@ -453,39 +978,115 @@ def regrade_file(
     judge = Judge(settings, registry)  # validates the settings before any work starts
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
-            for chunk in _chunks(src):
+            flush = _early_writeback(handle)
+            for count, chunk in enumerate(_chunks(src), start=1):
                 results = [judge.regrade(chunk[0] + i, line) for i, line in enumerate(chunk[1])]
                 _write(handle, chunk[0], _pack(results), summary, progress)
+                if count % TRIM_EVERY == 0:
+                    flush()
         else:
-            import multiprocessing
-
-            context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-            parts = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".parts",
-                                     dir=out.parent if str(out.parent) else ".")
-            try:
-                with context.Pool(jobs, initializer=_init_worker,
-                                  initargs=(settings, str(src), parts)) as pool:
-                    window: deque[tuple[int, Any]] = deque()
-                    trim = _heap_trimmer()
-                    for count, span in enumerate(_spans(src), start=1):
-                        window.append((span[0], pool.apply_async(_work, (span,))))
-                        if len(window) >= jobs * WINDOW_PER_JOB:
-                            start, pending = window.popleft()
-                            _append_part(handle, start, pending.get(), summary, progress)
-                        if count % TRIM_EVERY == 0:
-                            trim()
-                    while window:
-                        start, pending = window.popleft()
-                        _append_part(handle, start, pending.get(), summary, progress)
-            finally:
-                shutil.rmtree(parts, ignore_errors=True)
+            _regrade_parallel(src, out, handle, settings, jobs, summary, progress)
     return summary
 
 
-def _append_part(handle: Any, start: int, done: tuple[str, list[Any]],
-                 summary: RegradeSummary, progress: Any) -> None:
-    """Append a worker's part file to the output (a kernel copy), then count its facts."""
-    part, facts = done
+def _regrade_parallel(src: Path, out: Path, handle: Any, settings: RegradeSettings,
+                      jobs: int, summary: RegradeSummary, progress: Any) -> None:
+    """Regrade with ``jobs`` worker processes, writing the chunks in input order.
+
+    The file is cut into byte ranges of CHUNK_BYTES. Each worker has up to PER_WORKER
+    ranges queued on its own pipe and is sent the next range as soon as it answers, so a
+    worker slowed down by something else running holds back no more than its share; the
+    answers are written out in input order, at most ``slots`` ranges in flight. The main
+    process never reads the runs file: workers read their ranges themselves, and hand the
+    regraded lines back through shared memory.
+    """
+    import mmap
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    fork = os.name == "posix"
+    context: Any = multiprocessing.get_context("fork" if fork else "spawn")
+    slots = jobs * WINDOW_PER_JOB
+    # anonymous shared memory, inherited by the forked workers (spawn cannot pass it)
+    ring = mmap.mmap(-1, slots * SLOT) if fork else None
+    parts = tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".parts",
+                             dir=out.parent if str(out.parent) else ".")
+    workers: dict[Any, tuple[Any, deque[int]]] = {}  # pipe -> (process, ranges queued)
+    done = False
+    try:
+        for _ in range(jobs):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_serve, daemon=True,
+                                      args=(settings, str(src), parts, ring, theirs))
+            process.start()
+            theirs.close()
+            workers[mine] = (process, deque())
+        size = src.stat().st_size
+        total = -(-size // CHUNK_BYTES)
+        answers: dict[int, tuple[bool, Any]] = {}
+        sent = written = 0
+        trim = _heap_trimmer()
+        flush = _early_writeback(handle)
+        line = 1
+        while written < total:
+            # range n uses slot n % slots: it is sent only once range n - slots is written
+            for conn, (_, queued) in workers.items():
+                while len(queued) < PER_WORKER and sent < total and sent - written < slots:
+                    begin = sent * CHUNK_BYTES
+                    conn.send((begin, min(begin + CHUNK_BYTES, size), sent % slots))
+                    queued.append(sent)
+                    sent += 1
+            ready: list[Any] = wait([conn for conn, (_, queued) in workers.items() if queued])
+            for conn in ready:
+                process, queued = workers[conn]
+                try:
+                    answers[queued.popleft()] = conn.recv()
+                except EOFError:
+                    process.join()
+                    raise RuntimeError("a regrade worker stopped (exit code "
+                                       f"{process.exitcode})") from None
+            while written in answers:
+                line = _append(handle, ring, line, written % slots, answers.pop(written),
+                               summary, progress)
+                written += 1
+                if written % TRIM_EVERY == 0:
+                    trim()
+                    flush()
+        done = True
+    finally:
+        for conn, (process, _) in workers.items():
+            if done:
+                with contextlib.suppress(OSError):
+                    conn.send(None)
+            else:
+                process.terminate()
+        for conn, (process, _) in workers.items():
+            process.join()
+            conn.close()
+        if ring is not None:
+            ring.close()
+        shutil.rmtree(parts, ignore_errors=True)
+
+
+def _append(handle: Any, ring: Any, line: int, slot: int, answer: tuple[bool, Any],
+            summary: RegradeSummary, progress: Any) -> int:
+    """Write a worker's regraded range to the output and count its facts; return the
+    number of the next line."""
+    ok, done = answer
+    if not ok:
+        raise done
+    where, facts = done
+    if isinstance(where, int):  # in the range's ring slot
+        with memoryview(ring) as view:
+            handle.write(view[slot * SLOT:slot * SLOT + where])
+    else:
+        _append_part(handle, where)
+    _write(handle, line, (b"", facts), summary, progress)
+    return line + len(facts)
+
+
+def _append_part(handle: Any, part: str) -> None:
+    """Append a worker's part file to the output (a kernel copy) and delete it."""
     handle.flush()
     with open(part, "rb") as source:
         size = os.fstat(source.fileno()).st_size
@@ -499,15 +1100,37 @@ def _append_part(handle: Any, start: int, done: tuple[str, list[Any]],
             source.seek(copied)
             shutil.copyfileobj(source, handle)
     os.unlink(part)
-    _write(handle, start, (b"", facts), summary, progress)
+
+
+def _early_writeback(handle: Any) -> Callable[[], None]:
+    """Start the disk writes of the output written so far (and let the kernel drop those
+    pages once on disk), so the final fsync has little left to wait for.
+
+    ``posix_fadvise(DONTNEED)`` on Linux starts writeback of the range without waiting
+    for it; where there is no such call this does nothing.
+    """
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return lambda: None
+    started = 0
+
+    def flush() -> None:
+        nonlocal started
+        handle.flush()
+        end = handle.tell()
+        if end > started:
+            advise(handle.fileno(), started, end - started, os.POSIX_FADV_DONTNEED)
+            started = end
+
+    return flush
 
 
 def _heap_trimmer() -> Callable[[], None]:
     """Give freed heap pages back to the OS (glibc's ``malloc_trim``), or do nothing.
 
-    The main process passes a stream of ~100 KiB-1 MiB buffers to and from the workers;
-    glibc serves them from the heap, whose free pages it otherwise keeps, so the resident
-    size would creep up with the number of rows instead of staying flat.
+    The main process unpickles a stream of answers from the workers; glibc serves them
+    from the heap, whose free pages it otherwise keeps, so the resident size could creep
+    up with the number of rows instead of staying flat.
     """
     try:
         import ctypes

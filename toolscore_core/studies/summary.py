@@ -104,10 +104,8 @@ class TaskStats:
         }
 
 
-def row_facts(row: Mapping[str, Any]) -> tuple[str, str, float | None, dict[str, int] | None,
-                                               float | None, float | None]:
-    """(task id, outcome, score, evidence counts, duration, cost) of a run record."""
-    evaluation = row.get("evaluation")
+def evaluation_facts(evaluation: Any) -> tuple[float | None, dict[str, int] | None]:
+    """(score, evidence counts) of a run record's evaluation."""
     score = None
     evidence = None
     if isinstance(evaluation, Mapping):
@@ -115,6 +113,20 @@ def row_facts(row: Mapping[str, Any]) -> tuple[str, str, float | None, dict[str,
         score = float(value) if isinstance(value, int | float) else None
         counts = (evaluation.get("evidence") or {}).get("counts")
         evidence = dict(counts) if isinstance(counts, Mapping) else None
+    return score, evidence
+
+
+def row_facts(row: Mapping[str, Any]) -> tuple[str, str, float | None, dict[str, int] | None,
+                                               float | None, float | None]:
+    """(task id, outcome, score, evidence counts, duration, cost) of a run record."""
+    return run_facts(row, *evaluation_facts(row.get("evaluation")))
+
+
+def run_facts(row: Mapping[str, Any], score: float | None,
+              evidence: dict[str, int] | None) -> tuple[str, str, float | None,
+                                                        dict[str, int] | None,
+                                                        float | None, float | None]:
+    """:func:`row_facts` given the score and evidence counts of the row's evaluation."""
     outcome = row.get("outcome")
     duration = row.get("duration")
     cost = row.get("cost")

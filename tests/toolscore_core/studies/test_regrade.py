@@ -11,7 +11,7 @@ import toolscore
 from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
-from toolscore_core.studies.regrade import RegradeSettings, _decode_row, regrade_file
+from toolscore_core.studies.regrade import Judge, RegradeSettings, _decode_row, regrade_file
 
 SPEC = {"study": "s", "version": "1", "defaults": {"pass_threshold": 0.9}, "tasks": {
     "find": {"prompt": "find x", "expected": [{"tool": "find", "args": {"q": "x"}}]},
@@ -172,3 +172,218 @@ def test_a_tampered_evaluation_is_hashed_as_it_now_is(runs: Path, tmp_path: Path
     [new] = _rows(tmp_path / "out.jsonl")
     assert new["regraded"]["from_sha256"] == canonical_sha256(row)
     assert new["evaluation"]["score"] == 1.0
+
+
+# The spliced path (rows in the shape toolscore writes) against the plain one (decode the
+# whole row, serialize every value): the same bytes, problems and facts for any line, in
+# any order, seen once or many times.
+
+def _variant_agent(prompt: str) -> object:
+    variant = len(prompt) % 2
+    if prompt.startswith("find"):
+        return [ToolCall(tool="find", args={"q": "x", "note": "é\n\"/"}, result="x=1",
+                         is_error=False, duration=0.5)], "x is 1"
+    return [ToolCall(tool="add", args={"a": 1, "b": 2 + variant}, result=4, is_error=False,
+                     duration=1.25)], "4"
+
+
+@pytest.fixture(scope="module")
+def judges(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Judge, Judge]]:
+    folder = tmp_path_factory.mktemp("judges")
+    v2 = json.loads(json.dumps(SPEC))
+    v2["tasks"]["add"]["expected"] = [{"tool": "add", "args": {"a": 1, "b": {"$type": "int"}}}]
+    spec = str(_write_yaml(folder / "v2.yaml", v2))
+    gold = folder / "gold.json"
+    gold.write_text(json.dumps([{"tool": "add"}]))
+    pairs = {}
+    for name, settings in (("spec", RegradeSettings(spec=spec)),
+                           ("gold", RegradeSettings(gold=str(gold))),
+                           ("weights", RegradeSettings(weights={"argument_f1": 0.5}))):
+        plain = Judge(settings)
+        plain.splice = False
+        pairs[name] = (Judge(settings), plain)
+    return pairs
+
+
+_BASE_ROWS: list[dict] = []
+
+
+def _base_rows() -> list[dict]:
+    if not _BASE_ROWS:
+        _BASE_ROWS.extend(toolscore.run_study(SPEC, _variant_agent, trials=2))
+    return _BASE_ROWS
+
+
+def _same(fast: Judge, plain: Judge, number: int, line: bytes) -> None:
+    try:
+        wanted: object = plain.regrade(number, line)
+    except Exception as exc:  # the plain path's failure is the spliced path's too
+        wanted = (type(exc), str(exc))
+    try:
+        got: object = fast.regrade(number, line)
+    except Exception as exc:
+        got = (type(exc), str(exc))
+    assert got == wanted, line
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    try:  # a worker decodes its whole range and regrades the lines' text
+        got = fast.regrade_text(text)
+    except Exception as exc:
+        got = (type(exc), str(exc))
+    assert got == wanted, line
+
+
+_SCALAR_TEXTS = st.sampled_from([
+    "1", "1.0", "1e0", "10E-1", "-0", "0.10", "2.5", "1E400", "-1E400", "NaN", "Infinity",
+    "true", "false", "null", '"a"', '"\\u0061"', '"\\/"', '"é"', '"\\u00e9"', '"\\ud800"',
+    "123456789012345678901234567890", '"toolscore.agent_run"', '"passed"', '"error"',
+])
+
+
+def _compact(value: object) -> str:
+    """Canonical JSON, but infinities written (as Python's json does) instead of refused."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@st.composite
+def _lines(draw: st.DrawFn) -> bytes:
+    """A run record, perhaps changed: values replaced by any JSON (written canonically or
+    not), keys added, dropped, repeated or reordered, the line ended in different ways;
+    or a line that is blank, white space of some kind, or not UTF-8."""
+    if draw(st.integers(0, 19)) == 0:
+        return draw(st.sampled_from([b"\n", b" \t\r\n", b"\x0b\x0c\n", b"\xc2\xa0\n",
+                                     b"\xe2\x80\xa8\n", b"\x1c\n", b"\xff\n", b"[]\n", b"{}"]))
+    row = dict(draw(st.sampled_from(_base_rows())))
+    row["trial"] = draw(st.integers(0, 3))
+    members = {key: canonical_json(value) for key, value in row.items()}
+    for key in draw(st.lists(st.sampled_from(sorted(row)), max_size=3)):
+        value = draw(json_values)
+        members[key] = draw(st.sampled_from([
+            _compact(value), json.dumps(value), json.dumps(value, ensure_ascii=True)]))
+    for key in draw(st.lists(st.sampled_from(sorted(row)), max_size=2)):
+        members[key] = draw(_SCALAR_TEXTS)
+    for key in draw(st.lists(st.text(max_size=3), max_size=2)):
+        members[key] = _compact(draw(json_values))
+    for key in draw(st.lists(st.sampled_from(sorted(row)), max_size=2)):
+        members.pop(key, None)
+    order = sorted(members)
+    if draw(st.booleans()):
+        order = draw(st.permutations(order))
+    parts = [canonical_json(key) + ":" + members[key] for key in order]
+    if parts and draw(st.integers(0, 9)) == 0:
+        parts.append(parts[0])  # a key twice
+    text = "{" + ",".join(parts) + "}"
+    if draw(st.integers(0, 9)) == 0:
+        text = text.replace(":", ": ", 1)
+    ending = draw(st.sampled_from(["\n", "\r\n", ""]))
+    return (text + ending).encode("utf-8", "surrogatepass")
+
+
+@given(st.lists(_lines(), min_size=1, max_size=6), st.sampled_from(["spec", "gold", "weights"]))
+def test_spliced_rows_are_the_plain_rows(judges: dict[str, tuple[Judge, Judge]],
+                                         lines: list[bytes], name: str) -> None:
+    fast, plain = judges[name]
+    # thrice: the first time every value is new, then members recur, then runs of them do
+    for number, line in enumerate(lines * 3, start=1):
+        _same(fast, plain, number, line)
+
+
+def test_spliced_rows_are_the_plain_rows_over_many_trials(tmp_path: Path) -> None:
+    rows = toolscore.run_study(SPEC, _variant_agent, trials=6)
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    fast = Judge(RegradeSettings(spec=str(spec)))
+    plain = Judge(RegradeSettings(spec=str(spec)))
+    plain.splice = False
+    lines = [canonical_json(dict(row, trial=n, run_id=f"s:{n}")).encode() + b"\n"
+             for n in range(40) for row in rows[n % len(rows):][:1]]
+    for number, line in enumerate(lines, start=1):
+        assert fast._regrade_spliced(line.decode(), line) is not None  # as written: spliced
+        _same(fast, plain, number, line)
+    assert fast._runs.size and fast._seen.size  # rows were recognised, not only decoded
+
+
+def test_a_chunk_too_big_for_its_ring_slot_goes_through_a_part_file(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_core.studies import regrade
+
+    big = tmp_path / "big.jsonl"
+    lines = runs.read_bytes().splitlines(keepends=True)
+    big.write_bytes(b"".join(lines[i % len(lines)] for i in range(150)))
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    settings = RegradeSettings(spec=str(spec))
+    regrade_file(big, tmp_path / "one.jsonl", settings, jobs=1)
+    regrade_file(big, tmp_path / "ring.jsonl", settings, jobs=2)
+    monkeypatch.setattr(regrade, "SLOT", 4096)  # smaller than any chunk of these rows
+    monkeypatch.setattr(regrade, "CHUNK_BYTES", 20_000)  # several chunks
+    summary = regrade_file(big, tmp_path / "parts.jsonl", settings, jobs=2)
+    assert summary.regraded == 150
+    one = (tmp_path / "one.jsonl").read_bytes()
+    assert (tmp_path / "ring.jsonl").read_bytes() == one
+    assert (tmp_path / "parts.jsonl").read_bytes() == one
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 700, 5000])
+def test_byte_ranges_give_every_line_to_one_worker(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int) -> None:
+    from toolscore_core.studies import regrade
+
+    lines = runs.read_bytes().splitlines(keepends=True)
+    mixed = tmp_path / "mixed.jsonl"
+    body = b"".join(lines[i % len(lines)] for i in range(30))
+    # blank lines, a line that is not JSON, and a last line with no newline
+    mixed.write_bytes(b"\n" + body + b"\n\n{not json\n" + body + lines[0].rstrip(b"\n"))
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    settings = RegradeSettings(spec=str(spec))
+    one = regrade_file(mixed, tmp_path / "one.jsonl", settings, jobs=1)
+    monkeypatch.setattr(regrade, "CHUNK_BYTES", chunk_bytes)  # ranges inside lines, too
+    two = regrade_file(mixed, tmp_path / "two.jsonl", settings, jobs=2)
+    three = regrade_file(mixed, tmp_path / "three.jsonl", settings, jobs=3)
+    expected = (tmp_path / "one.jsonl").read_bytes()
+    assert (tmp_path / "two.jsonl").read_bytes() == expected
+    assert (tmp_path / "three.jsonl").read_bytes() == expected
+    assert one.to_dict() == two.to_dict() == three.to_dict()
+    assert two.rows == 62 and two.problems == one.problems == [(34, one.problems[0][1])]
+
+
+def test_a_failing_worker_fails_the_regrade(runs: Path, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_core.studies import regrade
+
+    def broken(self: Judge, *line: object) -> None:
+        raise ValueError("boom")
+
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    monkeypatch.setattr(regrade.Judge, "regrade", broken)
+    monkeypatch.setattr(regrade.Judge, "regrade_text", broken)
+    with pytest.raises(ValueError, match="boom"):
+        regrade_file(runs, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)), jobs=2)
+    # no output, no temp file, no part folder left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.jsonl", "same.yaml"]
+
+
+def test_answers_out_of_order_are_written_in_order(
+        runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from toolscore_core.studies import regrade
+
+    lines = runs.read_bytes().splitlines(keepends=True)
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"".join(lines[i % len(lines)] for i in range(40)))
+    spec = _write_yaml(tmp_path / "same.yaml", SPEC)
+    settings = RegradeSettings(spec=str(spec))
+    regrade_file(big, tmp_path / "one.jsonl", settings, jobs=1)
+    fast = regrade.Judge.regrade_text
+
+    def uneven(self: Judge, text: str) -> object:
+        if '"task_id":"add"' in text and '"trial":1' in text:
+            time.sleep(0.05)  # some ranges take much longer than the next ones
+        return fast(self, text)
+
+    monkeypatch.setattr(regrade.Judge, "regrade_text", uneven)
+    monkeypatch.setattr(regrade, "CHUNK_BYTES", len(lines[0]))  # about a line per range
+    summary = regrade_file(big, tmp_path / "two.jsonl", settings, jobs=2)
+    assert summary.regraded == 40
+    assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
