@@ -2,13 +2,45 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 from toolscore_core.batches import BATCH
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome
-from toolscore_core.redaction import find_in_value, suspicious_value
+from toolscore_core.models import Check, CheckOutcome, ToolCall
+from toolscore_core.redaction import find_in_value, secret_key, suspicious, suspicious_value
+
+_STR = frozenset((str,))
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def suspect(calls: Sequence[ToolCall]) -> bool:
+    """Whether any of ``calls`` could hold a credential in its arguments: False only when
+    walking each call's arguments would find none (the prefilter of a batch).
+
+    Flat arguments (plain values under string keys, the common case) are judged from their
+    distinct keys and their strings alone: a secret-named key, or a credential's shape in a
+    key, a string or raw arguments (one search over them, a line each). Numbers hold no
+    credential. Anything else is judged from the JSON text of the arguments.
+    """
+    given = [c.args for c in calls if c.args]
+    raws = [c.raw_args for c in calls if c.raw_args]
+    try:
+        keys = set(chain.from_iterable(given))
+        values = list(chain.from_iterable(map(dict.values, given)))
+        flat = set(map(type, keys)) <= _STR and set(map(type, values)) <= _PLAIN
+    except TypeError:  # arguments that are not objects
+        flat = False
+    if not flat:
+        return suspicious_value([[c.args, c.raw_args or ""] for c in calls])
+    if any(map(secret_key, keys)):
+        return True
+    texts = [*keys, *(v for v in values if type(v) is str), *raws]
+    return bool(texts) and suspicious("\n".join(texts))
 
 
 def run(context: EvaluationContext) -> CheckOutcome:
@@ -17,7 +49,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
     # One prefilter search over the arguments of each run of BATCH calls (a text that stays
     # in the CPU's cache); only the calls of a suspicious run are walked one by one.
     for start in range(0, len(calls), BATCH):
-        if not suspicious_value([[c.args, c.raw_args or ""] for c in calls[start:start + BATCH]]):
+        if not suspect(calls[start:start + BATCH]):
             continue
         for j in range(start, min(start + BATCH, len(calls))):
             call = calls[j]

@@ -144,3 +144,35 @@ def test_a_credential_far_into_a_long_trace_is_found_at_its_call() -> None:
     assert result is not None and result.status == "fail"
     calls = [f["call"] for f in result.details["findings"]]
     assert calls[0] == 3 and set(calls) == {3, 1_201} and calls == sorted(calls)
+
+
+_TEXTS = st.one_of(
+    st.sampled_from([AWS, OPENAI, ANTHROPIC, GITHUB, PASSWORD, "password=hunter2hunter2",
+                     "api_key: s3cr3tvalue99", "Authorization: Bearer abcdefghijklmnopqrstuv",
+                     "https://user:pa55word@example.com/x", "xoxb-123456789012-abcdefghij",
+                     "0.015779092702169626", "1234567890123456789", "q12", "", "key", "pass"]),
+    st.text(max_size=24))
+_KEYS = st.one_of(st.sampled_from(["q", "password", "api_key", "X-Api-Key", "token", "id",
+                                   "note", "secret", "passenger", AWS]), st.text(max_size=8))
+_VALUES = st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(), st.none(), _TEXTS)
+_ARGS = st.one_of(
+    st.none(),
+    st.dictionaries(_KEYS, _VALUES, max_size=4),
+    st.dictionaries(_KEYS, st.one_of(_VALUES, st.lists(_VALUES, max_size=3),
+                                     st.dictionaries(_KEYS, _VALUES, max_size=2)), max_size=3))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(_ARGS, st.one_of(st.none(), _TEXTS)), max_size=6))
+def test_the_batch_prefilter_lets_through_every_credential(calls: list[Any]) -> None:
+    """Calls the prefilter calls clean hold nothing that walking them would find."""
+    from toolscore_checks.credentials import suspect
+    from toolscore_core.models import ToolCall
+    from toolscore_core.redaction import find_in_value
+
+    records = [ToolCall(tool="t", args=args, raw_args=raw) for args, raw in calls]
+    found = any((c.args is not None and find_in_value(c.args))
+                or (c.raw_args is not None and find_in_value(c.raw_args, "$raw"))
+                for c in records)
+    if found:
+        assert suspect(records)
