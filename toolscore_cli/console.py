@@ -18,12 +18,13 @@ PIPE_WIDTH = 120
 def stdout() -> Console:
     from rich.console import Console
 
-    return Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+    return Console(highlight=False, emoji=False,
+                   width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
 
 @cache
 def stderr() -> Console:
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False,
+    return Console(stderr=True, highlight=False, emoji=False,
                    width=None if sys.stderr.isatty() else PIPE_WIDTH)

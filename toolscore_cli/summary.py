@@ -40,7 +40,8 @@ def _console(err: bool) -> Console:
     out = console.stderr() if err else console.stdout()
     if out.is_terminal:
         return out
-    return Console(file=out.file, width=max(out.width, TABLE_WIDTH), highlight=False)
+    return Console(file=out.file, width=max(out.width, TABLE_WIDTH), highlight=False,
+                   emoji=False)
 
 
 def print_summary(summary: Mapping[str, Any], *, err: bool = False) -> None:

@@ -25,7 +25,7 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(file=stream, highlight=False, soft_wrap=False,
+    console = Console(file=stream, highlight=False, soft_wrap=False, emoji=False,
                       width=None if stream.isatty() else 100)  # files and pipes: 100 columns
     record = evaluation.to_dict()
     metrics = record["metrics"]

@@ -25,3 +25,14 @@ def test_a_measured_zero_is_shown_as_zero_and_markup_is_not_interpreted() -> Non
                            [ToolCall(tool="[red]y", duration=0.0, result=1, is_error=False)]))
     assert "0.000s" in text
     assert "[red]y" in text
+
+
+def test_emoji_codes_in_trace_content_are_printed_as_written() -> None:
+    """Trace content is untrusted: ``:smile:`` in a tool name or an error stays text."""
+    text = render(evaluate([{"tool": "deploy:smile:"}],
+                           [ToolCall(tool="deploy:smile:", is_error=True,
+                                     error="failed :thumbs_up:")]))
+    assert "deploy:smile:" in text
+    assert "failed :thumbs_up:" in text
+    assert "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}" not in text
+    assert "\N{THUMBS UP SIGN}" not in text
