@@ -133,9 +133,16 @@ def cli_section() -> None:
         ("--help", [ours_cli, "--help"], [peer_cli, "--help"]),
         ("eval (3 calls)", [ours_cli, "eval", gold, trace], [peer_cli, "eval", gold, trace]),
     ):
-        a, b = wall([ours_cmd, peer_cmd])
+        if label.startswith("eval"):  # the floor runs in the same turns, beside both
+            floor = [sys.executable, str(HERE / "_floor.py")]
+            a, b, c = wall([ours_cmd, peer_cmd, floor])
+        else:
+            a, b = wall([ours_cmd, peer_cmd])
         print(f"{label:>15}: toolscore {a:.3f}  tool-scorer {b:.3f}  ratio {a / b:.2f} "
               "(target <= 0.50)")
+    print(f"{'floor':>15}: {c:.3f} s = {c / b:.2f} of tool-scorer's eval: Python importing "
+          "rich's Console and Table, attrs and\n                 pluggy and printing one "
+          "table, no toolscore code (bench/_floor.py)")
 
 
 if __name__ == "__main__":
