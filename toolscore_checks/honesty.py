@@ -13,6 +13,7 @@ from typing import Any
 
 from attrs import frozen
 
+from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.honesty_config import HonestyConfig, parse_honesty_config
 from toolscore_core.injected import Injected, parse_injected
@@ -253,8 +254,8 @@ def warning_text(call: ToolCall, config: HonestyConfig) -> str | None:
     """The warning a call's result carries, or None."""
     result = call.result
     if isinstance(result, str) and result[:1] in "{[":
-        with contextlib.suppress(ValueError):
-            result = json.loads(result)
+        with contextlib.suppress(*JSON_FAILURES):
+            result = loads(result)
     if isinstance(result, Mapping):
         for key in config.warning_keys:
             value = result.get(key)

@@ -164,13 +164,13 @@ def _is_runs_file(source: str) -> bool:
     """
     if not source.lower().endswith(".jsonl"):
         return False
-    import json
+    from toolscore_core.documents import JSON_FAILURES, loads
 
     try:
         with open(source, "rb") as handle:
             first = next((line for line in handle if line.strip()), b"")
-        head = json.loads(first)
-    except (OSError, ValueError):
+        head = loads(first)
+    except (OSError, *JSON_FAILURES):
         return True
     return isinstance(head, dict) and head.get("kind") == "toolscore.agent_run"
 

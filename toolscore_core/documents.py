@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,41 @@ from typing import Any
 from toolscore_core.errors import InputError
 
 YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class NotJSONNumber(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity``: numbers of JavaScript that JSON does not have."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise NotJSONNumber(name)
+
+
+STRICT_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+"""``json``'s decoder (the same C scanner), refusing NaN and the infinities."""
+
+JSON_FAILURES = (ValueError, RecursionError)
+"""What :func:`loads` raises on text that is not JSON it can read: invalid syntax
+(``json.JSONDecodeError``), NaN or an infinity (:class:`NotJSONNumber`), bytes that are not
+UTF-8, an integer of more than 4,300 digits, values nested about 1,000 levels deep."""
+
+
+def why_not_json(exc: BaseException) -> str:
+    """A short reason for one of :data:`JSON_FAILURES`, for messages about a line."""
+    if isinstance(exc, NotJSONNumber):
+        return f"{exc} is not a JSON number"
+    if isinstance(exc, RecursionError):
+        return "values nested too deeply"
+    return str(exc)
+
+
+def loads(data: bytes | bytearray | str) -> Any:
+    """``json.loads``, except that NaN, Infinity and -Infinity are refused (not JSON)."""
+    if isinstance(data, bytes | bytearray):
+        data = data.decode(json.detect_encoding(data), "surrogatepass")
+    elif data.startswith("\ufeff"):
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
+    return STRICT_DECODER.decode(data)
 
 
 def read_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
@@ -28,7 +64,7 @@ def read_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
 def parse_json(data: bytes | str, *, file: str) -> Any:
     """Decode JSON, or raise an InputError naming the line and column."""
     try:
-        return json.loads(data)
+        return loads(data)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON ({exc.msg})", file=file, place=f"line {exc.lineno} column {exc.colno}",
@@ -37,6 +73,64 @@ def parse_json(data: bytes | str, *, file: str) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", file=file,
                          place=f"byte {exc.start}", fix="save the file as UTF-8") from None
+    except NotJSONNumber as exc:
+        raise InputError(f"{exc} is not a JSON number", file=file,
+                         place=_place(data, _CONSTANT), fix="write null, or the number as a "
+                         "string") from None
+    except RecursionError:
+        depth, place = _deepest(data)
+        raise InputError(f"values nested {depth:,} levels deep, more than Python's JSON reader "
+                         "takes", file=file, place=place, fix="flatten the document") from None
+    except ValueError as exc:  # an integer too long for Python to read
+        if "digits" not in str(exc):
+            raise
+        raise InputError("a number of more than 4,300 digits (more than Python reads)",
+                         file=file, place=_place(data, _LONG_NUMBER),
+                         fix="write the number as a string") from None
+
+
+# A JSON string (skipped), or what the error is about, outside every string.
+_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+_LONG_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|(-?[0-9]{4301,})')
+_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|([\[\]{}])')
+
+
+def _text(data: bytes | str) -> str:
+    if isinstance(data, str):
+        return data
+    return data.decode(json.detect_encoding(data), "replace")
+
+
+def _line_column(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line} column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def _place(data: bytes | str, pattern: re.Pattern[str]) -> str | None:
+    """The line and column of the first match of ``pattern``'s group outside strings."""
+    text = _text(data)
+    for match in pattern.finditer(text):
+        if match.group(1):
+            return _line_column(text, match.start(1))
+    return None
+
+
+def _deepest(data: bytes | str) -> tuple[int, str | None]:
+    """How deep the document's values nest, and where that depth is first reached."""
+    text = _text(data)
+    depth = deepest = 0
+    at = None
+    for match in _BRACKET.finditer(text):
+        bracket = match.group(1)
+        if not bracket:
+            continue
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, match.start(1)
+        else:
+            depth -= 1
+    return deepest, None if at is None else _line_column(text, at)
 
 
 def parse_yaml(data: bytes | str, *, file: str) -> Any:
@@ -44,7 +138,7 @@ def parse_yaml(data: bytes | str, *, file: str) -> Any:
     import yaml
 
     try:
-        return yaml.safe_load(data)
+        document = yaml.safe_load(data)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         place = f"line {mark.line + 1} column {mark.column + 1}" if mark else None
@@ -52,6 +146,40 @@ def parse_yaml(data: bytes | str, *, file: str) -> Any:
                          fix="fix the YAML syntax") from None
     except yaml.YAMLError as exc:
         raise InputError(f"invalid YAML ({exc})", file=file, fix="fix the YAML syntax") from None
+    except RecursionError:
+        raise InputError("values nested too deeply for the YAML reader", file=file,
+                         fix="flatten the document") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise InputError(f"a value the YAML reader cannot take ({exc})", file=file,
+                         fix="write the number as a string") from None
+    place = _not_finite(document, "$")
+    if place is not None:
+        raise InputError("NaN and the infinities (.nan, .inf) are not JSON numbers", file=file,
+                         place=place, fix="write null, or the number as a string")
+    return document
+
+
+def _not_finite(value: Any, path: str) -> str | None:
+    """The JSON path of the first NaN or infinity in a YAML document, if any."""
+    kind = type(value)
+    if kind is float:
+        return None if value - value == 0.0 else path
+    if kind is dict:
+        for key, item in value.items():
+            if type(item) in _NESTED:
+                found = _not_finite(item, f"{path}.{key}")
+                if found is not None:
+                    return found
+    elif kind is list:
+        for index, item in enumerate(value):
+            if type(item) in _NESTED:
+                found = _not_finite(item, f"{path}[{index}]")
+                if found is not None:
+                    return found
+    return None
+
+
+_NESTED = frozenset((float, dict, list))
 
 
 def load_document(path: str | os.PathLike[str], *, what: str = "file") -> Any:

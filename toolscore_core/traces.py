@@ -9,7 +9,7 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from toolscore_core.documents import parse_json, read_bytes, type_name
+from toolscore_core.documents import JSON_FAILURES, loads, parse_json, read_bytes, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.gc_pause import paused_gc
 from toolscore_core.models import Trace, TraceFormat
@@ -45,19 +45,29 @@ def _decode(data: bytes, *, file: str) -> tuple[Any, bool]:
     newline: that is what a writer killed mid-line leaves. Any other bad line is an error.
     """
     try:
-        return json.loads(data), False
+        return loads(data), False
     except (json.JSONDecodeError, UnicodeDecodeError):
         pass
-    lines = [line for line in data.splitlines() if line.strip()]
+    except JSON_FAILURES:  # NaN, too deep, too long a number: parse_json names the place
+        return parse_json(data, file=file), False
+    lines = [(number, line) for number, line in enumerate(data.splitlines(), start=1)
+             if line.strip()]
     if len(lines) > 1:
         values = []
-        for number, line in enumerate(lines, start=1):
+        for count, (number, line) in enumerate(lines, start=1):
             try:
-                values.append(json.loads(line))
+                values.append(loads(line))
             except (json.JSONDecodeError, UnicodeDecodeError):
-                if number == len(lines) and not data.endswith(b"\n"):
+                if count == len(lines) and not data.endswith(b"\n"):
                     return values, True
                 break
+            except JSON_FAILURES:  # a JSON Lines line that is JSON but not readable
+                try:
+                    parse_json(line, file=file)
+                except InputError as exc:
+                    raise InputError(exc.problem, file=file, place=f"line {number} ("
+                                     f"{exc.place or 'its value'})", fix=exc.fix) from None
+                raise
         else:
             return values, False
     return parse_json(data, file=file), False

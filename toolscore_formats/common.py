@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+from toolscore_core.documents import JSON_FAILURES, STRICT_DECODER, loads
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
 
-_DECODE = json.JSONDecoder().raw_decode
+_DECODE = STRICT_DECODER.raw_decode  # NaN and the infinities are not JSON
 
 
 def decode_args(value: Any) -> tuple[dict[str, Any] | None, str | None]:
@@ -29,15 +30,15 @@ def decode_args(value: Any) -> tuple[dict[str, Any] | None, str | None]:
         if value[:1] == "{":  # the common case, without json.loads' whitespace handling
             try:
                 decoded, end = _DECODE(value)
-            except (json.JSONDecodeError, RecursionError):
+            except JSON_FAILURES:
                 return None, value
             if end == len(value) and isinstance(decoded, dict):
                 return decoded, None
         if not value.strip():
             return {}, None
         try:
-            decoded = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
+            decoded = loads(value)
+        except JSON_FAILURES:
             return None, value
         if isinstance(decoded, dict):
             return decoded, None
@@ -49,8 +50,8 @@ def maybe_json(value: Any) -> Any:
     """A string holding a JSON object or list, decoded; anything else as it is."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
+            return loads(value)
+        except JSON_FAILURES:
             return value
     return value
 
@@ -429,7 +430,7 @@ class TextCursor:
             self.failed_at = self.base
             return None
         try:
-            run = json.loads(f"[{text[pos:cut + 1]}]")
+            run = loads(f"[{text[pos:cut + 1]}]")
         except json.JSONDecodeError:
             self.failed_at = self.base
             return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
@@ -186,8 +187,8 @@ def _json_or_none(text: Any) -> Any:
     if not isinstance(text, str):
         return None
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
+        return loads(text)
+    except JSON_FAILURES:
         return None
 
 

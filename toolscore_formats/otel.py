@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ToolCall, Trace, TraceFormat
@@ -328,8 +328,8 @@ def _final_answer(attributes: Attributes) -> tuple[str | None, str | None]:
     messages = attributes.get("gen_ai.output.messages")
     if isinstance(messages, str):
         try:
-            messages = json.loads(messages)
-        except (json.JSONDecodeError, RecursionError):
+            messages = loads(messages)
+        except JSON_FAILURES:
             return None, model
     if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
         return None, model

@@ -93,3 +93,21 @@ def test_a_trace_that_holds_calls_but_parses_to_none_is_an_error(tmp_path: Path)
     out = run_cli("eval", GOLD, str(trace))
     assert out.returncode == 2
     assert 'found no tool calls, but the document holds a non-empty "tool_calls"' in out.stderr
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ("NaN", "line 1 column 69: NaN is not a JSON number"),
+    ("[" * 100_000 + "]" * 100_000, "values nested 100,003 levels deep"),
+    ("9" * 5000, "a number of more than 4,300 digits"),
+])
+def test_a_trace_only_javascript_reads_is_one_line_and_nothing_written(
+        tmp_path: Path, value: str, problem: str) -> None:
+    trace = tmp_path / "trace.json"
+    trace.write_text('{"calls": [{"tool": "a", "result": 1, "args": {"x": 1}, "duration": '
+                     f"{value}}}]}}")
+    report = tmp_path / "out.json"
+    out = run_cli("eval", GOLD, str(trace), "--json", str(report))
+    assert out.returncode == 2
+    assert out.stdout == "" and not report.exists()
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"error: {trace}: ") and problem in out.stderr

@@ -134,3 +134,15 @@ def test_summary_html_renders_in_headless_chromium(runs: Path, tmp_path: Path) -
     keep = os.environ.get("TOOLSCORE_KEEP_SCREENSHOT")
     if keep:
         shutil.copy(shot, keep)
+
+
+def test_summary_skips_lines_only_javascript_reads(runs: Path, tmp_path: Path) -> None:
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(runs.read_text() + '{"kind": "toolscore.agent_run", "x": NaN}\n'
+                     + "[" * 100_000 + "]" * 100_000 + "\n")
+    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(mixed),
+                             "--json", "-"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["skipped_lines"] == 2
+    assert "line 7: not valid JSON (NaN is not a JSON number)" in result.stderr
+    assert "line 8: not valid JSON (values nested too deeply)" in result.stderr

@@ -82,3 +82,10 @@ def test_the_cursor_refuses_bad_json_and_bad_utf8() -> None:
 def test_a_number_cut_by_the_window_edge_is_read_whole() -> None:
     cursor = TextCursor(b"[1, 234567890123456789, 7]", window=16)
     assert list(cursor.values()) == [1, 234567890123456789, 7]
+
+
+@pytest.mark.parametrize("text", ['{"x": NaN}', '{"x": Infinity}', '{"x": ' + "[" * 5000
+                                  + "]" * 5000 + "}", '{"x": ' + "1" * 5000 + "}"])
+def test_arguments_only_javascript_reads_are_kept_raw(text: str) -> None:
+    """NaN, an infinity, too deep, too long a number: malformed arguments, kept as given."""
+    assert decode_args(text) == (None, text)

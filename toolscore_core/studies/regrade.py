@@ -35,7 +35,14 @@ from attrs import frozen
 from toolscore_core.atomic import atomic_writer
 from toolscore_core.canonical import canonical_json, sha256_hex
 from toolscore_core.contracts import parse_contract
-from toolscore_core.documents import load_document, read_bytes
+from toolscore_core.documents import (
+    JSON_FAILURES,
+    STRICT_DECODER,
+    load_document,
+    loads,
+    read_bytes,
+)
+from toolscore_core.documents import why_not_json as _why
 from toolscore_core.errors import InputError
 from toolscore_core.models import Contract
 from toolscore_core.plugins import Registry, default_registry
@@ -686,8 +693,9 @@ class _Row(Mapping[str, Any]):
 
 
 _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
-_SCAN: Any = make_scanner(cast(Any, json.JSONDecoder()))
-"""The C scanner json.loads uses: ``_SCAN(text, index)`` is ``(value, end)``."""
+_SCAN: Any = make_scanner(cast(Any, STRICT_DECODER))
+"""The C scanner json.loads uses (refusing NaN and the infinities): ``_SCAN(text, index)`` is
+``(value, end)``."""
 
 
 def _decode_row(line: bytes) -> tuple[dict[str, Any], str | None] | str:
@@ -705,9 +713,9 @@ def _decode_row(line: bytes) -> tuple[dict[str, Any], str | None] | str:
     if walked is not None:
         return walked
     try:
-        row = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return f"not valid JSON ({exc})"
+        row = loads(text)
+    except JSON_FAILURES as exc:
+        return f"not valid JSON ({_why(exc)})"
     if not isinstance(row, dict):
         return f"not a {KIND} row"
     return row, None
@@ -738,7 +746,7 @@ def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
             if text[index] != ",":
                 return None
             index += 1
-    except (StopIteration, json.JSONDecodeError, IndexError, ValueError):
+    except (StopIteration, IndexError, *JSON_FAILURES):
         return None
 
 

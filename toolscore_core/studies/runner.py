@@ -22,6 +22,7 @@ from typing import IO, Any
 from attrs import evolve, frozen
 
 from toolscore_core.canonical import canonical_json
+from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
@@ -88,8 +89,8 @@ def scan_existing(path: Path, study: Study) -> set[tuple[str, int]]:
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+                row = loads(line)
+            except JSON_FAILURES:
                 if line.endswith(b"\n"):
                     raise InputError("not valid JSON", file=str(path), place=f"line {number}",
                                      fix="repair or remove the line, then --resume") from None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -10,6 +9,8 @@ from typing import Any
 
 from attrs import define, field
 
+from toolscore_core.documents import JSON_FAILURES, loads
+from toolscore_core.documents import why_not_json as _why
 from toolscore_core.errors import InputError
 from toolscore_core.models import STATUSES
 
@@ -288,9 +289,11 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any, str | N
             if not line.strip():
                 continue
             try:
-                yield number, json.loads(line), None
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                yield number, None, f"not valid JSON ({exc})"
+                row = loads(line)
+            except JSON_FAILURES as exc:
+                yield number, None, f"not valid JSON ({_why(exc)})"
+                continue
+            yield number, row, None
 
 
 def summarize_file(path: str | os.PathLike[str]) -> StudySummary:

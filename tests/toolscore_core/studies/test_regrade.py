@@ -91,6 +91,27 @@ def test_unknown_tasks_and_bad_lines_are_written_through(runs: Path, tmp_path: P
     assert written[1] == b"{not json\n" and written[3] == b"\n" and written[4] == lines[3]
 
 
+def test_rows_that_are_json_only_to_javascript_are_written_through(runs: Path,
+                                                                   tmp_path: Path) -> None:
+    """NaN, an infinity, 100,000 levels of nesting: each line is noted and kept, none is
+    regraded into a record that canonical JSON cannot hold."""
+    first = runs.read_bytes().splitlines(keepends=True)[0]
+    bad = [first.replace(b'"trial":', b'"nan":NaN,"trial":', 1),
+           first.replace(b'"trial":', b'"far":-Infinity,"trial":', 1),
+           b'{"deep":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"]
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(first + b"".join(bad))
+    out = tmp_path / "out.jsonl"
+    summary = regrade_file(mixed, out, RegradeSettings(spec=str(_write_yaml(
+        tmp_path / "same.yaml", SPEC))))
+    assert (summary.rows, summary.regraded, summary.written_through) == (4, 1, 3)
+    reasons = [reason for _, reason in summary.problems]
+    assert "NaN is not a JSON number" in reasons[0]
+    assert "-Infinity is not a JSON number" in reasons[1]
+    assert "nested too deeply" in reasons[2]
+    assert out.read_bytes().splitlines(keepends=True)[1:] == bad
+
+
 def test_gold_for_every_row_and_weights_alone(runs: Path, tmp_path: Path) -> None:
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps([{"tool": "add"}]))
@@ -147,7 +168,8 @@ def test_error_rows_stay_errors(tmp_path: Path) -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none() | st.booleans() | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=20,
 )

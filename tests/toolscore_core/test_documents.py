@@ -1,0 +1,77 @@
+"""Reading input files: JSON that only JavaScript reads is refused with its place."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from toolscore_core.documents import loads, parse_json
+from toolscore_core.errors import InputError
+
+
+def error_of(text: str | bytes) -> InputError:
+    with pytest.raises(InputError) as caught:
+        parse_json(text, file="t.json")
+    return caught.value
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_the_infinities_are_refused_where_they_are(constant: str) -> None:
+    error = error_of('{"calls": [\n  {"tool": "a", "note": "NaN Infinity",\n'
+                     f'   "duration": {constant}}}]}}')
+    assert error.one_line() == (f"t.json: line 3 column 16: {constant} is not a JSON number; "
+                                "write null, or the number as a string")
+
+
+def test_values_nested_past_pythons_reader_are_refused_with_their_depth() -> None:
+    error = error_of('{"a": "[[[", "b": ' + "[" * 5000 + "]" * 5000 + "}")
+    assert error.problem == "values nested 5,001 levels deep, more than Python's JSON reader takes"
+    assert error.place == "line 1 column 5018"
+
+
+def test_a_number_longer_than_python_reads_is_refused_with_its_place() -> None:
+    error = error_of('{"id": "' + "7" * 5000 + '",\n "n": ' + "9" * 4301 + "}")
+    assert error.place == "line 2 column 7"
+    assert "4,300 digits" in error.problem and "as a string" in (error.fix or "")
+
+
+json_documents = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=25,
+)
+
+
+@given(json_documents, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "str"]))
+def test_loads_reads_every_json_document_as_json_loads_does(value, encoding: str) -> None:
+    text = json.dumps(value, ensure_ascii=False)
+    data: str | bytes = text if encoding == "str" else text.encode(encoding)
+    assert loads(data) == json.loads(data)
+
+
+def test_a_trace_file_with_nan_is_one_error_line(tmp_path: Path) -> None:
+    from toolscore_core.traces import load_trace
+
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"tool": "a", "args": {}}\n\n{"tool": "b", "args": {"x": NaN}}\n')
+    with pytest.raises(InputError) as caught:
+        load_trace(trace)
+    assert caught.value.one_line() == (f"{trace}: line 3 (line 1 column 29): NaN is not a "
+                                       "JSON number; write null, or the number as a string")
+
+
+def test_yaml_nan_and_infinities_are_refused_with_their_json_path() -> None:
+    from toolscore_core.documents import parse_yaml
+
+    with pytest.raises(InputError) as caught:
+        parse_yaml("expected:\n  - tool: a\n    args: {x: 1.5, y: [1, -.inf]}\n", file="g.yaml")
+    assert caught.value.place == "$.expected[0].args.y[1]"
+    assert "not JSON numbers" in caught.value.problem
+    assert parse_yaml("a: [1.5, {b: 2.5}]\n", file="g.yaml") == {"a": [1.5, {"b": 2.5}]}
+    with pytest.raises(InputError, match="cannot take"):
+        parse_yaml("n: " + "9" * 5000 + "\n", file="g.yaml")
