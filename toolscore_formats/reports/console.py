@@ -14,6 +14,7 @@ from toolscore_formats.reports.text import (
     latency_text,
     metric_rows,
     score_text,
+    visible,
 )
 
 STATUS_STYLE = {"pass": "green", "fail": "bold red", "unknown": "yellow"}
@@ -22,7 +23,6 @@ TOP = 5
 
 def write(evaluation: Evaluation, stream: TextIO) -> None:
     from rich.console import Console
-    from rich.markup import escape
     from rich.table import Table
 
     console = Console(file=stream, highlight=False, soft_wrap=False, emoji=False,
@@ -33,14 +33,14 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     console.print(
         f"[bold]Score {score_text(record['score'], record['grade'])}[/bold]  "
         f"({record['coverage']['calls']} calls vs {len(record['calls']['expected'])} expected"
-        f"{', format ' + escape(trace['format']) if trace['format'] else ''})"
+        f"{', format ' + _clean(trace['format']) if trace['format'] else ''})"
     )
     table = Table(show_header=True, header_style="bold")
     table.add_column("Metric")
     table.add_column("Value", justify="right")
     table.add_column("Weight", justify="right")
     for name, value, weight in metric_rows(record):
-        table.add_row(escape(name), escape(value), weight)
+        table.add_row(_clean(name), _clean(value), weight)
     table.add_row("latency", latency_text(metrics), "")
     table.add_row("cost", cost_text(metrics), "")
     if isinstance(metrics.get("efficiency_metrics"), dict):
@@ -50,7 +50,7 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     if problems:
         console.print("[bold]What went wrong[/bold]")
         for line in problems[:TOP]:
-            console.print(f"  - {escape(line)}")
+            console.print(f"  - {_clean(line)}")
         if len(problems) > TOP:
             console.print(f"  … and {len(problems) - TOP} more (see --json)")
     console.print(f"[bold]{evaluation.evidence.summary()}[/bold]")
@@ -58,8 +58,15 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
         if check["status"] == "pass":
             continue
         style = STATUS_STYLE[check["status"]]
-        console.print(f"  [{style}]{check['status']:<7}[/{style}] {escape(check['check'])}: "
-                      f"{escape(check['reason'])}")
+        console.print(f"  [{style}]{check['status']:<7}[/{style}] {_clean(check['check'])}: "
+                      f"{_clean(check['reason'])}")
+
+
+def _clean(text: str) -> str:
+    """Untrusted text as rich prints it verbatim: no markup, no control characters."""
+    from rich.markup import escape
+
+    return escape(visible(text))
 
 
 @hookimpl

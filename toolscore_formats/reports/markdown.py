@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, TextIO
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
+from toolscore_formats.reports.text import visible
 
 if TYPE_CHECKING:  # the view is loaded when a report is written
     from toolscore_formats.reports.view import ReportView
@@ -28,6 +29,7 @@ def escape(text: str) -> str:
     table (``|``, newlines), start a code span, link or emphasis, nor inject HTML: ``<``,
     ``>`` and ``&`` become entities and newlines become ``<br>``.
     """
+    text = visible(_NEWLINES.sub("\n", text))  # no ESC, BEL, ... for a terminal to obey
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _PUNCTUATION.sub(r"\\\1", text)
     text = _LOOSE_UNDERSCORE.sub(r"\\_", text)
@@ -43,10 +45,11 @@ def _escape_block_start(match: re.Match[str]) -> str:
 
 
 def code_block(text: str) -> str:
-    """``text`` verbatim in a fenced block whose fence no run of backticks in it can close."""
+    """``text`` verbatim (control characters as ``\\xNN``) in a fenced block whose fence no
+    run of backticks in it can close."""
     runs = [len(run) for run in re.findall(r"`+", text)]
     fence = "`" * max(3, max(runs, default=0) + 1)
-    body = _NEWLINES.sub("\n", text)
+    body = visible(_NEWLINES.sub("\n", text))  # control characters shown, not obeyed
     return f"{fence}text\n{body}\n{fence}"
 
 

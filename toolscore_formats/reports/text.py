@@ -8,6 +8,17 @@ from typing import Any
 
 from toolscore_core.matchers import Matcher
 
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x09), *range(0x0B, 0x20), 0x7F,
+                                                   *range(0x80, 0xA0))}
+
+
+def visible(text: str) -> str:
+    """``text`` with its control characters (ESC, BEL, CR, backspace, ...) written as
+    ``\\xNN``: text from a trace can neither move the cursor, clear the screen nor retitle
+    the terminal it is printed in. Newlines and tabs are kept."""
+    return text.translate(_CONTROLS)
+
+
 MEASURE_METRICS = ("latency_metrics", "cost_metrics", "efficiency_metrics")
 """Metrics shown as their own lines (latency, cost, failed calls), not as table rows."""
 

@@ -36,3 +36,12 @@ def test_emoji_codes_in_trace_content_are_printed_as_written() -> None:
     assert "failed :thumbs_up:" in text
     assert "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}" not in text
     assert "\N{THUMBS UP SIGN}" not in text
+
+
+def test_control_characters_in_trace_content_cannot_drive_the_terminal() -> None:
+    """ESC sequences (clear screen, set title), BEL and CR from a trace are shown, not sent."""
+    tool = "deploy\x1b[2J"
+    text = render(evaluate([{"tool": tool}],
+                           [ToolCall(tool=tool, is_error=True, error="x\x1b]0;pwned\x07y\rz")]))
+    assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+    assert "deploy\\x1b[2J" in text and "x\\x1b]0;pwned\\x07y\\x0dz" in text

@@ -169,3 +169,13 @@ def test_no_check_and_no_call_still_make_a_report() -> None:
     assert "0 calls vs 0 expected" in lines
     assert "- Failed calls: unknown" in lines
     assert lines[lines.index("## Final answer") + 2] == "unknown"
+
+
+def test_control_characters_are_shown_not_written() -> None:
+    """A report opened with ``cat`` or ``less -R`` obeys no ESC, BEL or C1 code of a trace."""
+    nasty = "a\x1b[2Jb\x07\x9b31m"
+    assert escape(nasty) == "a\\\\x1b\\[2Jb\\\\x07\\\\x9b31m"
+    assert code_block(nasty) == "```text\na\\x1b[2Jb\\x07\\x9b31m\n```"
+    text = markdown(evaluate([{"tool": "t"}], [ToolCall(tool="t", result=nasty,
+                                                        is_error=False)], final_answer=nasty))
+    assert not any(ch in text for ch in "\x1b\x07\x9b")
