@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> Any:
         fast_eval.main(args[1:])  # exits, unless the arguments need click's parser
     import click
 
+    from toolscore_cli.console import error_line
     from toolscore_cli.group import cli
     from toolscore_core.errors import ToolscoreError
 
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> Any:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except ToolscoreError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(error_line(exc), err=True)
         sys.exit(2)
     except BrokenPipeError:
         sys.exit(1)

@@ -28,3 +28,12 @@ def stderr() -> Console:
 
     return Console(stderr=True, highlight=False, emoji=False,
                    width=None if sys.stderr.isatty() else PIPE_WIDTH)
+
+
+def error_line(exc: BaseException) -> str:
+    """``error: <message>`` for bad input, with credentials masked and control characters
+    shown as ``\\xNN``: messages quote the input (an unknown key, a value), which is untrusted."""
+    from toolscore_core.redaction import redact_text
+    from toolscore_formats.reports.text import visible
+
+    return f"error: {visible(redact_text(str(exc)))}"

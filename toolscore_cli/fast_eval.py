@@ -123,7 +123,9 @@ def main(args: list[str]) -> None:
     except ToolscoreError as exc:
         import click
 
-        click.echo(f"error: {exc}", err=True)
+        from toolscore_cli.console import error_line
+
+        click.echo(error_line(exc), err=True)
         sys.exit(2)
     except OSError as exc:
         import errno

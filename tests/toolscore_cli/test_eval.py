@@ -111,3 +111,15 @@ def test_a_trace_only_javascript_reads_is_one_line_and_nothing_written(
     assert out.stdout == "" and not report.exists()
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"error: {trace}: ") and problem in out.stderr
+
+
+def test_an_error_that_quotes_a_credential_masks_it(tmp_path: Path) -> None:
+    """Error lines quote the input (an unknown key here): credentials are masked there too,
+    on eval's own fast path and on click's."""
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps([{"tool": "a", token: 1}]))
+    for args in (("eval", str(gold), TRACE), ("regrade", TRACE, "--gold", str(gold))):
+        out = run_cli(*args)
+        assert out.returncode == 2
+        assert token not in out.stderr and "unknown key 'ghp_…89'" in out.stderr
