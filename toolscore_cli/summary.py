@@ -50,16 +50,17 @@ def print_summary(summary: Mapping[str, Any], *, err: bool = False) -> None:
     from rich.table import Table
 
     from toolscore_core.studies.render import COLUMNS, task_cells, total_cells
+    from toolscore_formats.reports.text import visible
 
     out = _console(err)
     k = summary["k"]
-    table = Table(title=escape(f"Study {', '.join(summary['studies']) or '(no runs)'}"),
+    table = Table(title=escape(visible(f"Study {', '.join(summary['studies']) or '(no runs)'}")),
                   header_style="bold")
     for i, name in enumerate(COLUMNS):
         table.add_column(f"pass^{k}" if name == "pass^k" else name,
                          justify="left" if i == 0 else "right")
     for task in summary["tasks"]:
-        table.add_row(*(escape(c) for c in task_cells(task, k)))
+        table.add_row(*(escape(visible(c)) for c in task_cells(task, k)))
     table.add_section()
     table.add_row(*(escape(c) for c in total_cells(summary)), style="bold")
     out.print(table)
@@ -72,6 +73,7 @@ def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
 
     from toolscore_core.redaction import redact_text
     from toolscore_core.studies.render import regrade_cells
+    from toolscore_formats.reports.text import visible
 
     out = _console(err)
     table = Table(title="Regrade", header_style="bold")
@@ -79,17 +81,17 @@ def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
                               "Mean score before", "Mean score after", "Flipped")):
         table.add_column(name, justify="left" if i in (0, 6) else "right")
     for task in data["tasks"]:
-        table.add_row(*(escape(c) for c in regrade_cells(task)))
+        table.add_row(*(escape(visible(c)) for c in regrade_cells(task)))
     out.print(table)
     flipped = data["flipped_tasks"]
     out.print(f"{data['rows']} rows: {data['regraded']} regraded, {data['written_through']} "
               "written through unchanged. "
-              + (f"Flipped: {escape(', '.join(flipped))}." if flipped else "No task flipped."),
+              + (f"Flipped: {visible(', '.join(flipped))}." if flipped else "No task flipped."),
               markup=False)
     for problem in data["problems"]:
-        console.stderr().print(f"line {problem['line']}: {redact_text(problem['problem'])} "
-                               "(written through unchanged)", markup=False,
-                               soft_wrap=True)
+        reason = visible(redact_text(problem["problem"]))
+        console.stderr().print(f"line {problem['line']}: {reason} (written through unchanged)",
+                               markup=False, soft_wrap=True)
     if data["written_through"] > len(data["problems"]):
         console.stderr().print(f"… and {data['written_through'] - len(data['problems'])} more",
                                markup=False)

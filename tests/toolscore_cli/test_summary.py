@@ -146,3 +146,16 @@ def test_summary_skips_lines_only_javascript_reads(runs: Path, tmp_path: Path) -
     assert json.loads(result.stdout)["skipped_lines"] == 2
     assert "line 7: not valid JSON (NaN is not a JSON number)" in result.stderr
     assert "line 8: not valid JSON (values nested too deeply)" in result.stderr
+
+
+def test_summary_table_shows_control_characters_of_task_ids(runs: Path,
+                                                             tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in runs.read_text().splitlines()]
+    for row in rows:
+        if row["task_id"] == "ok":
+            row["task_id"] = "ok\x1b[2J[red]"
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    result = CliRunner().invoke(cli, ["summary", str(edited)])
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "ok\\x1b[2J[red]" in result.output
