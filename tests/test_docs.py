@@ -86,3 +86,18 @@ def test_the_testing_example_in_plugins_md_passes() -> None:
         namespace["test_slow_calls_fail"]()  # type: ignore[operator]
     finally:
         sys.modules.pop("toolscore_acme", None)
+
+
+def test_the_readme_shows_what_its_first_command_prints() -> None:
+    """The README's verdict is the one `toolscore eval` prints today, byte for byte."""
+    from tests.conftest import run_cli
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"```\n(python3 -m venv .*?)\n```", readme)
+    assert command and command.group(1).endswith(
+        "toolscore eval examples/gold.json examples/trace.json")
+    shown = re.search(r"The first command prints:\n\n```\n(.*?)```", readme, re.S)
+    assert shown, "README has no output block after 'The first command prints:'"
+    out = run_cli("eval", "examples/gold.json", "examples/trace.json")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown.group(1)
