@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from attrs import frozen
@@ -165,49 +166,67 @@ def _zeros(flags: bytearray) -> tuple[int, ...]:
 _LOOKAHEAD = 4
 
 
-def _identical(wanted: ExpectedCall, made: ToolCall) -> bool:
-    """Same tool and strictly equal literal arguments (a matcher never equals a value)."""
-    want, got = wanted.args, made.args
-    return (wanted.tool == made.tool and want is not None and got is not None
-            and want == got and _same_types(want, got))
-
-
 def _pair_in_order(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], pairs: list[Pair],
     done: bytearray, used: bytearray,
 ) -> None:
-    """Pair identical calls met walking both lists in order, re-syncing past small gaps."""
+    """Pair identical calls met walking both lists in order, re-syncing past small gaps.
+
+    The walk reads columns of the records (made in C passes) and checks value types inline:
+    it is the one loop that visits every call.
+    """
     n, m = len(expected), len(actual)
+    e_tools = list(map(_TOOL, expected))
+    e_args = list(map(_ARGS, expected))
+    a_tools = list(map(_TOOL, actual))
+    a_args = list(map(_ARGS, actual))
+    failed = list(map(_IS_ERROR, actual))
     i = j = 0
     append = pairs.append
     while i < n and j < m:
-        wanted = expected[i]
-        made = actual[j]
-        want = wanted.args
-        if (want is not None and wanted.tool == made.tool and want == made.args
-                and _same_types(want, made.args)):
-            if made.is_error:  # a failure: the hash pass looks for a successful retry
-                i += 1
-                j += 1
-                continue
-            done[i] = used[j] = 1
-            append(_new_pair(Pair, (i, j, len(want), 1.0, True)))
-            i += 1
-            j += 1
-            continue
-        tool = wanted.tool
+        want = e_args[i]
+        tool = e_tools[i]
+        if want is not None and tool == a_tools[j]:
+            got = a_args[j]
+            if want == got:
+                for name, value in want.items():  # equal, and of the same types (true is not 1)
+                    kind = type(value)
+                    other = got[name]
+                    if kind is not type(other) or (
+                            (kind is dict or kind is list) and not values_match(value, other)):
+                        break
+                else:
+                    if not failed[j]:
+                        done[i] = used[j] = 1
+                        append(_new_pair(Pair, (i, j, len(want), 1.0, True)))
+                    # a failure is passed over: the hash pass looks for a successful retry
+                    i += 1
+                    j += 1
+                    continue
+        made_tool = a_tools[j]
+        got = a_args[j]
         for step in range(1, _LOOKAHEAD + 1):
-            if j + step < m and actual[j + step].tool == tool and _identical(
-                    wanted, actual[j + step]):
+            if (j + step < m and a_tools[j + step] == tool
+                    and _identical_args(want, a_args[j + step])):
                 j += step  # extra calls were made before this one
                 break
-            if i + step < n and expected[i + step].tool == made.tool and _identical(
-                    expected[i + step], made):
+            if (i + step < n and e_tools[i + step] == made_tool
+                    and _identical_args(e_args[i + step], got)):
                 i += step  # expected calls were skipped
                 break
         else:
             i += 1
             j += 1
+
+
+_TOOL = attrgetter("tool")
+_ARGS = attrgetter("args")
+_IS_ERROR = attrgetter("is_error")
+
+
+def _identical_args(want: dict[str, Any] | None, got: dict[str, Any] | None) -> bool:
+    """Strictly equal literal arguments (a matcher never equals a value), tools aside."""
+    return want is not None and got is not None and want == got and _same_types(want, got)
 
 
 def _pair_identical(
