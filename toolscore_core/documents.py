@@ -40,13 +40,37 @@ def why_not_json(exc: BaseException) -> str:
     return str(exc)
 
 
-def loads(data: bytes | bytearray | str) -> Any:
-    """``json.loads``, except that NaN, Infinity and -Infinity are refused (not JSON)."""
+class DuplicateKey(ValueError):
+    """An object names the same key twice (``json`` would keep the last one silently)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+_UNIQUE_KEYS_DECODER = json.JSONDecoder(parse_constant=_refuse_constant,
+                                        object_pairs_hook=_unique_pairs)
+
+
+def loads(data: bytes | bytearray | str, *, unique_keys: bool = False) -> Any:
+    """``json.loads``, except that NaN, Infinity and -Infinity are refused (not JSON), and
+    with ``unique_keys`` an object that names a key twice (:class:`DuplicateKey`)."""
     if isinstance(data, bytes | bytearray):
         data = data.decode(json.detect_encoding(data), "surrogatepass")
     elif data.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
-    return STRICT_DECODER.decode(data)
+    return (_UNIQUE_KEYS_DECODER if unique_keys else STRICT_DECODER).decode(data)
 
 
 def read_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
@@ -61,10 +85,11 @@ def read_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
         raise InputError(f"cannot read {what} ({exc.strerror})", file=str(path)) from None
 
 
-def parse_json(data: bytes | str, *, file: str) -> Any:
-    """Decode JSON, or raise an InputError naming the line and column."""
+def parse_json(data: bytes | str, *, file: str, unique_keys: bool = False) -> Any:
+    """Decode JSON, or raise an InputError naming the line and column. With ``unique_keys``
+    (contracts, specs, rules: files people write) a key named twice in one object is one."""
     try:
-        return loads(data)
+        return loads(data, unique_keys=unique_keys)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"invalid JSON ({exc.msg})", file=file, place=f"line {exc.lineno} column {exc.colno}",
@@ -73,6 +98,10 @@ def parse_json(data: bytes | str, *, file: str) -> Any:
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", file=file,
                          place=f"byte {exc.start}", fix="save the file as UTF-8") from None
+    except DuplicateKey as exc:
+        raise InputError(f"the key {exc.key!r} is given twice in one object", file=file,
+                         place=_duplicate_place(data, exc.key),
+                         fix="keep one of them (JSON readers silently keep the last)") from None
     except NotJSONNumber as exc:
         raise InputError(f"{exc} is not a JSON number", file=file,
                          place=_place(data, _CONSTANT), fix="write null, or the number as a "
@@ -115,6 +144,29 @@ def _place(data: bytes | str, pattern: re.Pattern[str]) -> str | None:
     return None
 
 
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
+_COLON = re.compile(r"\s*:")
+
+
+def _duplicate_place(data: bytes | str, key: str) -> str | None:
+    """Where ``key`` is named a second time in one object."""
+    text = _text(data)
+    objects: list[set[str] | None] = []  # per open bracket: the keys seen (None: a list)
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if token in "{[":
+            objects.append(set() if token == "{" else None)
+        elif token in "}]":
+            if objects:
+                objects.pop()
+        elif objects and objects[-1] is not None and _COLON.match(text, match.end()):
+            name = json.loads(token)
+            if name == key and name in objects[-1]:
+                return _line_column(text, match.start())
+            objects[-1].add(name)
+    return None
+
+
 def _deepest(data: bytes | str) -> tuple[int, str | None]:
     """How deep the document's values nest, and where that depth is first reached."""
     text = _text(data)
@@ -133,12 +185,21 @@ def _deepest(data: bytes | str) -> tuple[int, str | None]:
     return deepest, None if at is None else _line_column(text, at)
 
 
-def parse_yaml(data: bytes | str, *, file: str) -> Any:
-    """Decode YAML (safe loader), or raise an InputError naming the line."""
+def parse_yaml(data: bytes | str, *, file: str, unique_keys: bool = False) -> Any:
+    """Decode YAML (safe loader), or raise an InputError naming the line. With
+    ``unique_keys``, a key named twice in one mapping is one too."""
     import yaml
 
     try:
-        document = yaml.safe_load(data)
+        if unique_keys:
+            document = yaml.load(data, Loader=_unique_keys_loader())  # a SafeLoader
+        else:
+            document = yaml.safe_load(data)
+    except _YamlDuplicateKey as exc:
+        mark = exc.args[1]
+        raise InputError(f"the key {exc.args[0]!r} is given twice in one mapping", file=file,
+                         place=f"line {mark.line + 1} column {mark.column + 1}",
+                         fix="keep one of them (YAML readers silently keep the last)") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         place = f"line {mark.line + 1} column {mark.column + 1}" if mark else None
@@ -157,6 +218,39 @@ def parse_yaml(data: bytes | str, *, file: str) -> Any:
         raise InputError("NaN and the infinities (.nan, .inf) are not JSON numbers", file=file,
                          place=place, fix="write null, or the number as a string")
     return document
+
+
+class _YamlDuplicateKey(Exception):
+    """(key, mark) of a key a mapping names twice."""
+
+
+_LOADER: list[Any] = []
+
+
+def _unique_keys_loader() -> Any:
+    """yaml's SafeLoader, refusing a mapping that names a key twice (made once, on use)."""
+    if _LOADER:
+        return _LOADER[0]
+    import yaml
+
+    class UniqueKeysLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: set[Any] = set()
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=deep)
+                    try:
+                        if key in seen:
+                            raise _YamlDuplicateKey(key, key_node.start_mark)
+                        seen.add(key)
+                    except TypeError:  # an unhashable key: the loader reports it
+                        pass
+            return super().construct_mapping(node, deep=deep)
+
+    _LOADER.append(UniqueKeysLoader)
+    return UniqueKeysLoader
 
 
 def _not_finite(value: Any, path: str) -> str | None:
@@ -183,12 +277,13 @@ _NESTED = frozenset((float, dict, list))
 
 
 def load_document(path: str | os.PathLike[str], *, what: str = "file") -> Any:
-    """Read a JSON or YAML file (YAML by suffix ``.yaml``/``.yml``, else JSON)."""
+    """Read a JSON or YAML file people write (YAML by suffix ``.yaml``/``.yml``, else JSON):
+    a contract, rules, a config. A key named twice in one object is an error."""
     data = read_bytes(path, what=what)
     name = str(path)
     if name.lower().endswith(YAML_SUFFIXES):
-        return parse_yaml(data, file=name)
-    return parse_json(data, file=name)
+        return parse_yaml(data, file=name, unique_keys=True)
+    return parse_json(data, file=name, unique_keys=True)
 
 
 def type_name(value: Any) -> str:

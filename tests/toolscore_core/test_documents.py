@@ -75,3 +75,30 @@ def test_yaml_nan_and_infinities_are_refused_with_their_json_path() -> None:
     assert parse_yaml("a: [1.5, {b: 2.5}]\n", file="g.yaml") == {"a": [1.5, {"b": 2.5}]}
     with pytest.raises(InputError, match="cannot take"):
         parse_yaml("n: " + "9" * 5000 + "\n", file="g.yaml")
+
+
+def test_a_key_given_twice_in_a_contract_is_refused_with_its_place(tmp_path: Path) -> None:
+    """The second "args" would silently win: files people write are read strictly."""
+    from toolscore_core.contracts import load_contract
+
+    gold = tmp_path / "gold.json"
+    gold.write_text('[{"tool": "a", "args": {"x": 1, "y": {"x": 2}}},\n'
+                    ' {"tool": "b", "args": {"x": 1}, "args": {"x": 2}}]')
+    with pytest.raises(InputError) as caught:
+        load_contract(gold)
+    assert caught.value.one_line() == (
+        f"{gold}: line 2 column 34: the key 'args' is given twice in one object; keep one "
+        "of them (JSON readers silently keep the last)")
+    yaml_gold = tmp_path / "gold.yaml"
+    yaml_gold.write_text("expected:\n  - tool: a\n    args: {x: 1, x: 2}\n")
+    with pytest.raises(InputError) as caught:
+        load_contract(yaml_gold)
+    assert caught.value.place == "line 3 column 18" and "'x' is given twice" in str(caught.value)
+    yaml_gold.write_text("expected:\n  - tool: a\n    args: &b {x: 1}\n"
+                         "  - tool: b\n    args: {<<: *b, y: 2}\n")  # a merge key is no repeat
+    assert load_contract(yaml_gold).expected[1].args == {"x": 1, "y": 2}
+
+
+def test_traces_keep_json_s_last_key_wins() -> None:
+    """A trace is what a program wrote: it is read as Python's json reads it."""
+    assert loads('{"a": 1, "a": 2}') == {"a": 2}

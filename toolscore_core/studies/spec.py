@@ -159,9 +159,9 @@ def load_study(path: str | os.PathLike[str]) -> Study:
     name = str(path)
     data = read_bytes(path, what="study spec")
     if name.lower().endswith(YAML_SUFFIXES):
-        document = parse_yaml(data, file=name)
+        document = parse_yaml(data, file=name, unique_keys=True)
     else:
-        document = parse_json(data, file=name)
+        document = parse_json(data, file=name, unique_keys=True)
     return parse_study(document, file=name, sha256=sha256_hex(data))
 
 
