@@ -63,14 +63,29 @@ _UNIQUE_KEYS_DECODER = json.JSONDecoder(parse_constant=_refuse_constant,
                                         object_pairs_hook=_unique_pairs)
 
 
-def loads(data: bytes | bytearray | str, *, unique_keys: bool = False) -> Any:
+def loads(data: bytes | bytearray | str, *, unique_keys: bool = False,
+          decoder: json.JSONDecoder | None = None) -> Any:
     """``json.loads``, except that NaN, Infinity and -Infinity are refused (not JSON), and
-    with ``unique_keys`` an object that names a key twice (:class:`DuplicateKey`)."""
+    with ``unique_keys`` an object that names a key twice (:class:`DuplicateKey`). A
+    ``decoder`` given (see :func:`nulls_for_non_finite`) decides instead."""
     if isinstance(data, bytes | bytearray):
         data = data.decode(json.detect_encoding(data), "surrogatepass")
     elif data.startswith("\ufeff"):
         raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
-    return (_UNIQUE_KEYS_DECODER if unique_keys else STRICT_DECODER).decode(data)
+    if decoder is None:
+        decoder = _UNIQUE_KEYS_DECODER if unique_keys else STRICT_DECODER
+    return decoder.decode(data)
+
+
+def nulls_for_non_finite() -> tuple[json.JSONDecoder, list[str]]:
+    """A decoder that reads NaN, Infinity and -Infinity as null, and the list it adds each
+    one it met to (for a note: a program's output, not a document a person wrote)."""
+    met: list[str] = []
+
+    def as_null(name: str) -> None:
+        met.append(name)
+
+    return json.JSONDecoder(parse_constant=as_null), met
 
 
 def read_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:

@@ -9,7 +9,14 @@ from typing import Any
 
 from attrs import evolve, frozen
 
-from toolscore_core.documents import JSON_FAILURES, loads, parse_json, read_bytes, type_name
+from toolscore_core.documents import (
+    JSON_FAILURES,
+    loads,
+    nulls_for_non_finite,
+    parse_json,
+    read_bytes,
+    type_name,
+)
 from toolscore_core.errors import InputError
 from toolscore_core.gc_pause import paused_gc
 from toolscore_core.models import Trace, TraceFormat
@@ -38,28 +45,39 @@ def decode_trace_bytes(data: bytes, *, file: str) -> Any:
     return _decode(data, file=file)[0]
 
 
-def _decode(data: bytes, *, file: str) -> tuple[Any, bool]:
-    """The decoded document, and whether a torn last JSON Lines line was left out.
+def non_finite_note(met: list[str]) -> str:
+    """The note for a trace whose numbers were NaN or infinite (read as null)."""
+    kinds = ", ".join(sorted(set(met)))
+    return (f"{len(met)} value(s) written as {kinds} (numbers JSON does not have, as "
+            "Python's json writes them) were read as null: unknown, not a measurement")
+
+
+def _decode(data: bytes, *, file: str) -> tuple[Any, bool, list[str]]:
+    """The decoded document, whether a torn last JSON Lines line was left out, and the NaN
+    and infinities met (read as null: a trace is a program's output, and Python's json
+    writes them).
 
     Only the very last line may be torn, and only when the file does not end with a
     newline: that is what a writer killed mid-line leaves. Any other bad line is an error.
     """
+    decoder, met = nulls_for_non_finite()
     try:
-        return loads(data), False
+        return loads(data, decoder=decoder), False, met
     except (json.JSONDecodeError, UnicodeDecodeError):
         pass
-    except JSON_FAILURES:  # NaN, too deep, too long a number: parse_json names the place
-        return parse_json(data, file=file), False
+    except JSON_FAILURES:  # too deep, too long a number: parse_json names the place
+        return parse_json(data, file=file), False, met
+    met.clear()
     lines = [(number, line) for number, line in enumerate(data.splitlines(), start=1)
              if line.strip()]
     if len(lines) > 1:
         values = []
         for count, (number, line) in enumerate(lines, start=1):
             try:
-                values.append(loads(line))
+                values.append(loads(line, decoder=decoder))
             except (json.JSONDecodeError, UnicodeDecodeError):
                 if count == len(lines) and not data.endswith(b"\n"):
-                    return values, True
+                    return values, True, met
                 break
             except JSON_FAILURES:  # a JSON Lines line that is JSON but not readable
                 try:
@@ -69,8 +87,8 @@ def _decode(data: bytes, *, file: str) -> tuple[Any, bool]:
                                      f"{exc.place or 'its value'})", fix=exc.fix) from None
                 raise
         else:
-            return values, False
-    return parse_json(data, file=file), False
+            return values, False, met
+    return parse_json(data, file=file), False, met
 
 
 def load_trace(
@@ -87,12 +105,15 @@ def load_trace(
             streamed = _stream(data, trace_format, registry)
             if streamed is not None:
                 return streamed
-        document, torn = _decode(data, file=name)
+        document, torn, non_finite = _decode(data, file=name)
         del data
         trace, choice = parse_trace(document, trace_format=trace_format, registry=registry,
                                     file=name)
-    if torn:
-        trace = evolve(trace, notes=(*trace.notes, TORN_LINE_NOTE))
+    notes = [TORN_LINE_NOTE] if torn else []
+    if non_finite:
+        notes.append(non_finite_note(non_finite))
+    if notes:
+        trace = evolve(trace, notes=(*trace.notes, *notes))
     return trace, choice
 
 

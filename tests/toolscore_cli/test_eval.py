@@ -96,9 +96,8 @@ def test_a_trace_that_holds_calls_but_parses_to_none_is_an_error(tmp_path: Path)
 
 
 @pytest.mark.parametrize(("value", "problem"), [
-    ("NaN", "line 1 column 69: NaN is not a JSON number"),
-    ("[" * 100_000 + "]" * 100_000, "values nested 100,003 levels deep"),
-    ("9" * 5000, "a number of more than 4,300 digits"),
+    ("[" * 100_000 + "]" * 100_000, "line 1 column 100068: values nested 100,003 levels deep"),
+    ("9" * 5000, "line 1 column 69: a number of more than 4,300 digits"),
 ])
 def test_a_trace_only_javascript_reads_is_one_line_and_nothing_written(
         tmp_path: Path, value: str, problem: str) -> None:
@@ -123,3 +122,23 @@ def test_an_error_that_quotes_a_credential_masks_it(tmp_path: Path) -> None:
         out = run_cli(*args)
         assert out.returncode == 2
         assert token not in out.stderr and "unknown key 'ghp_…89'" in out.stderr
+
+
+def test_a_gold_file_with_nan_is_refused_and_a_trace_with_nan_reads_it_as_null(
+        tmp_path: Path) -> None:
+    gold = tmp_path / "gold.json"
+    gold.write_text('[{"tool": "a", "args": {"x": NaN}}]')
+    out = run_cli("eval", str(gold), TRACE)
+    assert out.returncode == 2 and out.stderr == (
+        f"error: {gold}: line 1 column 30: NaN is not a JSON number; write null, or the number "
+        "as a string\n")
+    trace = tmp_path / "trace.json"
+    trace.write_text('{"calls": [{"tool": "a", "args": {"x": 1}, "result": 1, '
+                     '"duration": NaN}]}')
+    out = run_cli("eval", str(write_json(tmp_path / "g.json", [{"tool": "a"}])), str(trace),
+                  "--json", "-")
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    assert record["calls"]["actual"][0]["duration"] is None
+    assert record["summary"]["latency_status"] == "unknown"
+    assert "read as null" in record["trace"]["notes"][0]

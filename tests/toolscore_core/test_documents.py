@@ -54,15 +54,32 @@ def test_loads_reads_every_json_document_as_json_loads_does(value, encoding: str
     assert loads(data) == json.loads(data)
 
 
-def test_a_trace_file_with_nan_is_one_error_line(tmp_path: Path) -> None:
+def test_a_trace_reads_nan_and_infinities_as_null_with_a_note(tmp_path: Path) -> None:
+    """A trace is a program's output, and Python's json writes NaN: unknown, never a number."""
     from toolscore_core.traces import load_trace
 
     trace = tmp_path / "trace.jsonl"
-    trace.write_text('{"tool": "a", "args": {}}\n\n{"tool": "b", "args": {"x": NaN}}\n')
+    trace.write_text('{"tool": "a", "args": {}, "duration": NaN, "result": 1}\n\n'
+                     '{"tool": "b", "args": {"x": -Infinity}, "cost": Infinity}\n')
+    loaded, _ = load_trace(trace)
+    assert [(c.duration, c.args, c.cost) for c in loaded.calls] == [
+        (None, {}, None), (None, {"x": None}, None)]
+    assert loaded.notes == ("3 value(s) written as -Infinity, Infinity, NaN (numbers JSON does "
+                            "not have, as Python's json writes them) were read as null: "
+                            "unknown, not a measurement",)
+
+
+def test_a_trace_nested_too_deeply_is_one_error_line(tmp_path: Path) -> None:
+    from toolscore_core.traces import load_trace
+
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text('{"tool": "a", "args": {}}\n\n{"tool": "b", "args": {"x": '
+                     + "[" * 5000 + "]" * 5000 + "}}\n")
     with pytest.raises(InputError) as caught:
         load_trace(trace)
-    assert caught.value.one_line() == (f"{trace}: line 3 (line 1 column 29): NaN is not a "
-                                       "JSON number; write null, or the number as a string")
+    assert caught.value.one_line() == (f"{trace}: line 3 (line 1 column 5028): values nested "
+                                       "5,002 levels deep, more than Python's JSON reader "
+                                       "takes; flatten the document")
 
 
 def test_yaml_nan_and_infinities_are_refused_with_their_json_path() -> None:
