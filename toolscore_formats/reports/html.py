@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
+from toolscore_formats.reports.text import visible
 
 if TYPE_CHECKING:  # the view and the stylesheet are loaded when a report is written
     from toolscore_formats.reports.view import CallDetail, CallRow, ReportView
@@ -33,7 +34,8 @@ def content_security_policy(css: str) -> str:
 
 
 def _e(text: str) -> str:
-    return escape(text, quote=True)
+    """Untrusted text as inert HTML, its control and invisible characters shown (visible())."""
+    return escape(visible(text), quote=True)
 
 
 def _status_class(status: str) -> str:

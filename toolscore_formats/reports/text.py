@@ -10,12 +10,20 @@ from toolscore_core.matchers import Matcher
 
 _CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x09), *range(0x0B, 0x20), 0x7F,
                                                    *range(0x80, 0xA0))}
+# Invisible characters that no script needs (zero-width space, word joiner, invisible
+# operators, zero-width no-break space) and the embeddings, overrides and isolates that
+# reorder what follows (the "Trojan Source" set). The zero-width (non-)joiners and the
+# left-to-right/right-to-left marks stay: Persian, Hindi, Arabic and emoji text needs them.
+_CONTROLS.update({code: f"\\u{code:04x}" for code in (
+    0x200B, *range(0x202A, 0x202F), *range(0x2060, 0x2065), *range(0x2066, 0x206A), 0xFEFF)})
 
 
 def visible(text: str) -> str:
     """``text`` with its control characters (ESC, BEL, CR, backspace, ...) written as
-    ``\\xNN``: text from a trace can neither move the cursor, clear the screen nor retitle
-    the terminal it is printed in. Newlines and tabs are kept."""
+    ``\\xNN`` and its invisible and reordering ones (zero-width space, right-to-left
+    override, ...) as ``\\uNNNN``: text from a trace can neither drive the terminal it is
+    printed in nor hide or reorder what a report shows (``search`` and ``sea\\u200brch``
+    look different). Newlines and tabs are kept."""
     return text.translate(_CONTROLS)
 
 

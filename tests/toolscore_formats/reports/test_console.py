@@ -45,3 +45,9 @@ def test_control_characters_in_trace_content_cannot_drive_the_terminal() -> None
                            [ToolCall(tool=tool, is_error=True, error="x\x1b]0;pwned\x07y\rz")]))
     assert "\x1b" not in text and "\x07" not in text and "\r" not in text
     assert "deploy\\x1b[2J" in text and "x\\x1b]0;pwned\\x07y\\x0dz" in text
+
+
+def test_invisible_characters_in_tool_names_are_shown() -> None:
+    text = render(evaluate([{"tool": "search"}], [ToolCall(tool="sea\u200brch", result=1,
+                                                           is_error=False)]))
+    assert "unexpected call #0 sea\\u200brch" in text and "\u200b" not in text

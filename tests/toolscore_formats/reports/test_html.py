@@ -297,3 +297,14 @@ def test_the_page_fetches_nothing_even_when_the_trace_points_at_a_server(
         run_chromium(chromium, tmp_path, "--dump-dom", target.as_uri())
     assert {"/live/img", "/live/css", "/live/frame"} <= set(seen), seen
     assert [path for path in seen if not path.startswith("/live/")] == [], seen
+
+
+def test_invisible_and_reordering_characters_are_shown() -> None:
+    """``sea\\u200brch`` is not ``search``, and a right-to-left override reorders nothing."""
+    from toolscore_core.models import ToolCall
+
+    sneaky = "sea\u200brch"
+    text = page(evaluate([{"tool": "search"}],
+                         [ToolCall(tool=sneaky, result="ok\u202eevil", is_error=False)]))
+    assert "\u200b" not in text and "\u202e" not in text
+    assert "sea\\u200brch" in text and "ok\\u202eevil" in text

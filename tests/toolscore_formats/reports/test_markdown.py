@@ -179,3 +179,14 @@ def test_control_characters_are_shown_not_written() -> None:
     text = markdown(evaluate([{"tool": "t"}], [ToolCall(tool="t", result=nasty,
                                                         is_error=False)], final_answer=nasty))
     assert not any(ch in text for ch in "\x1b\x07\x9b")
+
+
+def test_invisible_and_reordering_characters_are_shown() -> None:
+    assert escape("a\u202eb\u200bc\ufeff") == "a\\\\u202eb\\\\u200bc\\\\ufeff"
+
+
+def test_joiners_and_marks_that_scripts_need_are_kept() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # one emoji, joined by ZWJ
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # ZWNJ inside a word
+    assert escape(family) == family and escape(persian) == persian
+    assert escape("\u200fabc\u200e") == "\u200fabc\u200e"
