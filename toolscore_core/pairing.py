@@ -172,8 +172,8 @@ def _pair_in_order(
 ) -> None:
     """Pair identical calls met walking both lists in order, re-syncing past small gaps.
 
-    The walk reads columns of the records (made in C passes) and checks value types inline:
-    it is the one loop that visits every call.
+    The walk reads columns of the records (made in C passes): it is the one loop that
+    visits every call.
     """
     n, m = len(expected), len(actual)
     e_tools = list(map(_TOOL, expected))
@@ -188,21 +188,14 @@ def _pair_in_order(
         tool = e_tools[i]
         if want is not None and tool == a_tools[j]:
             got = a_args[j]
-            if want == got:
-                for name, value in want.items():  # equal, and of the same types (true is not 1)
-                    kind = type(value)
-                    other = got[name]
-                    if kind is not type(other) or (
-                            (kind is dict or kind is list) and not values_match(value, other)):
-                        break
-                else:
-                    if not failed[j]:
-                        done[i] = used[j] = 1
-                        append(_new_pair(Pair, (i, j, len(want), 1.0, True)))
-                    # a failure is passed over: the hash pass looks for a successful retry
-                    i += 1
-                    j += 1
-                    continue
+            if want == got and _same_types(want, got):
+                if not failed[j]:
+                    done[i] = used[j] = 1
+                    append(_new_pair(Pair, (i, j, len(want), 1.0, True)))
+                # a failure is passed over: the hash pass looks for a successful retry
+                i += 1
+                j += 1
+                continue
         made_tool = a_tools[j]
         got = a_args[j]
         for step in range(1, _LOOKAHEAD + 1):
