@@ -6,6 +6,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -133,10 +134,11 @@ def parse_json(data: bytes | str, *, file: str, unique_keys: bool = False) -> An
                          fix="write the number as a string") from None
 
 
-# A JSON string (skipped), or what the error is about, outside every string.
-_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
-_LONG_NUMBER = re.compile(r'"(?:[^"\\]|\\.)*"|(-?[0-9]{4301,})')
-_BRACKET = re.compile(r'"(?:[^"\\]|\\.)*"|([\[\]{}])')
+# A JSON string (skipped: group 1 is None), or what the error is about, outside strings.
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_CONSTANT = re.compile(_STRING + r"|(-?Infinity|NaN)")
+_LONG_NUMBER = re.compile(_STRING + r"|(-?[0-9]{4301,})")
+_BRACKET = re.compile(_STRING + r"|([\[\]{}])")
 
 
 def _text(data: bytes | str) -> str:
@@ -159,7 +161,6 @@ def _place(data: bytes | str, pattern: re.Pattern[str]) -> str | None:
     return None
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]]')
 _COLON = re.compile(r"\s*:")
 
 
@@ -167,15 +168,15 @@ def _duplicate_place(data: bytes | str, key: str) -> str | None:
     """Where ``key`` is named a second time in one object."""
     text = _text(data)
     objects: list[set[str] | None] = []  # per open bracket: the keys seen (None: a list)
-    for match in _TOKEN.finditer(text):
-        token = match.group(0)
-        if token in "{[":
-            objects.append(set() if token == "{" else None)
-        elif token in "}]":
+    for match in _BRACKET.finditer(text):
+        bracket = match.group(1)
+        if bracket in ("{", "["):
+            objects.append(set() if bracket == "{" else None)
+        elif bracket:
             if objects:
                 objects.pop()
         elif objects and objects[-1] is not None and _COLON.match(text, match.end()):
-            name = json.loads(token)
+            name = json.loads(match.group(0))
             if name == key and name in objects[-1]:
                 return _line_column(text, match.start())
             objects[-1].add(name)
@@ -239,13 +240,9 @@ class _YamlDuplicateKey(Exception):
     """(key, mark) of a key a mapping names twice."""
 
 
-_LOADER: list[Any] = []
-
-
+@cache
 def _unique_keys_loader() -> Any:
     """yaml's SafeLoader, refusing a mapping that names a key twice (made once, on use)."""
-    if _LOADER:
-        return _LOADER[0]
     import yaml
 
     class UniqueKeysLoader(yaml.SafeLoader):
@@ -264,7 +261,6 @@ def _unique_keys_loader() -> Any:
                         pass
             return super().construct_mapping(node, deep=deep)
 
-    _LOADER.append(UniqueKeysLoader)
     return UniqueKeysLoader
 
 
