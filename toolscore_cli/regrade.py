@@ -89,12 +89,15 @@ def regrade_command(
         raise InputError("a bare trace needs --gold", file=bare[0],
                          fix="give the contract to grade it against: --gold GOLD "
                          "(or regrade a receipt made with `toolscore eval --receipt`)")
+    from toolscore_formats.reports.text import visible
+
     err = console.stderr()
     refused = [c for c in checks if c.refusal or (c.problems and not no_verify)]
     if refused:
         for check in refused:
             for problem in check.refusal or check.problems:
-                err.print(f"{check.source}: {problem.message}", markup=False, soft_wrap=True)
+                err.print(visible(f"{check.source}: {problem.message}"), markup=False,
+                          soft_wrap=True)
         err.print(f"refused to regrade {len(refused)} of {len(checks)} source"
                   f"{'' if len(checks) == 1 else 's'}: the evidence no longer matches its "
                   "receipt (--no-verify regrades anyway)", markup=False, soft_wrap=True)
@@ -102,7 +105,8 @@ def regrade_command(
         return
     for check in checks:
         for problem in check.problems:
-            err.print(f"{check.source}: warning: {problem.message}", markup=False, soft_wrap=True)
+            err.print(visible(f"{check.source}: warning: {problem.message}"), markup=False,
+                      soft_wrap=True)
     results = [regrade_checked(check, gold=gold, weights=overrides, forbidden=forbidden,
                                receipt_dir=receipt_dir, final_answer=answer)
                for check in checks]
@@ -111,7 +115,8 @@ def regrade_command(
     out.print(NOTHING_RERUN, markup=False, soft_wrap=True)
     for result in results:
         if result.receipt_path is not None:
-            out.print(f"receipt: {result.receipt_path.as_posix()}", markup=False, soft_wrap=True)
+            out.print(visible(f"receipt: {result.receipt_path.as_posix()}"), markup=False,
+                      soft_wrap=True)
     if json_path:
         from toolscore_cli.output import write_json
 
@@ -123,7 +128,7 @@ def _table(results: Sequence[Regrade]) -> Any:
     from rich.markup import escape
     from rich.table import Table
 
-    from toolscore_formats.reports.text import score_text
+    from toolscore_formats.reports.text import score_text, visible
 
     table = Table(title="Regrade")
     table.add_column("Source")
@@ -131,13 +136,25 @@ def _table(results: Sequence[Regrade]) -> Any:
     table.add_column("After", justify="right")
     table.add_column("Change", justify="right")
     for result in results:
-        before = "—" if result.previous is None else score_text(
-            result.previous.get("score"), result.previous.get("grade"))
+        before = "—" if result.previous is None else _recorded_score(result.previous)
         change = "—" if result.previous is None else (
             "unknown" if result.score_delta is None else f"{result.score_delta * 100:+.1f}%")
-        table.add_row(escape(result.source), before,
+        table.add_row(escape(visible(result.source)), escape(before),
                       score_text(result.result.score, result.result.grade), change)
     return table
+
+
+def _recorded_score(previous: Any) -> str:
+    """The score a receipt recorded, as the table shows scores; the receipt is read as it
+    is (regrade --no-verify takes edited ones), so a field that is not a score is shown
+    as ``unknown`` and a grade as its visible text."""
+    from toolscore_formats.reports.text import score_text, visible
+
+    score = previous.get("score")
+    grade = previous.get("grade")
+    if not isinstance(score, int | float) or isinstance(score, bool):
+        return "unknown"
+    return score_text(score, visible(str(grade)) if grade is not None else None)
 
 
 def _refuse_name_clashes(sources: Sequence[str], receipt_dir: str, target: Any) -> None:

@@ -27,6 +27,7 @@ def verify_command(
     evaluation is not reproduced).
     """
     from toolscore_core.receipts import verify_receipt
+    from toolscore_formats.reports.text import visible
 
     answer = final_answer_text(final_answer)
     out = console.stderr() if json_path == "-" else console.stdout()
@@ -35,13 +36,13 @@ def verify_command(
         result = verify_receipt(path, recompute=recompute, final_answer=answer)
         results.append(result)
         for problem in result.problems:
-            out.print(f"{path}: {problem.message}", markup=False, soft_wrap=True)
+            out.print(visible(f"{path}: {problem.message}"), markup=False, soft_wrap=True)
         if not result.problems:
             bound = sum(1 for entry in result.receipt["inputs"].values() if entry is not None)
-            out.print(f"{path}: ok (receipt and {bound} input file"
-                      f"{'' if bound == 1 else 's'} match)", markup=False, soft_wrap=True)
+            out.print(visible(f"{path}: ok (receipt and {bound} input file"
+                              f"{'' if bound == 1 else 's'} match)"), markup=False, soft_wrap=True)
         if result.recompute is not None:
-            out.print(f"{path}: {result.recompute.status}: {result.recompute.reason}",
+            out.print(visible(f"{path}: {result.recompute.status}: {result.recompute.reason}"),
                       markup=False, soft_wrap=True)
     if json_path:
         from toolscore_cli.output import write_json

@@ -158,3 +158,19 @@ def test_the_example_in_examples_contracts(capsys: pytest.CaptureFixture[str],
     assert f"{recorded['score'] * 100:.1f}% F" in row and "% A │" in row
     readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
     assert row in readme
+
+
+def test_an_edited_receipt_regraded_anyway_shows_its_fields_safely(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys)
+    data = read_json(Path("run.receipt.json"))
+    data["result"]["score"] = "0.9\x1b[2J"
+    data["inputs"]["trace"]["sha256"] = "0" * 64
+    Path("run.receipt.json").write_text(json.dumps(data), encoding="utf-8")
+    code, out, err = run(["regrade", "run.receipt.json", "--no-verify"], capsys)
+    assert code == 0, err
+    assert "\x1b" not in out + err
+    row = [c.strip() for c in out.splitlines()[4].split("│")[1:-1]]
+    assert row[1] == "unknown"  # a recorded score that is not a number
+    assert row[3] == "unknown"
+    assert "warning: input trace (trace.json): sha256 expected 000" in err

@@ -73,3 +73,15 @@ def test_not_a_receipt_is_bad_input(receipt: Path, capsys: pytest.CaptureFixture
     code, _, err = run(["verify", "trace.json"], capsys)
     assert code == 2
     assert err.startswith("error: trace.json: $.kind: not a toolscore receipt")
+
+
+def test_a_receipt_cannot_drive_the_terminal(receipt: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # A receipt may come from someone else: the paths it names are printed in problems.
+    data = read_json(receipt)
+    data["inputs"]["trace"]["path"] = "trace\x1b]0;owned\x07\x1b[2J.json"
+    write_json(receipt, data)
+    code, out, _ = run(["verify", "run.receipt.json"], capsys)
+    assert code == 1
+    assert "\x1b" not in out and "\x07" not in out
+    assert "trace\\x1b]0;owned\\x07\\x1b[2J.json" in out
