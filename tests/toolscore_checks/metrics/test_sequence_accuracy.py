@@ -60,10 +60,30 @@ def test_many_distinct_tools_use_numbers() -> None:
     assert _distance(a, b, Levenshtein) == Levenshtein.distance(names, names[::-1])
 
 
-@given(st.lists(st.sampled_from("abc"), max_size=20), st.lists(st.sampled_from("abc"),
-                                                                max_size=20))
-def test_the_small_programme_is_exact(a: list[str], b: list[str]) -> None:
-    """Short sequences may be measured without rapidfuzz: the same distance."""
+@given(st.lists(st.sampled_from("abcd"), max_size=140),
+       st.lists(st.sampled_from("abcd"), max_size=140))
+def test_the_bit_parallel_distance_is_exact(a: list[str], b: list[str]) -> None:
+    """Sequences measured without rapidfuzz (past 64 names too, where the integers holding
+    a column grow past one machine word) get rapidfuzz's distance."""
     from toolscore_checks.metrics.sequence_accuracy import small_distance
 
     assert small_distance(a, b) == Levenshtein.distance(a, b)
+    assert small_distance(b, a) == Levenshtein.distance(a, b)
+
+
+def test_a_small_trace_is_measured_without_rapidfuzz() -> None:
+    """A one-shot `toolscore eval` of a trace of up to 128 calls never imports rapidfuzz."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from toolscore import evaluate; "
+            "e = [{'tool': f't{i % 7}'} for i in range(120)]; "
+            "a = [{'tool': f't{i % 5}'} for i in range(125)]; "
+            "r = evaluate(e, a); print(r.metrics['sequence_accuracy'], "
+            "'rapidfuzz' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    e = [f"t{i % 7}" for i in range(120)]
+    a = [f"t{i % 5}" for i in range(125)]
+    assert float(out[0]) == round(1 - Levenshtein.distance(e, a) / 125, 12)
+    assert out[1] == "False"
