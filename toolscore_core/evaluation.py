@@ -10,10 +10,10 @@ from typing import Any
 
 from attrs import field, frozen
 
-from toolscore_core.canonical import canonical_sha256
+from toolscore_core.canonical import canonical_json, sha256_hex
 from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
 from toolscore_core.documents import load_document
-from toolscore_core.errors import InputError
+from toolscore_core.errors import CanonicalJSONError, InputError
 from toolscore_core.gc_pause import paused_gc
 from toolscore_core.honesty_config import load_honesty_config, parse_honesty_config
 from toolscore_core.injected import load_injected, parse_injected
@@ -33,7 +33,7 @@ from toolscore_core.models import (
 )
 from toolscore_core.pairing import Pairing, pair_calls
 from toolscore_core.plugins import Registry, default_registry
-from toolscore_core.redaction import redact
+from toolscore_core.redaction import redact, suspicious_json
 from toolscore_core.scoring import composite, grade_for, resolve_weights
 from toolscore_core.traces import AUTO, FormatChoice, load_trace, parse_trace
 
@@ -208,8 +208,31 @@ class Evaluation:
         """The complete record (schema_version "2"), credentials redacted."""
         return dict(self._record)
 
-    @cached_property
+    @property
     def _record(self) -> dict[str, Any]:
+        return self._redacted[0]
+
+    @cached_property
+    def record_json(self) -> str:
+        """The canonical JSON of ``to_dict()`` (what ``record_sha256`` hashes)."""
+        text = self._redacted[1]
+        return canonical_json(self._record) if text is None else text
+
+    @cached_property
+    def _redacted(self) -> tuple[dict[str, Any], str | None]:
+        """The redacted record and, when it was found clean, its canonical JSON: a record
+        the redaction prefilter passes is encoded once, for the prefilter and the hash."""
+        record = self._plain_record()
+        try:
+            text = canonical_json(record)
+        except CanonicalJSONError:  # a value only Python holds: redaction walks it
+            return redact(record), None
+        if suspicious_json(text):
+            redacted: dict[str, Any] = redact(record)
+            return redacted, None
+        return record, text
+
+    def _plain_record(self) -> dict[str, Any]:
         trace = self.context.trace
         record = {
             "schema_version": SCHEMA_VERSION,
@@ -240,13 +263,12 @@ class Evaluation:
                 "metrics": {r.id: r.plugin.name for r in self.metric_results},
             },
         }
-        redacted: dict[str, Any] = redact(record)
-        return redacted
+        return record
 
     @property
     def record_sha256(self) -> str:
         """SHA-256 of the canonical JSON of ``to_dict()``."""
-        return canonical_sha256(self._record)
+        return sha256_hex(self.record_json.encode("utf-8"))
 
 
 def call_dict(call: ToolCall) -> dict[str, Any]:

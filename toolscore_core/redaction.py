@@ -162,7 +162,8 @@ def _named_secret(lower: str, json_text: bool) -> bool:
                     return True
             if json_text and after > key_end:
                 key_end = _STRING_REST.match(lower, after).end()  # type: ignore[union-attr]
-                if lower.startswith('": "', key_end):
+                # a key holding a string: blob's ``": "`` or canonical JSON's ``":"``
+                if lower.startswith('": "', key_end) or lower.startswith('":"', key_end):
                     return True
             at = _find(lower, word, after)
     return False
@@ -215,8 +216,9 @@ def suspicious(text: str) -> bool:
 
 
 def suspicious_json(text: str) -> bool:
-    """:func:`suspicious` for the JSON text of a value (:func:`blob` of it): whether any of
-    its strings could hold a credential, or a secret-named key holds a string."""
+    """:func:`suspicious` for the JSON text of a value (:func:`blob` of it, or its canonical
+    JSON: key order and the separators' spaces do not matter): whether any of its strings
+    could hold a credential, or a secret-named key holds a string."""
     return _anchored(text) or _named_secret(text.lower(), json_text=True)
 
 

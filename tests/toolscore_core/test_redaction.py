@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolscore_core.canonical import canonical_json
 from toolscore_core.redaction import (
     _scan,
     find_credentials,
@@ -133,6 +134,8 @@ def test_the_prefilter_never_hides_a_credential(text: str) -> None:
     assert suspicious(text)
     for value in ([text], {"a": {"b": text}}, {text: 1}, {"k": [1, {text: None}]}):
         assert suspicious_value(value), value
+        # an evaluation's record is looked at in its canonical JSON (sorted, no spaces)
+        assert suspicious_json(canonical_json(value)), value
 
 
 @settings(max_examples=300, deadline=None)
@@ -142,6 +145,20 @@ def test_the_prefilter_lets_in_every_secret_named_key_holding_a_string(key: str,
     if secret_key(key) and not trivial_value(value):
         assert suspicious_value({key: value})
         assert suspicious_value([{"n": 1, "deep": {key: value}}])
+        assert suspicious_json(canonical_json({"z": 2, "deep": {key: value, "a": "b"}}))
+
+
+@settings(max_examples=400, deadline=None)
+@given(keys=st.lists(_TEXTS, min_size=1, max_size=4), values=st.lists(_TEXTS, max_size=4))
+def test_a_record_s_canonical_json_is_suspect_whenever_its_blob_is(keys: list[str],
+                                                                   values: list[str]) -> None:
+    """Evaluation records go through the prefilter as canonical JSON, encoded once for the
+    prefilter and the hash: it lets in everything the blob form (key order as built,
+    ``", "`` and ``": "``) lets in."""
+    record = {"calls": [{k: v for k, v in zip(keys, values, strict=False)},
+                        {k: 1 for k in keys}], "final_answer": " ".join(values) or None}
+    if suspicious_value(record):
+        assert suspicious_json(canonical_json(record))
 
 
 def test_toolscore_s_own_words_and_numbers_are_not_suspect() -> None:

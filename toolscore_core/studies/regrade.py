@@ -512,8 +512,7 @@ class Judge:
                                         weights=task.weights, honesty=task.honesty,
                                         validate_side_effects=False, registry=self.registry,
                                         injected=_injected(row))
-            record = evaluation.to_dict()
-            text = canonical_json(record)
+            text = evaluation.record_json
             passed = passes(evaluation, task.pass_threshold)
             outcome = "passed" if passed else "failed"
             fields.update({"evaluation": text,
