@@ -118,6 +118,11 @@ def _plain_calls(items: Sequence[Any]) -> tuple[ExpectedCall, ...] | None:
 def _expected_call(item: Any, *, file: str | None, where: str) -> ExpectedCall:
     """One expected call, fully validated (matchers parsed, errors naming the place)."""
     if isinstance(item, ExpectedCall):
+        if item.args is not None and not isinstance(item.args, Mapping):
+            raise InputError(f"an expected call's args must be a dict of arguments, not "
+                             f"{type(item.args).__name__}", file=file, place=f"{where}.args",
+                             fix="give args={...} (matchers go on the values), or "
+                             "args=None to not check arguments")
         return item
     if not isinstance(item, Mapping):
         raise InputError(f"an expected call is an object, not {type_name(item)}", file=file,
@@ -142,7 +147,7 @@ def _expected_call(item: Any, *, file: str | None, where: str) -> ExpectedCall:
                          place=f"{where}.description")
     return ExpectedCall(
         tool=tool,
-        args=None if args is None else _matchers(dict(args), file=file, path=f"{where}.args"),
+        args=None if args is None else _arguments(dict(args), file=file, path=f"{where}.args"),
         required=required,
         description=description,
     )
@@ -164,6 +169,11 @@ def parse_forbidden(
     for i, item in enumerate(items):
         where = f"{path}[{i}]"
         if isinstance(item, ForbiddenRule):
+            if item.args is not None and not isinstance(item.args, Mapping):
+                raise InputError(f"a forbidden rule's args must be a dict of arguments, not "
+                                 f"{type(item.args).__name__}", file=file, place=f"{where}.args",
+                                 fix="give args={...} (matchers go on the values), or "
+                                 "args=None for any arguments")
             rules.append(item)
             continue
         if not isinstance(item, Mapping):
@@ -183,7 +193,7 @@ def parse_forbidden(
             raise InputError('"reason" must be a string', file=file, place=f"{where}.reason")
         rules.append(ForbiddenRule(
             tool=tool,
-            args=None if args is None else _matchers(args, file=file, path=f"{where}.args"),
+            args=None if args is None else _arguments(args, file=file, path=f"{where}.args"),
             reason=reason,
         ))
     return tuple(rules)
@@ -261,6 +271,19 @@ def expected_call_json(call: ExpectedCall) -> dict[str, Any]:
     if call.description is not None:
         data["description"] = call.description
     return data
+
+
+def _arguments(args: Mapping[str, Any], *, file: str | None, path: str) -> Any:
+    """Expected arguments: an object whose values may be matchers (the object itself is
+    not one: ``"args": {"$any": true}`` would leave every metric nothing to compare)."""
+    value = _matchers(args, file=file, path=path)
+    if isinstance(value, Matcher):
+        raise InputError(
+            f"a matcher ({next(iter(args))}) stands for one argument's value, not for the "
+            "whole arguments object", file=file, place=path,
+            fix='put it under an argument\'s name, {"name": {"$...": ...}}, or omit "args" '
+                "to not check arguments")
+    return value
 
 
 def _matchers(value: Any, *, file: str | None, path: str) -> Any:

@@ -35,6 +35,12 @@ def test_yaml_with_matchers(tmp_path) -> None:
         ([{"tool": "a", "args": [1]}], "$[0].args", '"args" must be an object'),
         ([{"tool": "a", "args": {"x": {"$nope": 1}}}], "$[0].args.x", "unknown matcher"),
         ("text", "$", "a contract is a list"),
+        # a matcher is an argument's value: as the whole arguments object it is refused
+        # (it crashed the pairing, and the forbidden-calls check went unknown)
+        ([{"tool": "a", "args": {"$contains": "x"}}], "$[0].args",
+         "a matcher ($contains) stands for one argument's value"),
+        ({"expected": [], "forbidden": [{"tool": "rm", "args": {"$any": True}}]},
+         "$.forbidden[0].args", "a matcher ($any) stands for one argument's value"),
     ],
 )
 def test_bad_contracts_name_file_and_place(tmp_path, doc: object, place: str, words: str) -> None:
@@ -79,3 +85,13 @@ def test_long_contracts_read_in_chunks_and_name_a_late_problem() -> None:
     with pytest.raises(InputError) as info:
         parse_contract(items)
     assert "$[1200]" in str(info.value) and "colour" in str(info.value)
+
+
+def test_records_given_in_python_with_a_matcher_for_args_are_refused() -> None:
+    from toolscore_core.matchers import ANY
+    from toolscore_core.models import ExpectedCall, ForbiddenRule
+
+    with pytest.raises(InputError, match=r"^\$\[0\]\.args: an expected call's args must be"):
+        evaluate([ExpectedCall("a", args=ANY)], [ToolCall("a", args={"x": 1})])  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=r"^\$\[0\]\.args: a forbidden rule's args must be"):
+        evaluate([], [ToolCall("a")], forbidden=[ForbiddenRule("a", args=ANY)])  # type: ignore[arg-type]
