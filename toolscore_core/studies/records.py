@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import Evaluation, Options, call_dict, run_evaluation
 from toolscore_core.models import Contract, ToolCall, Trace
@@ -199,6 +200,17 @@ def verdict(evaluation: Evaluation | None, threshold: float) -> dict[str, Any]:
             "outcome": "passed" if passed else "failed", "passed": passed}
 
 
+_NUMBER = (int, float)
+_CALL_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
+    ("id", (str,), "a string"), ("is_error", (bool,), "true or false"),
+    ("error", (str,), "a string"), ("duration", _NUMBER, "a number of seconds"),
+    ("cost", _NUMBER, "a number (USD)"), ("timestamp", (str,), "an ISO 8601 string"),
+    ("raw_args", (str,), "a string"),
+)
+"""The call fields a record holds with a type (or null), as ``toolscore agent run`` writes
+them: a row holding another is reported with its place, not evaluated."""
+
+
 def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
     """The ToolCalls of a run record, exactly as recorded."""
     if not isinstance(calls, list):
@@ -207,6 +219,12 @@ def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
     for i, item in enumerate(calls):
         if not isinstance(item, Mapping) or not isinstance(item.get("tool"), str):
             raise InputError('a call must be an object with "tool"', place=f"{place}[{i}]")
+        for name, types, what in _CALL_FIELDS:
+            value = item.get(name)
+            if value is not None and (not isinstance(value, types) or (
+                    types is _NUMBER and isinstance(value, bool))):
+                raise InputError(f'"{name}" must be {what} or null, not {type_name(value)}',
+                                 place=f"{place}[{i}].{name}")
         args = item.get("args")
         out.append(ToolCall(
             tool=item["tool"], args=args if isinstance(args, dict) else None,
@@ -225,6 +243,17 @@ def trace_from_row(row: Mapping[str, Any], *, place: str = "$") -> Trace:
     final_answer = row.get("final_answer")
     if final_answer is not None and not isinstance(final_answer, str):
         raise InputError('"final_answer" must be a string or null', place=f"{place}.final_answer")
+    for name, types, what in (("format", (str,), "a string"), ("model", (str,), "a string"),
+                              ("run_cost", _NUMBER, "a number (USD)"),
+                              ("run_duration", _NUMBER, "a number of seconds"),
+                              ("notes", (list,), "a list of strings")):
+        value = info.get(name)
+        if value is not None and (not isinstance(value, types) or isinstance(value, bool) or (
+                isinstance(value, list) and not all(isinstance(n, str) for n in value))):
+            shown = ("a list holding other values" if name == "notes" and isinstance(value, list)
+                     else type_name(value))
+            raise InputError(f'"{name}" must be {what} or null, not {shown}',
+                             place=f"{place}.trace.{name}")
     usage = info.get("usage")
     return Trace(
         calls=calls_from_row(row.get("calls"), place=f"{place}.calls"),

@@ -110,11 +110,20 @@ def evaluation_facts(evaluation: Any) -> tuple[float | None, dict[str, int] | No
     score = None
     evidence = None
     if isinstance(evaluation, Mapping):
-        value = evaluation.get("score")
-        score = float(value) if isinstance(value, int | float) else None
-        counts = (evaluation.get("evidence") or {}).get("counts")
-        evidence = dict(counts) if isinstance(counts, Mapping) else None
+        score = _number(evaluation.get("score"))
+        found = evaluation.get("evidence")
+        counts = found.get("counts") if isinstance(found, Mapping) else None
+        # counts a row does not hold as whole numbers are unknown, not guessed
+        if isinstance(counts, Mapping) and all(
+                type(counts.get(status, 0)) is int for status in STATUSES):
+            evidence = {str(status): int(counts.get(status, 0)) for status in STATUSES}
     return score, evidence
+
+
+def _number(value: Any) -> float | None:
+    """A recorded number as a float; null for anything else (true is not 1)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
 
 
 def row_facts(row: Mapping[str, Any]) -> tuple[str, str, float | None, dict[str, int] | None,
@@ -134,9 +143,7 @@ def run_facts(row: Mapping[str, Any], score: float | None,
     return (
         str(row.get("task_id")),
         outcome if outcome in ("passed", "failed", "error") else "error",
-        score, evidence,
-        float(duration) if isinstance(duration, int | float) else None,
-        float(cost) if isinstance(cost, int | float) else None,
+        score, evidence, _number(duration), _number(cost),
     )
 
 

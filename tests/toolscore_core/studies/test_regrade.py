@@ -409,3 +409,29 @@ def test_answers_out_of_order_are_written_in_order(
     summary = regrade_file(big, tmp_path / "two.jsonl", settings, jobs=2)
     assert summary.regraded == 40
     assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+
+
+def test_rows_with_fields_of_the_wrong_type_are_written_through_with_their_place(
+        runs: Path, tmp_path: Path) -> None:
+    """A hand-edited row (a duration that is text, a trace format that is a list) is noted
+    with its place and kept as it is; it ended the whole regrade with a traceback."""
+    rows = _rows(runs)
+    slow = json.loads(json.dumps(rows[0]))
+    slow["calls"][0]["duration"] = "slow"
+    listed = json.loads(json.dumps(rows[1]))
+    listed["trace"]["format"] = ["toolscore"]
+    flagged = json.loads(json.dumps(rows[2]))
+    flagged["trace"]["notes"] = True
+    mixed = tmp_path / "mixed.jsonl"
+    edited = [json.dumps(r) + "\n" for r in (slow, listed, flagged)]
+    mixed.write_text("".join(edited) + runs.read_text().splitlines(keepends=True)[3])
+    out = tmp_path / "out.jsonl"
+    summary = regrade_file(mixed, out, RegradeSettings(spec=str(_write_yaml(
+        tmp_path / "same.yaml", SPEC))))
+    assert (summary.rows, summary.regraded, summary.written_through) == (4, 1, 3)
+    assert [reason for _, reason in summary.problems] == [
+        '$.calls[0].duration: "duration" must be a number of seconds or null, not a string',
+        '$.trace.format: "format" must be a string or null, not a list',
+        '$.trace.notes: "notes" must be a list of strings or null, not a boolean',
+    ]
+    assert out.read_text().splitlines(keepends=True)[:3] == edited

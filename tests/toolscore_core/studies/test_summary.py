@@ -67,3 +67,23 @@ def test_summary_per_task_counts_errors_as_not_passed() -> None:
     assert a["cost"]["status"] == "partial" and a["cost"]["total"] == 0.1
     assert b["cost"]["status"] == "unknown" and b["cost"]["total"] is None
     assert data["total"]["runs"] == 4 and data["total"]["passed"] == 2
+
+
+def test_fields_a_row_does_not_hold_as_numbers_are_unknown_not_a_crash() -> None:
+    """A hand-edited runs file: an evaluation that is text, counts that are not whole
+    numbers, a score or a duration of true. Each is unknown (true is not 1), and the other
+    rows still count."""
+    summary = StudySummary()
+    edited = [
+        {**_row("a", "passed", 1.0), "evaluation": "looked fine"},
+        {**_row("a", "passed", 1.0), "evaluation": {"score": True, "evidence": {
+            "counts": {"pass": "2", "fail": 0, "unknown": 0}}}},
+        {**_row("a", "failed", 0.5), "duration": True, "cost": "0.1"},
+    ]
+    for row in edited:
+        summary.add_row(row)
+    (a,) = summary.to_dict()["tasks"]
+    assert (a["runs"], a["passed"], a["failed"]) == (3, 2, 1)
+    assert a["mean_score"] == 0.5 and a["scored_runs"] == 1
+    assert a["evidence"] == {"pass": 2, "fail": 0, "unknown": 1}  # the third row's alone
+    assert a["duration"]["measured_runs"] == 2 and a["cost"]["status"] == "unknown"
