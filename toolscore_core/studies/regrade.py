@@ -132,6 +132,7 @@ class Judge:
         stamp["toolscore_version"] = toolscore_version()
         self.stamp = stamp
         self._tasks: dict[str, Task | str] = {}
+        self._judged: dict[str, dict[str, str]] = {}
         self._memo: dict[str, Verdict] = {}
         self.splice = True
         """Take the fast path for compact rows (off: every row is decoded and re-encoded)."""
@@ -502,7 +503,11 @@ class Judge:
         found = self._memo.get(key)
         if found is not None:
             return found
-        fields = {k: canonical_json(v) for k, v in task_fields(task).items()}
+        judged = self._judged.get(judgment)  # the task's fields, the same for all its rows
+        if judged is None:
+            judged = {k: canonical_json(v) for k, v in task_fields(task).items()}
+            _remember(self._judged, judgment, judged)
+        fields = dict(judged)
         if error:
             result = verdict(None, task.pass_threshold)
             fields.update({k: canonical_json(v) for k, v in result.items()})
