@@ -335,16 +335,19 @@ def _block_scores(
             scores.append([1.0] * n_cols)
             matched.append([0] * n_cols)
             continue
-        keys = [_value_key(name, value) for name, value in want.items()]
-        if None in keys:  # matchers or nested values: compare pair by pair
-            row = [pair_score(expected[i], actual[j]) for j in block_a]
-            scores.append([score for score, _ in row])
-            matched.append([m for _, m in row])
-            continue
         counts = [0] * n_cols
-        for key in keys:
-            for c in index.get(key, ()):  # type: ignore[arg-type]
-                counts[c] += 1
+        for name, value in want.items():
+            key = _value_key(name, value)
+            if key is not None:
+                for c in index.get(key, ()):
+                    counts[c] += 1
+                continue
+            # a matcher or a nested value: asked of each call holding the argument, as
+            # pair_score asks it
+            for c, j in enumerate(block_a):
+                held = actual[j].args
+                if held and name in held and values_match(value, held[name]):
+                    counts[c] += 1
         size = len(want)
         scores.append([2.0 * m / (size + sizes[c]) if size + sizes[c] else 1.0
                        for c, m in enumerate(counts)])

@@ -102,3 +102,34 @@ def test_array_scoring_of_large_blocks_pairs_exactly_as_lists(exp, act, outcomes
         pairing._ARRAYS, pairing._SMALL = saved
     assert by_arrays == by_lists
     assert [type(p.score) for p in by_arrays.pairs] == [float] * len(by_arrays.pairs)
+
+
+def _mixed_values():  # type: ignore[no-untyped-def]
+    from toolscore_core.matchers import ANY, Approx, IsType, OneOf, Regex
+
+    plain = st.sampled_from([1, 2, 1.0, True, False, "x", "xy", None, [1], {"k": 1}])
+    matchers = st.sampled_from([ANY, IsType("int"), IsType("bool"), Regex("^x"), Approx(1.0),
+                                OneOf([1, "x"])])
+    return plain, matchers
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_block_scores_with_matchers_equal_pair_score(data) -> None:  # type: ignore[no-untyped-def]
+    """A block whose expected arguments hold matchers or nested values is scored from the
+    index of plain values plus one matcher question per call: the same floats and counts
+    as pair_score gives pair by pair."""
+    from toolscore_core.pairing import _block_scores
+
+    plain, matchers = _mixed_values()
+    names = st.sampled_from(["p", "q", "r"])
+    expected = [ExpectedCall(tool="a", args=data.draw(st.one_of(st.none(), st.dictionaries(
+        names, st.one_of(plain, matchers), max_size=3)))) for _ in range(data.draw(
+            st.integers(1, 4)))]
+    actual = [ToolCall(tool="a", args=data.draw(st.one_of(st.none(), st.dictionaries(
+        names, plain, max_size=3)))) for _ in range(data.draw(st.integers(1, 4)))]
+    scores, matched = _block_scores(expected, actual, list(range(len(expected))),
+                                    list(range(len(actual))))
+    for r, want in enumerate(expected):
+        for c, got in enumerate(actual):
+            assert (scores[r][c], matched[r][c]) == pair_score(want, got)
