@@ -362,6 +362,11 @@ def _assign(
     if len(block_e) * len(block_a) >= _ARRAYS:
         _assign_arrays(expected, actual, block_e, block_a, pairs)
         return
+    if len(block_e) == 1 and len(block_a) == 1:  # a single pair: no index to build
+        i, j = block_e[0], block_a[0]
+        score, count = pair_score(expected[i], actual[j])
+        pairs.append(_new_pair(Pair, (i, j, count, score, expected[i].args is not None)))
+        return
     scores, matched = _block_scores(expected, actual, block_e, block_a)
     # A successful call is preferred over a failed one of equal argument score.
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
