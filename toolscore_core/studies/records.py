@@ -209,6 +209,31 @@ _CALL_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
 )
 """The call fields a record holds with a type (or null), as ``toolscore agent run`` writes
 them: a row holding another is reported with its place, not evaluated."""
+_TRACE_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
+    ("format", (str,), "a string"), ("model", (str,), "a string"),
+    ("run_cost", _NUMBER, "a number (USD)"), ("run_duration", _NUMBER, "a number of seconds"),
+    ("notes", (list,), "a list of strings"),
+)
+"""The same for a record's ``trace`` object."""
+
+
+def _refuse_wrong_types(item: Mapping[str, Any],
+                        fields: tuple[tuple[str, tuple[type, ...], str], ...], *,
+                        place: str) -> None:
+    """An InputError at the first of ``fields`` that ``item`` holds with another type
+    (true is no number; a list is one of strings)."""
+    for name, types, what in fields:
+        value = item.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            shown = type_name(value)
+        elif isinstance(value, list) and not all(isinstance(n, str) for n in value):
+            shown = "a list holding other values"
+        else:
+            continue
+        raise InputError(f'"{name}" must be {what} or null, not {shown}',
+                         place=f"{place}.{name}")
 
 
 def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
@@ -219,12 +244,7 @@ def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
     for i, item in enumerate(calls):
         if not isinstance(item, Mapping) or not isinstance(item.get("tool"), str):
             raise InputError('a call must be an object with "tool"', place=f"{place}[{i}]")
-        for name, types, what in _CALL_FIELDS:
-            value = item.get(name)
-            if value is not None and (not isinstance(value, types) or (
-                    types is _NUMBER and isinstance(value, bool))):
-                raise InputError(f'"{name}" must be {what} or null, not {type_name(value)}',
-                                 place=f"{place}[{i}].{name}")
+        _refuse_wrong_types(item, _CALL_FIELDS, place=f"{place}[{i}]")
         args = item.get("args")
         out.append(ToolCall(
             tool=item["tool"], args=args if isinstance(args, dict) else None,
@@ -243,17 +263,7 @@ def trace_from_row(row: Mapping[str, Any], *, place: str = "$") -> Trace:
     final_answer = row.get("final_answer")
     if final_answer is not None and not isinstance(final_answer, str):
         raise InputError('"final_answer" must be a string or null', place=f"{place}.final_answer")
-    for name, types, what in (("format", (str,), "a string"), ("model", (str,), "a string"),
-                              ("run_cost", _NUMBER, "a number (USD)"),
-                              ("run_duration", _NUMBER, "a number of seconds"),
-                              ("notes", (list,), "a list of strings")):
-        value = info.get(name)
-        if value is not None and (not isinstance(value, types) or isinstance(value, bool) or (
-                isinstance(value, list) and not all(isinstance(n, str) for n in value))):
-            shown = ("a list holding other values" if name == "notes" and isinstance(value, list)
-                     else type_name(value))
-            raise InputError(f'"{name}" must be {what} or null, not {shown}',
-                             place=f"{place}.trace.{name}")
+    _refuse_wrong_types(info, _TRACE_FIELDS, place=f"{place}.trace")
     usage = info.get("usage")
     return Trace(
         calls=calls_from_row(row.get("calls"), place=f"{place}.calls"),
