@@ -75,4 +75,5 @@ def run(context: EvaluationContext) -> CheckOutcome:
 
 @hookimpl
 def toolscore_register_checks() -> list[Check]:
-    return [Check(id="credentials", description="No credential in tool arguments.", run=run)]
+    return [Check(id="credentials", description="No credential in tool arguments.", run=run,
+                  depends_on=("detect-secrets",))]

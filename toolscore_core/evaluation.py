@@ -11,6 +11,7 @@ from typing import Any
 from attrs import field, frozen
 
 from toolscore_core.canonical import canonical_json, sha256_hex
+from toolscore_core.components import CORE
 from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
 from toolscore_core.documents import load_document
 from toolscore_core.errors import CanonicalJSONError, InputError
@@ -22,6 +23,7 @@ from toolscore_core.models import (
     STATUSES,
     CheckOutcome,
     CheckResult,
+    Component,
     Contract,
     ExpectedCall,
     ForbiddenRule,
@@ -141,6 +143,15 @@ class Evidence:
     def get(self, check_id: str) -> CheckResult | None:
         return next((r for r in self.checks if r.check == check_id), None)
 
+    def failing(
+        self, checks: Sequence[str] | None = None, *, strict_unknown: bool = False
+    ) -> tuple[CheckResult, ...]:
+        """The results that should fail a build: ``fail`` (and ``unknown`` when
+        ``strict_unknown``) among ``checks`` (None: every check that ran)."""
+        bad = ("fail", "unknown") if strict_unknown else ("fail",)
+        return tuple(r for r in self.checks
+                     if r.status in bad and (checks is None or r.check in checks))
+
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self.checks)
 
@@ -167,6 +178,16 @@ class Evaluation:
     """The plugins that took part: the format's, every metric's and every check's."""
     format_plugin: PluginInfo | None = None
     """The plugin of the trace format that read the trace (None for in-memory calls)."""
+    dependencies: tuple[str | Component, ...] = ()
+    """What the format, metrics and checks that took part depend on besides their plugins
+    (``depends_on``), after the core's own; see ``components``."""
+
+    @property
+    def components(self) -> dict[str, str | None]:
+        """The versions of everything in ``dependencies``, by name (what receipts record)."""
+        from toolscore_core.components import versions
+
+        return versions(self.dependencies)
 
     @property
     def grade(self) -> str | None:
@@ -357,16 +378,26 @@ def run_evaluation(
     score, unscored = composite(metric_results, normalized)
     used: dict[str, PluginInfo] = {}
     fmt_plugin = None
+    dependencies = list(CORE)
     if trace.format and trace.format in registry.trace_formats:
-        fmt_plugin = registry.trace_formats[trace.format].plugin
+        fmt = registry.trace_formats[trace.format]
+        fmt_plugin = fmt.plugin
+        dependencies += fmt.depends_on
         if fmt_plugin:
             used[fmt_plugin.name] = fmt_plugin
+    for metric in registry.metrics.values():
+        dependencies += metric.depends_on
+    ran = {r.check for r in checks}
+    for check in registry.checks.values():
+        if check.id in ran:
+            dependencies += check.depends_on
     for plugin in [r.plugin for r in metric_results] + [c.plugin for c in checks]:
         used.setdefault(plugin.name, plugin)
     return Evaluation(
         context=context, weights=normalized, metric_results=metric_results,
         evidence=Evidence(checks=checks), score=score, unscored=unscored, format=choice,
         plugins=tuple(sorted(used.values(), key=lambda p: p.name)), format_plugin=fmt_plugin,
+        dependencies=tuple(dependencies),
     )
 
 

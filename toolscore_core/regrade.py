@@ -221,7 +221,7 @@ def _evaluate(
     if checked.receipt is not None:
         evaluation, paths = evaluate_bound(
             checked.receipt, checked.folder, gold=gold, weights=weights, forbidden=forbidden,
-            final_answer=final_answer, registry=registry)
+            final_answer=final_answer, registry=registry, source=checked.source)
         return evaluation, paths, dict(checked.receipt["result"])
     if gold is None:
         raise InputError("a bare trace needs --gold", file=checked.source,

