@@ -31,6 +31,12 @@ from toolscore_cli.report_targets import report_options
               help="Probe the side effects the contract declares.")
 @click.option("--fail-on-violations", is_flag=True,
               help="Exit 1 when a call breaks a forbidden rule (forbidden-calls fails).")
+@click.option("--fail-on-evidence", "fail_on_evidence", is_flag=False, flag_value="*",
+              default=None, metavar="[CHECK,...]",
+              help="Exit 1 when an evidence check fails: every check, or the named ones "
+                   "(comma-separated). Unknown does not fail unless --strict-unknown.")
+@click.option("--strict-unknown", is_flag=True,
+              help="With --fail-on-evidence, an unknown check fails too (alone: every check).")
 @click.option("--receipt", "receipt_path", type=click.Path(dir_okay=False),
               help="Write a receipt (inputs' hashes, settings, plugins, result) to this path.")
 @click.pass_context
@@ -39,8 +45,8 @@ def eval_command(
     weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
     forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
     honesty_path: str | None, validate_side_effects: bool, fail_on_violations: bool,
-    receipt_path: str | None, markdown_path: str | None, html_path: str | None,
-    reports: tuple[str, ...],
+    fail_on_evidence: str | None, strict_unknown: bool, receipt_path: str | None,
+    markdown_path: str | None, html_path: str | None, reports: tuple[str, ...],
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
     code = run_eval(
@@ -48,7 +54,8 @@ def eval_command(
         weights=weights, fail_under=fail_under, json_path=json_path,
         forbidden_path=forbidden_path, final_answer=final_answer, injected_path=injected_path,
         honesty_path=honesty_path, validate_side_effects=validate_side_effects,
-        fail_on_violations=fail_on_violations, receipt_path=receipt_path,
+        fail_on_violations=fail_on_violations, fail_on_evidence=fail_on_evidence,
+        strict_unknown=strict_unknown, receipt_path=receipt_path,
         markdown_path=markdown_path, html_path=html_path, reports=reports,
     )
     if code:

@@ -6,11 +6,16 @@ click (``toolscore_cli.fast_eval``) call :func:`run_eval`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TextIO, cast
 
 from toolscore_cli import console
 from toolscore_cli.options import final_answer_text, parse_fail_under, weights_from
 from toolscore_cli.report_targets import report_targets, to_stdout, write_reports
+from toolscore_core.errors import InputError
+
+EVERY_CHECK = "*"
+"""``--fail-on-evidence`` given without a value: every check."""
 
 
 def run_eval(
@@ -19,15 +24,21 @@ def run_eval(
     forbidden_path: str | None = None, final_answer: str | None = None,
     injected_path: str | None = None, honesty_path: str | None = None,
     validate_side_effects: bool = False, fail_on_violations: bool = False,
+    fail_on_evidence: str | None = None, strict_unknown: bool = False,
     receipt_path: str | None = None, markdown_path: str | None = None,
     html_path: str | None = None, reports: tuple[str, ...] = (),
 ) -> int:
-    """Evaluate TRACE against the contract GOLD, print the verdict; the exit code."""
+    """Evaluate TRACE against the contract GOLD, print the verdict; the exit code.
+
+    1 when a gate fails: ``--fail-on-violations``, ``--fail-on-evidence`` (every check, or
+    the named ones; unknown too with ``--strict-unknown``) or ``--fail-under``.
+    """
     from toolscore_core.evaluation import evaluate_files
     from toolscore_core.plugins import default_registry
 
     threshold = parse_fail_under(fail_under) if fail_under is not None else None
     registry = default_registry()
+    gated = evidence_gate(registry.checks, fail_on_evidence, strict_unknown)
     answer = final_answer_text(final_answer)
     targets = report_targets(registry, json_path=json_path, markdown_path=markdown_path,
                              html_path=html_path, reports=reports)
@@ -49,11 +60,40 @@ def run_eval(
         write_evaluation_receipt(receipt_path, evaluation, gold=gold, trace=trace,
                                  forbidden=forbidden_path, honesty_config=honesty_path,
                                  injected=injected_path, final_answer=answer)
+    code = 0
     forbidden = evaluation.evidence.get("forbidden-calls")
     if fail_on_violations and forbidden is not None and forbidden.status == "fail":
         out.print("forbidden calls were made (--fail-on-violations)", markup=False)
-        return 1
+        code = 1
+    if gated is not None:
+        failing = evaluation.evidence.failing(gated or None, strict_unknown=strict_unknown)
+        if failing:
+            shown = ", ".join(f"{r.check} {r.status}" for r in failing)
+            flag = "--fail-on-evidence" + (" --strict-unknown" if strict_unknown else "")
+            out.print(f"evidence: {shown} ({flag})", markup=False, soft_wrap=True)
+            code = 1
     if threshold is not None and (evaluation.score is None or evaluation.score < threshold):
-        out.print(f"score below --fail-under {fail_under}", markup=False)
-        return 1
-    return 0
+        score = ("unknown" if evaluation.score is None
+                 else f"{evaluation.score:.1%} {evaluation.grade}")
+        out.print(f"score {score} is below --fail-under {fail_under}", markup=False)
+        code = 1
+    return code
+
+
+def evidence_gate(
+    checks: Mapping[str, object], value: str | None, strict_unknown: bool
+) -> tuple[str, ...] | None:
+    """The checks ``--fail-on-evidence`` names: () for every check, None when not asked.
+
+    ``--strict-unknown`` alone gates every check. An unknown check id is bad input.
+    """
+    if value is None:
+        return () if strict_unknown else None
+    names = tuple(dict.fromkeys(n.strip() for n in value.split(",") if n.strip()))
+    if value == EVERY_CHECK or not names:
+        return ()
+    unknown = [n for n in names if n not in checks]
+    if unknown:
+        raise InputError(f"unknown check {unknown[0]!r}", place="--fail-on-evidence",
+                         fix=f"name checks among {', '.join(sorted(checks))}")
+    return names

@@ -16,7 +16,7 @@ import stat
 import sys
 from typing import Any
 
-FLAG, TEXT, MANY, PATH = "flag", "text", "many", "path"
+FLAG, TEXT, MANY, PATH, OPTIONAL = "flag", "text", "many", "path", "optional"
 
 OPTIONS: dict[str, tuple[str, str]] = {
     "--format": ("trace_format", TEXT),
@@ -33,6 +33,8 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "--honesty-config": ("honesty_path", PATH),
     "--validate-side-effects": ("validate_side_effects", FLAG),
     "--fail-on-violations": ("fail_on_violations", FLAG),
+    "--fail-on-evidence": ("fail_on_evidence", OPTIONAL),
+    "--strict-unknown": ("strict_unknown", FLAG),
     "--receipt": ("receipt_path", PATH),
 }
 """``eval``'s options: option -> (parameter, kind). GOLD and TRACE are paths too."""
@@ -64,6 +66,8 @@ def parse_eval_args(args: list[str]) -> dict[str, Any] | None:
                 return None
             params[dest] = True
             continue
+        if kind == OPTIONAL and not eq:
+            return None  # whether the next argument is its value is click's rule to apply
         if not eq:
             if not rest:
                 return None

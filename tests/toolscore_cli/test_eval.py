@@ -51,6 +51,39 @@ def test_fail_under(threshold: str, code: int) -> None:
     assert run_cli("eval", GOLD, TRACE, "--fail-under", threshold).returncode == code
 
 
+def test_fail_under_prints_the_actual_score() -> None:
+    out = run_cli("eval", GOLD, TRACE, "--fail-under", "A")
+    assert out.returncode == 1
+    assert out.stdout.splitlines()[-1] == "score 87.5% B is below --fail-under A"
+
+
+# The bundled example: call-errors fails, claimed-success is unknown, the rest pass.
+@pytest.mark.parametrize("args, code, last", [
+    (["--fail-on-evidence"], 1, "evidence: call-errors fail (--fail-on-evidence)"),
+    (["--fail-on-evidence=call-errors"], 1, "evidence: call-errors fail (--fail-on-evidence)"),
+    (["--fail-on-evidence", "credentials,claimed-success"], 0, None),
+    (["--fail-on-evidence=credentials,claimed-success", "--strict-unknown"], 1,
+     "evidence: claimed-success unknown (--fail-on-evidence --strict-unknown)"),
+    (["--strict-unknown"], 1, "evidence: call-errors fail, claimed-success unknown "
+                              "(--fail-on-evidence --strict-unknown)"),
+    ([], 0, None),
+])
+def test_fail_on_evidence(args: list[str], code: int, last: str | None) -> None:
+    out = run_cli("eval", GOLD, TRACE, *args)
+    assert out.returncode == code, out.stderr
+    if last is not None:
+        assert out.stdout.splitlines()[-1] == last
+    else:
+        assert not out.stdout.splitlines()[-1].startswith("evidence: ")
+
+
+def test_fail_on_evidence_names_an_unknown_check() -> None:
+    out = run_cli("eval", GOLD, TRACE, "--fail-on-evidence=call-error")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("error: --fail-on-evidence: unknown check 'call-error'; name "
+                                 "checks among call-errors, claimed-success")
+
+
 def test_weights_change_the_score() -> None:
     out = run_cli("eval", GOLD, TRACE, "--weight", "sequence_accuracy=0", "--json", "-")
     record = json.loads(out.stdout)

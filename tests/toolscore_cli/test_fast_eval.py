@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.conftest import EXAMPLES, run_cli, write_json
 from toolscore_cli.eval import eval_command
 from toolscore_cli.eval_run import run_eval
-from toolscore_cli.fast_eval import FLAG, MANY, OPTIONS, PATH, TEXT, parse_eval_args
+from toolscore_cli.fast_eval import FLAG, MANY, OPTIONAL, OPTIONS, PATH, TEXT, parse_eval_args
 
 GOLD, TRACE = str(EXAMPLES / "gold.json"), str(EXAMPLES / "trace.json")
 
@@ -23,6 +23,8 @@ GOLD, TRACE = str(EXAMPLES / "gold.json"), str(EXAMPLES / "trace.json")
 def _kind(param: click.Option) -> str:
     if param.is_flag:
         return FLAG
+    if isinstance(param.flag_value, str):  # a value may follow, else the flag's value
+        return OPTIONAL
     if param.multiple:
         return MANY
     return PATH if isinstance(param.type, click.Path) else TEXT
@@ -70,6 +72,7 @@ def _fast_params(args: list[str]) -> dict[str, object] | None:
 TOKENS = st.sampled_from([
     *OPTIONS, "--weight=sequence_accuracy=0", "--json=-", "--explain-format=1", "--json=",
     "-", "--", "-h", "--help", "--nope", "--jso", "-x", "", "B", "0.8", "a=b",
+    "--fail-on-evidence=call-errors", "--fail-on-evidence=",
     GOLD, TRACE, str(EXAMPLES), "missing.json",
 ])
 
@@ -86,6 +89,7 @@ def test_whatever_the_fast_path_takes_click_takes_the_same_way(args: list[str]) 
     [GOLD, TRACE],
     [GOLD, TRACE, "--json", "-", "--weight", "argument_f1=2", "--weight=cost=0"],
     ["--fail-under", "B", GOLD, "--explain-format", TRACE, "--json", "--markdown"],
+    [GOLD, TRACE, "--fail-on-evidence=call-errors,credentials", "--strict-unknown"],
     [GOLD, TRACE, "--report", "markdown=r.md", "--receipt", "missing/receipt.json",
      "--final-answer", "-", "--format", "toolscore", "--format=auto"],
 ])
@@ -99,7 +103,7 @@ def test_plain_arguments_take_the_fast_path_with_click_s_values(args: list[str])
     [GOLD], [GOLD, TRACE, TRACE], [GOLD, TRACE, "--help"], ["-h", GOLD, TRACE],
     [GOLD, TRACE, "--json"], [GOLD, TRACE, "--explain-format=yes"], [GOLD, TRACE, "--jso", "-"],
     [str(EXAMPLES), TRACE], [GOLD, TRACE, "--forbidden", str(EXAMPLES)], ["--", GOLD, TRACE],
-    [GOLD, "bad\0path"],
+    [GOLD, "bad\0path"], [GOLD, TRACE, "--fail-on-evidence"],
 ])
 def test_anything_else_is_left_to_click(args: list[str]) -> None:
     assert parse_eval_args(args) is None
