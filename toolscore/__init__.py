@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from toolscore_core.models import (
         Check,
         CheckOutcome,
+        Component,
         Contract,
         ExpectedCall,
         Metric,
@@ -51,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "TraceFormat": "toolscore_core.models",
     "Check": "toolscore_core.models",
     "CheckOutcome": "toolscore_core.models",
+    "Component": "toolscore_core.models",
     "Metric": "toolscore_core.models",
     "MetricOutcome": "toolscore_core.models",
     "ReportWriter": "toolscore_core.models",

@@ -175,3 +175,25 @@ def test_hookimpl_parsing_of_modules_is_pluggy_s() -> None:
             assert (ours.parse_hookimpl_opts(module, name)
                     == theirs.parse_hookimpl_opts(module, name)), (module.__name__, name)
     assert ours.parse_hookimpl_opts(odd, "toolscore_register_checks") is not None
+
+
+def test_what_a_plugin_depends_on_is_recorded_in_receipts() -> None:
+    """A check that names its library and model file gets their versions in the receipt;
+    one that did not take part (it returned None: not applicable) adds nothing."""
+    from importlib.metadata import version
+
+    from toolscore_core.models import Component
+    from toolscore_core.receipts import build_receipt
+
+    model = Component(name="acme/model.bin", version=lambda: "sha256:" + "ab" * 32)
+    plugin = make_plugin("acme", toolscore_register_checks=lambda: [
+        Check(id="acme-judged", description="judged", depends_on=("pluggy", model),
+              run=lambda context: CheckOutcome("pass", "fine")),
+        Check(id="acme-idle", description="never applies", depends_on=("attrs",),
+              run=lambda context: None)])
+    receipt = build_receipt(evaluate([], [], registry=registry_with(plugin)))
+    components = receipt["components"]
+    assert components["pluggy"] == version("pluggy")
+    assert components["acme/model.bin"] == "sha256:" + "ab" * 32
+    assert "attrs" not in components
+    assert components["python"].startswith("cpython ")
