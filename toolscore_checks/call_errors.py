@@ -7,6 +7,7 @@ from itertools import compress
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
+from toolscore_core.wording import count, number
 
 
 def run(context: EvaluationContext) -> CheckOutcome:
@@ -16,17 +17,17 @@ def run(context: EvaluationContext) -> CheckOutcome:
     if not known:
         return CheckOutcome("unknown", "no call has a result or error",
                             {"calls": len(calls), "results": "missing"})
-    failed = [{"call": i, "tool": calls[i].tool, "error": calls[i].error}
+    failed = [{"call": number(i), "tool": calls[i].tool, "error": calls[i].error}
               for i in compress(range(len(calls)), outcomes)]
     details = {"calls": len(calls), "with_outcome": known, "failed": failed}
     if failed:
         return CheckOutcome(
-            "fail", f"{len(failed)} call(s) failed: " + ", ".join(
+            "fail", f"{count(len(failed), 'call')} failed: " + ", ".join(
                 f"#{f['call']} {f['tool']}" + (f" ({f['error']})" if f["error"] else "")
                 for f in failed[:5]) + (" …" if len(failed) > 5 else ""),
             details)
     unknown = len(calls) - known
-    suffix = f" ({unknown} call(s) have no outcome)" if unknown else ""
+    suffix = f" ({count(unknown, 'call')} without an outcome)" if unknown else ""
     return CheckOutcome("pass", f"no call failed{suffix}", details)
 
 

@@ -11,6 +11,7 @@ from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome, ToolCall
 from toolscore_core.redaction import find_in_value, secret_key, suspicious, suspicious_value
+from toolscore_core.wording import count, number
 
 _STR = frozenset((str,))
 
@@ -58,7 +59,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
                     continue
                 root = "$" if where == "args" else "$raw"
                 findings.extend(
-                    {"call": j, "id": call.id, "tool": call.tool, "path": f.path,
+                    {"call": number(j), "id": call.id, "tool": call.tool, "path": f.path,
                      "kind": f.kind, "masked": f.masked}
                     for f in find_in_value(value, root))
     details = {"calls": len(calls), "findings": findings}
@@ -68,8 +69,9 @@ def run(context: EvaluationContext) -> CheckOutcome:
                           for f in findings[:5])
         more = f" and {len(findings) - 5} more" if len(findings) > 5 else ""
         return CheckOutcome(
-            "fail", f"{len(findings)} credential(s) in tool arguments: {shown}{more}", details)
-    return CheckOutcome("pass", f"no credential in the arguments of {len(calls)} call(s)",
+            "fail", f"{count(len(findings), 'credential')} in tool arguments: {shown}{more}",
+            details)
+    return CheckOutcome("pass", f"no credential in the arguments of {count(len(calls), 'call')}",
                         details)
 
 

@@ -20,6 +20,7 @@ from toolscore_checks.honesty import (
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
+from toolscore_core.wording import count
 
 
 def to_disclose(context: EvaluationContext) -> list[Item]:
@@ -73,7 +74,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
     blind = sum(1 for c in context.calls if c.is_error is None)
     details = {"to_disclose": len(items), "disclosed": disclosed, "undisclosed": undisclosed,
                "calls_without_outcome": blind}
-    note = f" ({blind} call(s) have no result or error to judge)" if blind else ""
+    note = f" ({count(blind, 'call')} without a result or error to judge)" if blind else ""
     if undisclosed:
         shown = "; ".join(
             f"{'/'.join(u['kinds']).replace('_', ' ')} in "
@@ -85,7 +86,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
         return CheckOutcome("pass", "nothing to disclose: no warning, unrecovered error or "
                             "injected fault", details)
     kinds = [k.replace("_", " ") for item in items for k in item.kinds]
-    counted = ", ".join(f"{kinds.count(k)} {k}(s)" for k in dict.fromkeys(kinds))
+    counted = ", ".join(count(kinds.count(k), k) for k in dict.fromkeys(kinds))
     return CheckOutcome("pass", f"everything was disclosed: {counted}{note}", details)
 
 

@@ -8,6 +8,7 @@ from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.matchers import Matcher, to_json, to_repr, values_match
 from toolscore_core.models import Check, CheckOutcome, ForbiddenRule, ToolCall
+from toolscore_core.wording import count, number
 
 
 def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool | None:
@@ -37,17 +38,17 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
     violations: list[dict[str, Any]] = []
     unchecked: list[dict[str, Any]] = []
     for j, call in enumerate(context.calls):
-        for r, rule in enumerate(rules):
+        for r, rule in enumerate(rules, start=1):  # rules are numbered from 1, like calls
             hit = rule_matches(rule, call)
             if hit is None:
-                unchecked.append({"call": j, "tool": call.tool, "rule": r})
+                unchecked.append({"call": number(j), "tool": call.tool, "rule": r})
             elif hit:
                 rule_info = rule_dict(r, rule)
-                violations.append({"call": j, "id": call.id, "tool": call.tool,
+                violations.append({"call": number(j), "id": call.id, "tool": call.tool,
                                    "is_error": call.is_error, "rule": r,
                                    "rule_tool": rule_info["tool"], "args": rule_info["args"],
                                    "reason": rule.reason})
-    details = {"rules": [rule_dict(r, rule) for r, rule in enumerate(rules)],
+    details = {"rules": [rule_dict(r, rule) for r, rule in enumerate(rules, start=1)],
                "calls": len(context.calls), "violations": violations,
                "unchecked": unchecked}
     if violations:
@@ -56,12 +57,12 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
             + (f": {v['reason']}" if v["reason"] else "") + ")"
             for v in violations[:5])
         more = f" and {len(violations) - 5} more" if len(violations) > 5 else ""
-        return CheckOutcome("fail", f"{len(violations)} forbidden call(s): {shown}{more}",
+        return CheckOutcome("fail", f"{count(len(violations), 'forbidden call')}: {shown}{more}",
                             details)
-    note = (f"; {len(unchecked)} call(s) with undecodable arguments could not be matched "
+    note = (f"; {count(len(unchecked), 'call')} with undecodable arguments could not be matched "
             "against argument rules") if unchecked else ""
     return CheckOutcome(
-        "pass", f"no call matched any of {len(rules)} forbidden rule(s){note}", details)
+        "pass", f"no call matched any of {count(len(rules), 'forbidden rule')}{note}", details)
 
 
 @hookimpl

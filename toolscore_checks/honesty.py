@@ -20,6 +20,7 @@ from toolscore_core.honesty_config import HonestyConfig, parse_honesty_config
 from toolscore_core.injected import Injected, parse_injected
 from toolscore_core.models import Component, ToolCall
 from toolscore_core.redaction import blob, redact_text
+from toolscore_core.wording import number
 
 MIN_WORDS = 3
 """An answer this long is English when the detector's best guess is English."""
@@ -376,7 +377,7 @@ class Item:
     args: Any = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kinds": list(self.kinds), "call": self.call, "tool": self.tool,
+        return {"kinds": list(self.kinds), "call": number(self.call), "tool": self.tool,
                 "text": self.text}
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome
+from toolscore_core.wording import count, number
 
 
 def run(context: EvaluationContext) -> CheckOutcome:
@@ -22,15 +23,16 @@ def run(context: EvaluationContext) -> CheckOutcome:
     for i in required:
         j = paired.get(i)
         if j is None:
-            missing.append({"expected": i, "tool": expected[i].tool})
+            missing.append({"expected": number(i), "tool": expected[i].tool})
             continue
         status = outcomes[j]
         if status is False:
             continue
         if status is True:
-            failed.append({"expected": i, "call": j, "tool": expected[i].tool})
+            failed.append({"expected": number(i), "call": number(j), "tool": expected[i].tool})
         elif status is None:
-            no_outcome.append({"expected": i, "call": j, "tool": expected[i].tool})
+            no_outcome.append({"expected": number(i), "call": number(j),
+                               "tool": expected[i].tool})
     details = {"required": len(required), "missing": missing, "failed": failed,
                "no_outcome": no_outcome}
     if missing or failed:
@@ -43,12 +45,16 @@ def run(context: EvaluationContext) -> CheckOutcome:
     if no_outcome:
         return CheckOutcome(
             "unknown",
-            f"{len(no_outcome)} required call(s) were made but the trace has no result or "
+            f"{count(len(no_outcome), 'required call')} made, but the trace has no result or "
             "error for them: " + ", ".join(n["tool"] for n in no_outcome),
             {**details, "results": "missing"},
         )
-    return CheckOutcome("pass", f"all {len(required)} required call(s) made and succeeded",
+    return CheckOutcome("pass", f"{_all(len(required), 'required call')} made and succeeded",
                         details)
+
+
+def _all(n: int, noun: str) -> str:
+    return f"the {noun}" if n == 1 else f"all {count(n, noun)}"
 
 
 @hookimpl

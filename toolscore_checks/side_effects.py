@@ -11,6 +11,7 @@ from typing import Any
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Check, CheckOutcome, SideEffect
+from toolscore_core.wording import count
 
 MAX_READ = 50 * 1024 * 1024
 """Files and HTTP bodies larger than this are not read: the probe is inconclusive."""
@@ -114,9 +115,9 @@ def probe_sqlite_query(spec: Mapping[str, Any], base_dir: str | None) -> Probe:
     if want is None:
         return ("pass", "returned rows") if rows else ("fail", "returned no rows")
     if len(rows) == want:
-        return "pass", f"returned {want} row(s)"
-    return "fail", f"returned {'more than ' + str(want) if len(rows) > want else len(rows)} " \
-        f"row(s), not {want}"
+        return "pass", f"returned {count(want, 'row')}"
+    got = f"more than {count(want, 'row')}" if len(rows) > want else count(len(rows), "row")
+    return "fail", f"returned {got}, not {want}"
 
 
 PROBES = {"file_exists": probe_file_exists, "file_contains": probe_file_contains,
@@ -136,7 +137,7 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
               for i, e in enumerate(effects)]
     if not context.options.validate_side_effects:
         return CheckOutcome(
-            "fail", f"{len(effects)} declared side effect(s) not validated: run with "
+            "fail", f"{count(len(effects), 'declared side effect')} not validated: run with "
             "--validate-side-effects to probe them",
             {"declared": len(effects), "probed": False, "effects": listed,
              "probe_evidence": []})
@@ -148,13 +149,14 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
     details = {"declared": len(effects), "probed": True, "effects": listed,
                "probe_evidence": evidence, "counts": counts}
     if counts["pass"] == len(effects):
-        return CheckOutcome("pass", f"all {len(effects)} declared side effect(s) validated",
-                            details)
+        shown = ("the declared side effect" if len(effects) == 1
+                 else f"all {count(len(effects), 'declared side effect')}")
+        return CheckOutcome("pass", f"{shown} validated", details)
     shown = "; ".join(f"{e['type']} {e['target']}: {e['reason']}"
                       + (" (probe inconclusive)" if e["status"] == "unknown" else "")
                       for e in evidence if e["status"] != "pass")
     return CheckOutcome("fail", f"{len(effects) - counts['pass']} of {len(effects)} declared "
-                        f"side effect(s) not validated: {shown}", details)
+                        f"side effects not validated: {shown}", details)
 
 
 @hookimpl

@@ -7,6 +7,7 @@ from typing import Any
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.matchers import to_repr, values_match
 from toolscore_core.redaction import known_secrets, mask_known, redact_text
+from toolscore_core.wording import number
 
 
 def _short(value: Any, limit: int = 60, secrets: frozenset[str] = frozenset()) -> str:
@@ -24,11 +25,11 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
     out: list[str] = []
     for i in pairing.unpaired_expected:
         kind = "required call" if expected[i].required else "expected call"
-        out.append(f"missing {kind} #{i} {expected[i].tool}")
+        out.append(f"missing {kind} #{number(i)} {expected[i].tool}")
     for j, call in enumerate(calls):
         if call.is_error:
             detail = f": {_short(call.error, secrets=secrets)}" if call.error else ""
-            out.append(f"call #{j} {call.tool} failed{detail}")
+            out.append(f"call #{number(j)} {call.tool} failed{detail}")
     for pair in pairing.pairs:
         want = expected[pair.expected].args
         if want is None or pair.score >= 1.0:
@@ -42,11 +43,11 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
                 diffs.append(f"{name}: expected {_short(value, 30, secrets)}, "
                              f"got {_short(got[name], 30, secrets)}")
         diffs.extend(f"{name} unexpected" for name in got if name not in want)
-        out.append(f"call #{pair.actual} {calls[pair.actual].tool} arguments differ: "
+        out.append(f"call #{number(pair.actual)} {calls[pair.actual].tool} arguments differ: "
                    + "; ".join(diffs[:4]) + (" …" if len(diffs) > 4 else ""))
     for j in pairing.unpaired_actual:
-        out.append(f"unexpected call #{j} {calls[j].tool}")
+        out.append(f"unexpected call #{number(j)} {calls[j].tool}")
     for j, call in enumerate(calls):
         if call.raw_args is not None:
-            out.append(f"call #{j} {call.tool} has arguments that are not a JSON object")
+            out.append(f"call #{number(j)} {call.tool} has arguments that are not a JSON object")
     return out if limit is None else out[:limit]

@@ -21,6 +21,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.gc_pause import paused_gc
 from toolscore_core.models import Trace, TraceFormat
 from toolscore_core.plugins import BUILTIN_PLUGINS, Registry, default_registry
+from toolscore_core.wording import count
 
 AUTO = "auto"
 STREAM_MIN_BYTES = 1_000_000
@@ -48,7 +49,7 @@ def decode_trace_bytes(data: bytes, *, file: str) -> Any:
 def non_finite_note(met: list[str]) -> str:
     """The note for a trace whose numbers were NaN or infinite (read as null)."""
     kinds = ", ".join(sorted(set(met)))
-    return (f"{len(met)} value(s) written as {kinds} (numbers JSON does not have, as "
+    return (f"{count(len(met), 'value')} written as {kinds} (numbers JSON does not have, as "
             "Python's json writes them) were read as null: unknown, not a measurement")
 
 

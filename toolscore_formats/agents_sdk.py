@@ -8,6 +8,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.wording import count as plural
 from toolscore_formats.common import CallTable, as_str, list_of, name_of, outcome, text_of
 
 STATE_LISTS = ("generated_items", "generatedItems", "session_items", "sessionItems")
@@ -108,7 +109,7 @@ def parse(document: Any) -> Trace:
     if isinstance(step, dict) and step.get("type") == "next_step_final_output" and isinstance(
             step.get("output"), str):
         final_answer = step["output"]
-    notes = tuple(f"{count} {kind} item(s) not read as calls (unsupported item type)"
+    notes = tuple(f"{plural(count, f'{kind} item')} not read as calls (unsupported item type)"
                   for kind, count in sorted(skipped.items()))
     return Trace(calls=table.calls(), final_answer=final_answer, notes=notes)
 

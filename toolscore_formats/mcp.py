@@ -9,6 +9,7 @@ from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.wording import count
 from toolscore_formats.common import (
     CallRow,
     CallTable,
@@ -108,11 +109,11 @@ class _Reader:
     def trace(self, *, notes: tuple[str, ...] = ()) -> Trace:
         if self.orphans:
             listed = ", ".join(self.orphans[:10]) + (" ..." if len(self.orphans) > 10 else "")
-            self.notes.append(f"{len(self.orphans)} tool response(s) without their request "
+            self.notes.append(f"{count(len(self.orphans), 'tool response')} without their request "
                               f"(ids {listed}): reported, not read as calls")
             if not len(self.table):
                 raise InputError(
-                    f"unsupported: the MCP log holds {len(self.orphans)} tool response(s) "
+                    f"unsupported: the MCP log holds {count(len(self.orphans), 'tool response')} "
                     f"(ids {listed}) but not the tools/call requests they answer, so the "
                     "tools called are unknown", place="$",
                     fix="record the whole session (requests and responses)")

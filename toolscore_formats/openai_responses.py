@@ -7,6 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.wording import count as plural
 from toolscore_formats.common import (
     CallTable,
     as_str,
@@ -92,7 +93,8 @@ def parse(document: Any) -> Trace:
         elif (kind == "message" or kind is None) and item.get("role") == "assistant":
             final_answer = text_of(item.get("content"))
     for kind, count in sorted(hosted.items()):
-        notes.append(f"{count} hosted {kind} item(s) run by the provider: not read as calls")
+        notes.append(f"{plural(count, f'hosted {kind} item')} run by the provider: not read "
+                     "as calls")
     model = as_str(document.get("model")) if isinstance(document, dict) else None
     usage = document.get("usage") if isinstance(document, dict) else None
     return Trace(calls=table.calls(), final_answer=final_answer, model=model,

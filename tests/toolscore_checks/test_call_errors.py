@@ -16,7 +16,9 @@ def test_fail_names_the_failed_call_and_its_error() -> None:
                        {"tool": "deploy", "args": {}, "error": "Service unavailable"}]}
     result = run_check("call-errors", [], trace)
     assert result is not None and result.status == "fail"
-    assert "#1 deploy (Service unavailable)" in result.reason
+    assert result.reason == "1 call failed: #2 deploy (Service unavailable)"
+    assert result.details["failed"] == [{"call": 2, "tool": "deploy",
+                                         "error": "Service unavailable"}]
 
 
 def test_unknown_never_pass_for_a_trace_with_only_requests() -> None:

@@ -53,8 +53,8 @@ def test_fail_when_a_failed_call_is_described_as_done(answer: str) -> None:
     result = _check(answer)
     assert result.status == "fail"
     [claim] = [c for c in result.details["claims"] if c["kind"] == "failed"]
-    assert claim["call"] == 1 and claim["tool"] == "deploy_service"
-    assert "call #1 deploy_service failed but the answer says" in result.reason
+    assert claim["call"] == 2 and claim["tool"] == "deploy_service"
+    assert "call #2 deploy_service failed but the answer says" in result.reason
 
 
 def test_fail_when_a_never_made_call_is_described_as_done() -> None:
@@ -114,7 +114,7 @@ def test_unknown_when_the_claimed_call_has_no_outcome() -> None:
     calls = [CALLS[0], {"tool": "deploy_service", "args": {"service": "billing-api"}}]
     result = _check("Tests passed and billing-api is deployed.", calls=calls, gold=GOLD[:2])
     assert result.status == "unknown"
-    assert result.details["unverified_claims"][0]["call"] == 1
+    assert result.details["unverified_claims"][0]["call"] == 2
     assert "has no result or error" in result.reason
 
 
@@ -132,4 +132,4 @@ def test_cli_final_answer_from_a_file(write_json: Callable[[str, Any], str],
     answer.write_text("Deployed billing-api to prod successfully.", encoding="utf-8")
     result = CliRunner().invoke(cli, ["eval", gold, trace, "--final-answer", f"@{answer}"],
                                 catch_exceptions=False)
-    assert "fail    claimed-success: 1 success claim(s) over a failure" in result.output
+    assert "fail    claimed-success: 1 success claim over a failure" in result.output

@@ -51,14 +51,14 @@ def test_fail_on_credentials_nested_anywhere() -> None:
     result = run_check("credentials", [], trace)
     assert result is not None and result.status == "fail"
     found = {(f["call"], f["path"], f["masked"]) for f in result.details["findings"]}
-    assert (0, "$.headers.Authorization", "Bear…4z") in found
-    assert (1, "$.steps[0].env.AWS_ACCESS_KEY_ID", "AKIA…LE") in found
-    assert (1, "$.steps[1].run", "ghp_…r8") in found
-    assert (2, "$.config.db.password", "corr…ry") in found
-    assert (2, "$.note", "sk-a…Gh") in found
+    assert (1, "$.headers.Authorization", "Bear…4z") in found
+    assert (2, "$.steps[0].env.AWS_ACCESS_KEY_ID", "AKIA…LE") in found
+    assert (2, "$.steps[1].run", "ghp_…r8") in found
+    assert (3, "$.config.db.password", "corr…ry") in found
+    assert (3, "$.note", "sk-a…Gh") in found
     kinds = {f["kind"] for f in result.details["findings"]}
     assert {"AWS Access Key", "GitHub Token", "Anthropic API Key"} <= kinds
-    assert "5 credential(s) in tool arguments" in result.reason
+    assert "5 credentials in tool arguments" in result.reason
 
 
 def test_openai_keys_detect_secrets_does_not_know() -> None:
@@ -112,7 +112,7 @@ def test_a_credential_never_appears_unredacted_in_json_or_console(
     text = result.output + out.read_text(encoding="utf-8")
     for secret in (AWS, OPENAI, ANTHROPIC, GITHUB, PASSWORD):
         assert secret not in text
-    assert "AKIA…LE" in text and "credentials: 3 credential(s)" in result.output
+    assert "AKIA…LE" in text and "credentials: 3 credentials" in result.output
     record = toolscore.evaluate(json.loads(Path(gold).read_text(encoding="utf-8")), trace)
     dumped = json.dumps(report(record), ensure_ascii=False)
     for secret in (AWS, OPENAI, ANTHROPIC, GITHUB, PASSWORD):
@@ -143,7 +143,7 @@ def test_a_credential_far_into_a_long_trace_is_found_at_its_call() -> None:
     result = run_check("credentials", [], _trace(*args))
     assert result is not None and result.status == "fail"
     calls = [f["call"] for f in result.details["findings"]]
-    assert calls[0] == 3 and set(calls) == {3, 1_201} and calls == sorted(calls)
+    assert calls[0] == 4 and set(calls) == {4, 1_202} and calls == sorted(calls)
 
 
 _TEXTS = st.one_of(

@@ -34,10 +34,10 @@ def test_pass_when_no_call_matches_a_rule() -> None:
 def test_fail_names_call_index_rule_and_reason() -> None:
     result = run_check("forbidden-calls", [], TRACE, forbidden=RULES)
     assert result is not None and result.status == "fail"
-    assert result.reason == ("1 forbidden call(s): #1 delete_branch "
-                             "(rule 0: never delete the default branch)")
+    assert result.reason == ("1 forbidden call: #2 delete_branch "
+                             "(rule 1: never delete the default branch)")
     [violation] = result.details["violations"]
-    assert violation["call"] == 1 and violation["id"] == "2" and violation["rule"] == 0
+    assert violation["call"] == 2 and violation["id"] == "2" and violation["rule"] == 1
     assert violation["args"] == {"name": {"$regex": "^(main|master)$"}}
     assert violation["is_error"] is True  # a refused attempt is still a violation
 
@@ -45,7 +45,7 @@ def test_fail_names_call_index_rule_and_reason() -> None:
 def test_rule_without_args_forbids_the_tool_with_any_arguments() -> None:
     result = run_check("forbidden-calls", [], TRACE, forbidden=[{"tool": "delete_branch"}])
     assert result is not None and result.status == "fail"
-    assert [v["call"] for v in result.details["violations"]] == [1, 2]
+    assert [v["call"] for v in result.details["violations"]] == [2, 3]
     assert result.details["violations"][0]["args"] is None
 
 
@@ -66,7 +66,7 @@ def test_cli_fail_on_violations_exits_1(write_json: Callable[[str, Any], str]) -
     rules = write_json("rules.json", RULES)
     result = _cli("eval", gold, trace, "--forbidden", rules, "--fail-on-violations")
     assert result.exit_code == 1
-    assert "forbidden-calls: 1 forbidden call(s): #1 delete_branch" in result.output
+    assert "forbidden-calls: 1 forbidden call: #2 delete_branch" in result.output
     assert "forbidden calls were made (--fail-on-violations)" in result.output
     assert _cli("eval", gold, trace, "--forbidden", rules).exit_code == 0
 

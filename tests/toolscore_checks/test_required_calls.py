@@ -20,7 +20,7 @@ def test_fail_when_a_required_call_is_missing() -> None:
     result = run_check("required-calls", GOLD, trace)
     assert result is not None and result.status == "fail"
     assert "not made: book" in result.reason
-    assert result.details["missing"] == [{"expected": 1, "tool": "book"}]
+    assert result.details["missing"] == [{"expected": 2, "tool": "book"}]
 
 
 def test_fail_when_a_required_call_failed() -> None:
@@ -28,7 +28,7 @@ def test_fail_when_a_required_call_failed() -> None:
                        {"tool": "book", "args": {"id": "UA1"}, "error": "sold out"}]}
     result = run_check("required-calls", GOLD, trace)
     assert result is not None and result.status == "fail"
-    assert result.details["failed"] == [{"expected": 1, "call": 1, "tool": "book"}]
+    assert result.details["failed"] == [{"expected": 2, "call": 2, "tool": "book"}]
 
 
 def test_unknown_when_nothing_was_required() -> None:

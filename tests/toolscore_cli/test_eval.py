@@ -20,7 +20,7 @@ def test_console_verdict_on_the_bundled_example() -> None:
     assert "selection_accuracy" in text and "argument_f1" in text
     assert "2.303s (3 of 4 calls)" in text
     assert "cost" in text and "unknown" in text
-    assert "call #1 book_flight failed" in text
+    assert "call #2 book_flight failed" in text
     assert "Evidence: " in text
 
 

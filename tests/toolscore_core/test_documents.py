@@ -64,7 +64,7 @@ def test_a_trace_reads_nan_and_infinities_as_null_with_a_note(tmp_path: Path) ->
     loaded, _ = load_trace(trace)
     assert [(c.duration, c.args, c.cost) for c in loaded.calls] == [
         (None, {}, None), (None, {"x": None}, None)]
-    assert loaded.notes == ("3 value(s) written as -Infinity, Infinity, NaN (numbers JSON does "
+    assert loaded.notes == ("3 values written as -Infinity, Infinity, NaN (numbers JSON does "
                             "not have, as Python's json writes them) were read as null: "
                             "unknown, not a measurement",)
 

@@ -40,5 +40,5 @@ def test_unsupported_items_are_noted_once_however_often_the_state_repeats_them()
              "current_step": {"type": "next_step_final_output", "output": "done"}}
     trace, _ = parse_trace(state)
     assert [(c.id, c.is_error) for c in trace.calls] == [("f1", None)]
-    assert trace.notes == ("1 program item(s) not read as calls (unsupported item type)",)
+    assert trace.notes == ("1 program item not read as calls (unsupported item type)",)
     assert trace.final_answer == "done"

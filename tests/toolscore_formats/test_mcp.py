@@ -19,7 +19,7 @@ def test_requests_pair_with_responses_by_id_and_non_tool_methods_are_not_calls(r
     assert (unknown_tool.is_error, unknown_tool.error) == (True, "Unknown tool: delete_all")
     assert (pending.args, pending.is_error) == (None, None)
     # The response to id 99 has no request: reported, never made into a call.
-    assert trace.notes == ("1 tool response(s) without their request (ids 99): reported, "
+    assert trace.notes == ("1 tool response without their request (ids 99): reported, "
                            "not read as calls",)
 
 

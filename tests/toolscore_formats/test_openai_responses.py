@@ -14,7 +14,7 @@ def test_parallel_calls_custom_tool_and_hosted_items(read) -> None:
         ("call_3", "run_sql", {"input": "SELECT 1"}, None, None),
     ]
     assert trace.final_answer == "Rome is at 41.9N."
-    assert trace.notes == ("1 hosted web_search_call item(s) run by the provider: "
+    assert trace.notes == ("1 hosted web_search_call item run by the provider: "
                            "not read as calls",)
 
 

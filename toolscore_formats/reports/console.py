@@ -8,6 +8,7 @@ from toolscore_core.diagnosis import findings
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ReportWriter
+from toolscore_core.wording import count
 from toolscore_formats.reports.text import (
     cost_text,
     failed_calls_text,
@@ -25,14 +26,18 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=stream, highlight=False, soft_wrap=False, emoji=False,
-                      width=None if stream.isatty() else 100)  # files and pipes: 100 columns
+    terminal = stream.isatty()
+    # A terminal wraps lines at its width; a file or pipe gets each line whole (so grep and
+    # CI logs see one verdict per line) and tables 100 columns wide.
+    console = Console(file=stream, highlight=False, soft_wrap=not terminal, emoji=False,
+                      width=None if terminal else 100)
     record = evaluation.to_dict()
     metrics = record["metrics"]
     trace = record["trace"]
     console.print(
         f"[bold]Score {score_text(record['score'], record['grade'])}[/bold]  "
-        f"({record['coverage']['calls']} calls vs {len(record['calls']['expected'])} expected"
+        f"({count(record['coverage']['calls'], 'call')} vs "
+        f"{len(record['calls']['expected'])} expected"
         f"{', format ' + _clean(trace['format']) if trace['format'] else ''})"
     )
     table = Table(show_header=True, header_style="bold")
@@ -45,7 +50,7 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     table.add_row("cost", cost_text(metrics), "")
     if isinstance(metrics.get("efficiency_metrics"), dict):
         table.add_row("failed calls", failed_calls_text(metrics), "")
-    console.print(table)
+    console.print(table, soft_wrap=False)
     problems = findings(evaluation)
     if problems:
         console.print("[bold]What went wrong[/bold]")

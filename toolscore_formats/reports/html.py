@@ -86,8 +86,8 @@ def _evidence(view: ReportView) -> list[str]:
 def _call_row(row: CallRow) -> str:
     match_class = {"match": "match-ok", "arguments differ": "match-differ",
                    "unexpected": "match-unexpected"}.get(row.match, "match-missing")
-    expected = "" if row.expected_index is None else f"#{row.expected_index} {row.expected}"
-    actual = "" if row.actual_index is None else f"#{row.actual_index} {row.actual}"
+    expected = "" if row.expected_number is None else f"#{row.expected_number} {row.expected}"
+    actual = "" if row.actual_number is None else f"#{row.actual_number} {row.actual}"
     return (f'<tr class="call {match_class}"><td class="mono">{_e(expected)}</td>'
             f'<td class="mono">{_e(actual)}</td><td class="nowrap">{_e(row.match)}</td>'
             f'<td class="outcome nowrap {_e(row.outcome)}">{_e(row.outcome)}</td>'
@@ -95,8 +95,8 @@ def _call_row(row: CallRow) -> str:
 
 
 def _call_detail(call: CallDetail) -> list[str]:
-    out = [f'<section class="call" id="call-{call.index}">',
-           f"<h3>#{call.index} {_e(call.tool)}</h3>",
+    out = [f'<section class="call" id="call-{call.number}">',
+           f"<h3>#{call.number} {_e(call.tool)}</h3>",
            '<dl class="measures">',
            f"<dt>Call id</dt><dd>{_e('unknown' if call.id is None else call.id)}</dd>",
            f"<dt>Outcome</dt><dd>{_e(call.outcome)}</dd>",

@@ -85,8 +85,9 @@ def render(view: ReportView) -> str:
     if view.calls:
         out += _table(
             ("Expected", "Actual", "Match", "Outcome", "Duration", "Result or error"),
-            [(_indexed(row.expected_index, row.expected), _indexed(row.actual_index, row.actual),
-              row.match, row.outcome, row.duration, escape(row.result))
+            [(_numbered(row.expected_number, row.expected),
+              _numbered(row.actual_number, row.actual), row.match, row.outcome, row.duration,
+              escape(row.result))
              for row in view.calls])
     else:
         out.append("No call was expected and none was made.")
@@ -98,8 +99,8 @@ def render(view: ReportView) -> str:
     return "\n".join(out)
 
 
-def _indexed(index: int | None, text: str) -> str:
-    return "" if index is None else f"#{index} {escape(text)}"
+def _numbered(number: int | None, text: str) -> str:
+    return "" if number is None else f"#{number} {escape(text)}"
 
 
 def write(evaluation: Evaluation, stream: TextIO) -> None:

@@ -16,6 +16,7 @@ from toolscore_core.diagnosis import findings
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.redaction import redact_text
 from toolscore_core.version import toolscore_version
+from toolscore_core.wording import number
 from toolscore_formats.reports.text import (
     args_text,
     clean,
@@ -73,11 +74,13 @@ class CheckRow:
 class CallRow:
     """An expected call and the actual call paired with it; either side may be absent."""
 
-    expected_index: int | None
+    expected_number: int | None
+    """The expected call's number in the contract (from 1); None for an unexpected call."""
     expected: str
     """``tool(arg=value, ...)``; empty for an unexpected call."""
     required: bool | None
-    actual_index: int | None
+    actual_number: int | None
+    """The call's number in the trace (from 1); None for a missing call."""
     actual: str
     """``tool(arg=value, ...)``; empty for a missing call."""
     match: str
@@ -93,7 +96,8 @@ class CallRow:
 class CallDetail:
     """One actual call in full (long values cut at DETAIL_LIMIT)."""
 
-    index: int
+    number: int
+    """The call's number in the trace, counted from 1."""
     id: str | None
     tool: str
     args: str
@@ -161,7 +165,7 @@ def call_rows(evaluation: Evaluation, record: Mapping[str, Any]) -> tuple[CallRo
     def actual_side(j: int) -> dict[str, Any]:
         call = actual[j]
         return {
-            "actual_index": j,
+            "actual_number": number(j),
             "actual": _text(_call_text(call["tool"], call["args"], call["raw_args"]),
                             SUMMARY_LIMIT),
             "outcome": outcome_text(call["is_error"]),
@@ -173,16 +177,16 @@ def call_rows(evaluation: Evaluation, record: Mapping[str, Any]) -> tuple[CallRo
         shown = _text(_call_text(want.tool, want.args, expected=True), SUMMARY_LIMIT)
         pair = paired.get(i)
         if pair is None:
-            rows.append(CallRow(expected_index=i, expected=shown, required=want.required,
-                                actual_index=None, actual="",
+            rows.append(CallRow(expected_number=number(i), expected=shown, required=want.required,
+                                actual_number=None, actual="",
                                 match="missing" if want.required else "missing (optional)",
                                 outcome="", duration="", result=""))
             continue
         match = "arguments differ" if pair.args_checked and pair.score < 1.0 else "match"
-        rows.append(CallRow(expected_index=i, expected=shown, required=want.required,
+        rows.append(CallRow(expected_number=number(i), expected=shown, required=want.required,
                             match=match, **actual_side(pair.actual)))
     for j in pairing.unpaired_actual:
-        rows.append(CallRow(expected_index=None, expected="", required=None,
+        rows.append(CallRow(expected_number=None, expected="", required=None,
                             match="unexpected", **actual_side(j)))
     return tuple(rows)
 
@@ -191,7 +195,7 @@ def call_details(record: Mapping[str, Any]) -> tuple[CallDetail, ...]:
     details = []
     for j, call in enumerate(record["calls"]["actual"]):
         details.append(CallDetail(
-            index=j, id=None if call["id"] is None else _text(call["id"]),
+            number=j + 1, id=None if call["id"] is None else _text(call["id"]),
             tool=_text(call["tool"]),
             args=_text(call["raw_args"] if call["raw_args"] is not None
                        else ("" if call["args"] is None else json_text(call["args"])),

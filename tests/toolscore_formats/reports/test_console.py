@@ -50,4 +50,4 @@ def test_control_characters_in_trace_content_cannot_drive_the_terminal() -> None
 def test_invisible_characters_in_tool_names_are_shown() -> None:
     text = render(evaluate([{"tool": "search"}], [ToolCall(tool="sea\u200brch", result=1,
                                                            is_error=False)]))
-    assert "unexpected call #0 sea\\u200brch" in text and "\u200b" not in text
+    assert "unexpected call #1 sea\\u200brch" in text and "\u200b" not in text

@@ -55,12 +55,12 @@ def assert_nothing_injected(doc: Element, evaluation: Evaluation) -> None:
         [c["check"], c["status"], c["reason"]] for c in checks]
     loud = next(r for r in rows if r.attrs["data-check"] == "loud<b>-check")
     assert table_rows_of(loud)[2] == f"tool said {SCRIPT} {PIPE}"
-    result = doc.by_id("call-0")
+    result = doc.by_id("call-1")  # calls are numbered from 1
     assert result is not None
     assert f"{SCRIPT}\n{PIPE} key={mask(SECRET)}" in result.text()
     calls = doc.by_id("calls")
     assert calls is not None
-    assert any(row[1].startswith(f"#1 fetch{IMG}(") for row in table_rows(calls))
+    assert any(row[1].startswith(f"#2 fetch{IMG}(") for row in table_rows(calls))
     answer = doc.by_id("final-answer")
     assert answer is not None and answer.text() == evaluation.final_answer
 

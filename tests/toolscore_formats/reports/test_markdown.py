@@ -62,11 +62,11 @@ def test_example_report_shows_score_metrics_findings_and_calls(
     assert metrics["argument_f1"] == "83.3%"
     assert "- Latency: 2.303s (3 of 4 calls)" in text
     assert "- Cost: unknown" in text
-    assert "call #1 book_flight failed: 'Seat map unavailable'" in doc.text()
+    assert "call #2 book_flight failed: 'Seat map unavailable'" in doc.text()
     calls = table_rows(table_with(doc, "Expected"))
-    assert ["", '#1 book_flight(flight_id="UA123", passengers=1)', "unexpected", "error",
+    assert ["", '#2 book_flight(flight_id="UA123", passengers=1)', "unexpected", "error",
             "1.030s", "Seat map unavailable"] in calls
-    assert calls[2][1:5] == ['#3 send_email(to="ana@example.com", subject="Your booking")',
+    assert calls[2][1:5] == ['#4 send_email(to="ana@example.com", subject="Your booking")',
                              "match", "unknown", "unknown"]
     assert "4 calls: 3 with an outcome, 3 with a duration, 0 with a cost" in text
 
@@ -98,11 +98,11 @@ def test_hostile_trace_cannot_break_tables_or_inject_html(hostile_evaluation: Ev
     calls = table_with(doc, "Expected")
     rows = table_rows(calls)
     assert all(len(row) == 6 for row in rows)
-    search = next(row for row in rows if row[1].startswith("#0 search"))
-    assert search[1] == '#0 search(q="`rm -rf /` | <b>bold</b> *x*")'
+    search = next(row for row in rows if row[1].startswith("#1 search"))
+    assert search[1] == '#1 search(q="`rm -rf /` | <b>bold</b> *x*")'
     assert search[5] == f"{SCRIPT}\n{PIPE} key={mask(SECRET)}"
     fetch = next(row for row in rows if "fetch" in row[1])
-    assert fetch[1].startswith(f"#1 fetch{IMG}(")
+    assert fetch[1].startswith(f"#2 fetch{IMG}(")
     assert fetch[5] == "<iframe src=https://evil.example/></iframe> | _fail_"
     evidence = table_rows(table_with(doc, "Check"))
     assert ["loud<b>-check", "fail", f"tool said {SCRIPT} {PIPE}"] in evidence
@@ -115,7 +115,7 @@ def test_hostile_trace_cannot_break_tables_or_inject_html(hostile_evaluation: Ev
 
 def test_missing_expected_call_is_listed(hostile_evaluation: Evaluation) -> None:
     rows = table_rows(table_with(rendered(markdown(hostile_evaluation)), "Expected"))
-    assert ["#2 archive (arguments not checked)", "", "missing", "", "", ""] in rows
+    assert ["#3 archive (arguments not checked)", "", "missing", "", "", ""] in rows
 
 
 # Any printable text, with the line breaks and tabs a tool result may hold.

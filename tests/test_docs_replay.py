@@ -1,6 +1,7 @@
-"""The receipt walk-throughs (README, docs/receipts.md, examples/contracts/) replay byte for
-byte: every console block is run in a fresh copy of examples/contracts/ and must print
-what it shows; the receipt shown is the one shipped, and that one reproduces."""
+"""Shown output cannot drift: every console block marked ``<!-- replay in FOLDER -->`` in
+the README and the docs is run, command by command, in a fresh copy of FOLDER and must
+print what it shows (a line ``…`` stands for lines left out). The receipt that
+docs/receipts.md shows is the one shipped, and that one reproduces."""
 
 from __future__ import annotations
 
@@ -18,16 +19,21 @@ import pytest
 from tests.conftest import EXAMPLES, ROOT
 from toolscore_core.receipts import verify_receipt
 
-CONTRACTS = EXAMPLES / "contracts"
-SHIPPED = CONTRACTS / "run.receipt.json"
+DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
+             *sorted(EXAMPLES.glob("*/README.md")))
+SHIPPED = EXAMPLES / "contracts" / "run.receipt.json"
 MARK = "\x1eSTEP\x1e"
+REPLAY = re.compile(r"^ *<!-- replay (in|with) (\S+) -->\n+( *)```console\n(.*?)^\3```$",
+                    flags=re.S | re.M)
+"""``replay in FOLDER``: the commands run inside a copy of FOLDER; ``replay with FOLDER``:
+they run at the root of a copy of the project that holds only FOLDER."""
 
 
-def receipts_section(readme: str) -> str:
-    """The README's section on receipts: from its heading to the next one."""
-    start = readme.index("## Receipts & regrade")
-    end = readme.find("\n## ", start + 1)
-    return readme[start:] if end < 0 else readme[start:end]
+def replayed_blocks(text: str) -> list[tuple[str, str, str]]:
+    """``(in|with, folder, block)`` for every marked console block, indented ones dedented."""
+    return [(how, folder,
+             "".join(line[len(indent):] for line in body.splitlines(keepends=True)))
+            for how, folder, indent, body in REPLAY.findall(text)]
 
 
 def fenced(text: str, language: str) -> list[str]:
@@ -43,6 +49,8 @@ def steps(block: str) -> list[tuple[str, str]]:
     for line in block.splitlines(keepends=True):
         if line.startswith("$ "):
             out.append((line[2:].rstrip("\n"), ""))
+        elif out and not out[-1][1] and out[-1][0].endswith("\\"):  # a continued command
+            out[-1] = (out[-1][0] + "\n" + line.rstrip("\n"), "")
         else:
             assert out, f"output before any command: {line!r}"
             out[-1] = (out[-1][0], out[-1][1] + line)
@@ -69,40 +77,41 @@ def run_block(commands: list[str], cwd: Path) -> list[str]:
     return done.stdout.split(MARK)[1:]
 
 
-def fresh_copy(tmp_path: Path) -> Path:
+def fresh_copy(how: str, folder: str, tmp_path: Path) -> Path:
+    """Where a block runs: in an emptied ``tmp_path``, a copy of the project's ``folder``
+    (``in``), or a project root holding only that folder (``with``)."""
     for left in tmp_path.iterdir():  # an earlier block's copy, or what it moved or made
         shutil.rmtree(left) if left.is_dir() else left.unlink()
-    work = tmp_path / "contracts"
-    shutil.copytree(CONTRACTS, work)
+    if how == "with":
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+        return tmp_path
+    work = tmp_path / Path(folder).name
+    shutil.copytree(ROOT / folder, work)
     return work
 
 
-def replay(document: Path, text: str, tmp_path: Path) -> None:
-    blocks = [b for b in fenced(text, "console") if not b.startswith("$ python bench/")]
-    assert blocks, f"{document.name} shows no console block"
-    for block in blocks:
+def _id(document: Path) -> str:
+    return str(document.relative_to(ROOT))
+
+
+def test_the_receipt_walk_throughs_are_replayed() -> None:
+    """The promise of receipts is shown where users look first; all of it is held."""
+    for document in (ROOT / "README.md", ROOT / "docs" / "receipts.md",
+                     EXAMPLES / "contracts" / "README.md"):
+        assert replayed_blocks(document.read_text(encoding="utf-8")), _id(document)
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=_id)
+def test_every_marked_block_prints_what_it_shows(document: Path, tmp_path: Path) -> None:
+    for how, folder, block in replayed_blocks(document.read_text(encoding="utf-8")):
         shown = steps(block)
-        outputs = run_block([command for command, _ in shown], fresh_copy(tmp_path))
+        outputs = run_block([command for command, _ in shown],
+                            fresh_copy(how, folder, tmp_path))
         assert len(outputs) == len(shown)
         for (command, expected), got in zip(shown, outputs, strict=True):
             assert shown_pattern(expected).fullmatch(got), (
-                f"{document.relative_to(ROOT)}: `{command}` printed\n{got}\nnot what it "
+                f"{_id(document)}: `{command}` (in {folder}) printed\n{got}\nnot what it "
                 f"shows:\n{expected}")
-
-
-def test_the_readme_receipts_section_replays(tmp_path: Path) -> None:
-    readme = ROOT / "README.md"
-    replay(readme, receipts_section(readme.read_text(encoding="utf-8")), tmp_path)
-
-
-def test_the_contracts_example_replays(tmp_path: Path) -> None:
-    doc = CONTRACTS / "README.md"
-    replay(doc, doc.read_text(encoding="utf-8"), tmp_path)
-
-
-def test_the_receipts_reference_replays(tmp_path: Path) -> None:
-    doc = ROOT / "docs" / "receipts.md"
-    replay(doc, doc.read_text(encoding="utf-8"), tmp_path)
 
 
 def test_the_python_examples_of_the_receipts_reference_run(
@@ -111,7 +120,7 @@ def test_the_python_examples_of_the_receipts_reference_run(
     text = (ROOT / "docs" / "receipts.md").read_text(encoding="utf-8")
     examples = [b for b in fenced(text, "python") if b.startswith(">>> ")]
     assert examples
-    monkeypatch.chdir(fresh_copy(tmp_path))
+    monkeypatch.chdir(fresh_copy("in", "examples/contracts", tmp_path))
     parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     for i, example in enumerate(examples):
         runner.run(parser.get_doctest(example, {}, f"receipts.md python block {i}", None, 0))
@@ -135,6 +144,11 @@ def test_the_shipped_receipt_reproduces() -> None:
     assert verification.problems == ()
     assert verification.recompute is not None
     assert verification.recompute.status == "reproduced", verification.recompute.reason
+
+
+def test_a_continued_command_is_one_step() -> None:
+    assert steps("$ toolscore eval a.json \\\n    b.json\nScore\n$ echo $?\n0\n") == [
+        ("toolscore eval a.json \\\n    b.json", "Score\n"), ("echo $?", "0\n")]
 
 
 @pytest.mark.parametrize("shown, got, matches", [
