@@ -11,6 +11,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# CI runs every property on the same examples each time (derandomized), so a red build
+# is the code's doing, never the draw's; locally the examples stay random and find new
+# cases. HYPOTHESIS_PROFILE=ci reproduces a CI run anywhere.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None,
+                          print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+HYPOTHESIS_PROFILE = os.environ.get(
+    "HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI", "").lower() == "true" else "dev")
+settings.load_profile(HYPOTHESIS_PROFILE)
+
+
+def pytest_report_header() -> str:
+    chosen = settings.get_profile(HYPOTHESIS_PROFILE)
+    draws = "derandomized" if chosen.derandomize else "random"
+    return f"hypothesis profile: {HYPOTHESIS_PROFILE} ({draws} examples)"
+
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
