@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import shlex
+import shutil
 import signal
 import threading
 from collections.abc import Iterator
@@ -12,8 +13,16 @@ from typing import Any
 import click
 
 from toolscore_cli import console
-from toolscore_cli.summary import print_summary, stdout_taken, with_output_options, write_outputs
+from toolscore_cli.options import parse_rate
+from toolscore_cli.summary import (
+    gate,
+    print_summary,
+    stdout_taken,
+    with_output_options,
+    write_outputs,
+)
 from toolscore_core.errors import InputError
+from toolscore_core.wording import count
 
 
 @click.group("agent")
@@ -59,14 +68,18 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 @click.option("--overwrite", is_flag=True, help="Start the output file again.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
 @with_output_options
-def run_command(spec_path: str, agent_command: str, output: str, trials: int, jobs: int,
-                timeout: float | None, task_ids: tuple[str, ...], resume: bool, overwrite: bool,
-                no_progress: bool, k: int | None, json_path: str | None,
-                markdown_path: str | None, html_path: str | None) -> None:
+@click.pass_context
+def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: str,
+                trials: int, jobs: int, timeout: float | None, task_ids: tuple[str, ...],
+                resume: bool, overwrite: bool, no_progress: bool, k: int | None,
+                json_path: str | None, markdown_path: str | None, html_path: str | None,
+                fail_under: str | None) -> None:
     """Run the agent for every task and trial of the study, then print the summary.
 
     The agent gets the prompt on stdin and in $TOOLSCORE_PROMPT, writes its trace (any
     supported format) to the path in $TOOLSCORE_TRACE, and prints its final answer.
+    Exits 2 before any run when the agent command cannot be found, 1 when a run ended in
+    an error or the pass rate is below --fail-under.
     """
     from toolscore_core.plugins import default_registry
     from toolscore_core.studies.runner import CommandRunner, execute, open_run_log, plan_runs
@@ -84,6 +97,14 @@ def run_command(spec_path: str, agent_command: str, output: str, trials: int, jo
         command = shlex.split(agent_command)
     except ValueError as exc:
         raise InputError(f"cannot split the agent command ({exc})", place="--agent") from None
+    if not command:
+        raise InputError("the agent command is empty", place="--agent",
+                         fix='give the command that runs the agent, e.g. "python agent.py"')
+    if shutil.which(command[0]) is None:
+        raise InputError(f"command {command[0]!r} not found or not executable",
+                         place="--agent", fix="check the name, or give its path")
+    if fail_under is not None:
+        parse_rate(fail_under)  # a bad threshold is bad input before any run
     study = load_study(spec_path)
     study.select(_task_ids(task_ids))
     registry = default_registry()
@@ -109,8 +130,17 @@ def run_command(spec_path: str, agent_command: str, output: str, trials: int, jo
                           "--resume", markup=False)
                 raise click.exceptions.Exit(130) from None
     data = summarize_file(output).to_dict(k)
-    print_summary(data, err=stdout_taken(json_path, markdown_path))
+    to_stderr = stdout_taken(json_path, markdown_path)
+    print_summary(data, err=to_stderr)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
+    code = gate(data, fail_under, err=to_stderr)
+    errors = data["total"]["errors"]
+    if errors:
+        err.print(f"{count(errors, 'run')} of {data['total']['runs']} ended in an error (see "
+                  f"the error field of those rows in {output})", markup=False, soft_wrap=True)
+        code = 1
+    if code:
+        ctx.exit(code)
 
 
 @contextlib.contextmanager

@@ -6,11 +6,12 @@ fast path (``toolscore_cli.fast_eval``) can use the parsers without it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from toolscore_core.errors import InputError
 from toolscore_core.scoring import GRADES, parse_weight
+from toolscore_core.wording import count
 
 
 def weights_from(values: Sequence[str]) -> dict[str, float] | None:
@@ -34,6 +35,29 @@ def parse_fail_under(text: str) -> float:
         raise InputError(f"bad threshold {text!r}", place="--fail-under",
                          fix="give a score 0..1, a percentage like 85%, or a grade A-D")
     return number
+
+
+def parse_rate(text: str) -> float:
+    """A pass-rate threshold: ``0.8`` or ``80%`` (a grade is for scores, not rates)."""
+    if text.strip().upper() in dict(GRADES):
+        raise InputError(f"bad threshold {text!r}: a grade is not a pass rate",
+                         place="--fail-under", fix="give a rate 0..1 or a percentage like 80%")
+    return parse_fail_under(text)
+
+
+def pass_rate_below(total: Mapping[str, Any], fail_under: str) -> str | None:
+    """Why a study's pass rate fails ``--fail-under`` (one line), or None when it does not.
+
+    A study with no run has no pass rate: unknown is not a pass.
+    """
+    threshold = parse_rate(fail_under)
+    rate, runs = total.get("pass_rate"), total.get("runs") or 0
+    if rate is None:
+        return f"no runs, so the pass rate is unknown: not over --fail-under {fail_under}"
+    if rate < threshold:
+        return (f"pass rate {rate:.1%} ({total.get('passed')} of {count(runs, 'run')}) is below "
+                f"--fail-under {fail_under}")
+    return None
 
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -12,6 +12,7 @@ from toolscore_cli import console
 from toolscore_cli.options import (
     final_answer_option,
     final_answer_text,
+    parse_fail_under,
     weight_option,
     weights_from,
 )
@@ -42,11 +43,15 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
               help="Agent-run JSONL only: where to write the regraded rows.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Agent-run JSONL only: rows evaluated in parallel.")
+@click.option("--fail-under", metavar="SCORE|RATE",
+              help="Exit 1 when a new score is below SCORE (0.8, 80% or a grade), or for "
+                   "agent-run JSONL, when the regraded pass rate is below RATE.")
 @click.pass_context
 def regrade_command(
     ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
     forbidden: str | None, no_verify: bool, final_answer: str | None, json_path: str | None,
     receipt_dir: str | None, spec: str | None, output: str | None, jobs: int,
+    fail_under: str | None,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
@@ -71,7 +76,8 @@ def regrade_command(
             raise InputError("agent-run JSONL files cannot be regraded with receipts or traces",
                              place="SOURCE", fix="regrade the .jsonl files in a separate call")
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
-                                weights=overrides, jobs=jobs, json_path=json_path))
+                                weights=overrides, jobs=jobs, json_path=json_path,
+                                fail_under=fail_under))
         return
     for name, value in (("--spec", spec), ("-o/--output", output)):
         if value is not None:
@@ -80,6 +86,7 @@ def regrade_command(
 
     from toolscore_core.regrade import inspect_source, receipt_target, regrade_checked
 
+    threshold = None if fail_under is None else parse_fail_under(fail_under)
     answer = final_answer_text(final_answer)
     if receipt_dir is not None:
         _refuse_name_clashes(sources, receipt_dir, receipt_target)
@@ -89,7 +96,7 @@ def regrade_command(
         raise InputError("a bare trace needs --gold", file=bare[0],
                          fix="give the contract to grade it against: --gold GOLD "
                          "(or regrade a receipt made with `toolscore eval --receipt`)")
-    from toolscore_formats.reports.text import visible
+    from toolscore_formats.reports.text import score_text, visible
 
     err = console.stderr()
     refused = [c for c in checks if c.refusal or (c.problems and not no_verify)]
@@ -122,6 +129,14 @@ def regrade_command(
 
         write_json(json_path, {"regrade": [r.to_dict() for r in results],
                                "note": NOTHING_RERUN})
+    below = [r for r in results if threshold is not None
+             and (r.result.score is None or r.result.score < threshold)]
+    for result in below:
+        score = score_text(result.result.score, result.result.grade)
+        out.print(visible(f"{result.source}: score {score} is below --fail-under {fail_under}"),
+                  markup=False, soft_wrap=True)
+    if below:
+        ctx.exit(1)
 
 
 def _table(results: Sequence[Regrade]) -> Any:
@@ -195,6 +210,7 @@ def _is_runs_file(source: str) -> bool:
 def _regrade_jsonl(
     sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
     weights: dict[str, float] | None, jobs: int, json_path: str | None = None,
+    fail_under: str | None = None,
 ) -> int:
     if output is not None and len(sources) > 1:
         raise InputError("-o/--output takes one JSONL source", place="-o",
@@ -209,5 +225,6 @@ def _regrade_jsonl(
     code = 0
     for source in sources:
         code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
-                                       weights=weights, jobs=jobs, json_path=json_path))
+                                       weights=weights, jobs=jobs, json_path=json_path,
+                                       fail_under=fail_under))
     return code

@@ -12,19 +12,22 @@ def regrade_jsonl(
     source: str, *, output: str | None, spec: str | None, gold: str | None,
     weights: dict[str, float] | None, jobs: int, k: int | None = None,
     json_path: str | None = None, markdown_path: str | None = None,
-    html_path: str | None = None,
+    html_path: str | None = None, fail_under: str | None = None,
 ) -> int:
     """Regrade every run in ``source`` into ``output``; print before/after; return the exit code.
 
     Rows that cannot be regraded (not JSON, task missing from the new spec) are written
     through unchanged and listed with their line numbers.
     """
-    from toolscore_cli.summary import stdout_taken, write_outputs
+    from toolscore_cli.options import parse_rate
+    from toolscore_cli.summary import gate, stdout_taken, write_outputs
     from toolscore_core.studies.regrade import RegradeSettings, regrade_file
 
     if output is None:
         raise InputError("a runs file is regraded into a new file", file=source, place="-o",
                          fix="add -o runs.v2.jsonl")
+    if fail_under is not None:
+        parse_rate(fail_under)  # a bad threshold is bad input before any row is read
     settings = RegradeSettings(spec=spec, gold=gold,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
     summary = regrade_file(source, output, settings, jobs=jobs)
@@ -34,4 +37,4 @@ def regrade_jsonl(
     print_regrade(data, err=err)
     write_outputs(data["after"], json_path=json_path, markdown_path=markdown_path,
                   html_path=html_path, regrade=data)
-    return 0
+    return gate(data["after"], fail_under, err=err)

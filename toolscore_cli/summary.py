@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolscore_cli import console
+from toolscore_cli.options import parse_rate, pass_rate_below
 from toolscore_core.atomic import write_text_atomic
 
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ output_options = [
                  help="Write the summary as a Markdown table."),
     click.option("--html", "html_path", metavar="PATH",
                  help="Write a self-contained HTML page with a chart of pass rate per task."),
+    click.option("--fail-under", metavar="RATE",
+                 help="Exit 1 when the pass rate of all runs is below RATE (0.8 or 80%)."),
 ]
 
 
@@ -133,21 +136,41 @@ def stdout_taken(*paths: str | None) -> bool:
     return any(p == "-" for p in paths)
 
 
+def gate(data: Mapping[str, Any], fail_under: str | None, *, err: bool) -> int:
+    """1 (after the one line that says why) when the pass rate of all runs is below
+    ``--fail-under``, else 0."""
+    if fail_under is None:
+        return 0
+    why = pass_rate_below(data["total"], fail_under)
+    if why is None:
+        return 0
+    _console(err).print(why, markup=False, soft_wrap=True)
+    return 1
+
+
 @click.command("summary")
 @click.argument("runs", type=click.Path(dir_okay=False))
 @with_output_options
-def summary_command(runs: str, k: int | None, json_path: str | None,
-                    markdown_path: str | None, html_path: str | None) -> None:
+@click.pass_context
+def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str | None,
+                    markdown_path: str | None, html_path: str | None,
+                    fail_under: str | None) -> None:
     """Summarize a runs file (JSON Lines from `toolscore agent run` or a regrade)."""
     from toolscore_core.errors import InputError
     from toolscore_core.studies.summary import summarize_file
 
     if k is not None and k < 1:
         raise InputError(f"--k must be at least 1, not {k}", place="--k")
+    if fail_under is not None:
+        parse_rate(fail_under)  # a bad threshold is bad input before any work
     summary = summarize_file(runs)
     data = summary.to_dict(k)
     for line, problem in summary.skipped:
         console.stderr().print(f"{runs}: line {line}: {problem} (skipped)", markup=False,
                                soft_wrap=True)
-    print_summary(data, err=stdout_taken(json_path, markdown_path))
+    err = stdout_taken(json_path, markdown_path)
+    print_summary(data, err=err)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
+    code = gate(data, fail_under, err=err)
+    if code:
+        ctx.exit(code)

@@ -55,7 +55,9 @@ def test_timeouts_and_crashes_are_recorded_not_dropped(study_dir: Path) -> None:
     result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
                    _agent(study_dir), "-o", str(out), "--tasks", "weather,book", "--jobs", "2",
                    "--timeout", "1", "--no-progress"], env=env)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # every run is written, then exit 1
+    assert f"2 runs of 2 ended in an error (see the error field of those rows in {out})" in (
+        result.stderr)
     rows = _rows(out)
     assert [r["outcome"] for r in rows] == ["error", "error"]
     assert {r["error"]["kind"] for r in rows} == {"timeout"}
@@ -141,3 +143,47 @@ def test_bad_options_are_refused_before_the_output_is_touched(study_dir: Path) -
         assert result.returncode == 2, extra
         assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr
         assert not out.exists()
+
+
+def test_an_agent_command_that_cannot_be_found_exits_2_before_any_run(
+    study_dir: Path,
+) -> None:
+    out = study_dir / "runs.jsonl"
+    for agent in ("pyhton3 agent.py", "./no-such-agent --fast"):
+        result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                       agent, "-o", str(out)], cwd=study_dir)
+        assert result.returncode == 2
+        name = agent.split()[0]
+        assert result.stderr == (f"error: --agent: command {name!r} not found or not "
+                                 "executable; check the name, or give its path\n")
+        assert not out.exists()
+
+
+def test_fail_under_gates_the_pass_rate_and_prints_it(study_dir: Path) -> None:
+    """3 tasks x 2 trials: flaky's second trial fails, so 5 of 6 runs pass (83.3%)."""
+    out = study_dir / "runs.jsonl"
+    common = ["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+              _agent(study_dir), "-o", str(out), "--trials", "2", "--no-progress"]
+    high = _run([*common, "--fail-under", "90%"])
+    assert high.returncode == 1, high.stderr
+    assert high.stdout.splitlines()[-1] == (
+        "pass rate 83.3% (5 of 6 runs) is below --fail-under 90%")
+    low = _run(["summary", str(out), "--fail-under", "0.8"])
+    assert low.returncode == 0, low.stderr
+    again = _run(["summary", str(out), "--fail-under", "0.9"])
+    assert again.returncode == 1
+    assert again.stdout.splitlines()[-1] == (
+        "pass rate 83.3% (5 of 6 runs) is below --fail-under 0.9")
+    grade = _run(["summary", str(out), "--fail-under", "B"])
+    assert grade.returncode == 2
+    assert grade.stderr.startswith("error: --fail-under: bad threshold 'B': a grade is not a "
+                                   "pass rate")
+
+
+def test_fail_under_on_an_empty_runs_file_is_not_a_pass(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("", encoding="utf-8")
+    result = _run(["summary", str(runs), "--fail-under", "50%"])
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[-1] == (
+        "no runs, so the pass rate is unknown: not over --fail-under 50%")

@@ -174,3 +174,14 @@ def test_an_edited_receipt_regraded_anyway_shows_its_fields_safely(
     assert row[1] == "unknown"  # a recorded score that is not a number
     assert row[3] == "unknown"
     assert "warning: input trace (trace.json): sha256 expected 000" in err
+
+
+def test_fail_under_gates_the_new_scores(folder: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys)
+    code, out, _ = run(["regrade", "run.receipt.json", "--gold", "contract.json",
+                        "--fail-under", "A"], capsys)
+    assert code == 0, out
+    code, out, _ = run(["regrade", "run.receipt.json", "--fail-under", "A"], capsys)
+    assert code == 1
+    assert out.splitlines()[-1] == "run.receipt.json: score 49.9% F is below --fail-under A"

@@ -170,3 +170,14 @@ def test_an_mcp_session_named_jsonl_is_regraded_as_a_trace(recorded: Path,
                     "-o", str(tmp_path / "x.jsonl"))
     assert mixed.returncode == 2 and "cannot be regraded with receipts or traces" in (
         mixed.stderr)
+
+
+def test_fail_under_gates_the_regraded_pass_rate(recorded: Path, tmp_path: Path) -> None:
+    """Under v2, weather fails and flaky is written through: 3 of the 6 runs pass."""
+    out = tmp_path / "runs.v2.jsonl"
+    result = run_cli("regrade", str(recorded / "runs.jsonl"), "--spec",
+                     str(recorded / "study-v2.yaml"), "-o", str(out), "--fail-under", "60%")
+    assert result.returncode == 1, result.stderr
+    last = result.stdout.splitlines()[-1]
+    assert last.startswith("pass rate ") and last.endswith(" is below --fail-under 60%")
+    assert out.exists()  # the regraded file is written all the same
