@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -44,6 +45,42 @@ TORN_LINE_NOTE = ("the file's last line was cut off mid-write (a recorder killed
 def decode_trace_bytes(data: bytes, *, file: str) -> Any:
     """JSON, or JSON Lines (one value per line) when the whole file is not one JSON value."""
     return _decode(data, file=file)[0]
+
+
+# A JSON escape of a UTF-16 surrogate, or UTF-8 bytes that encode one: a file may then
+# hold a lone surrogate, which no UTF-8 output or hash can carry.
+_SURROGATE_HINT = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_lone_surrogates(trace: Trace) -> Trace:
+    """``trace`` with each lone UTF-16 surrogate in its text made U+FFFD, and a note saying
+    how many strings held one (JSON lets ``"\\ud800"`` through; Unicode text cannot hold it)."""
+    changed = [0]
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            if _SURROGATE.search(value) is None:
+                return value
+            changed[0] += 1
+            return _SURROGATE.sub("\ufffd", value)
+        if isinstance(value, dict):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(clean(v) for v in value)
+        return value
+
+    calls = tuple(evolve(c, tool=clean(c.tool), args=clean(c.args), id=clean(c.id),
+                         result=clean(c.result), error=clean(c.error),
+                         timestamp=clean(c.timestamp), raw_args=clean(c.raw_args))
+                  for c in trace.calls)
+    cleaned = evolve(trace, calls=calls, final_answer=clean(trace.final_answer),
+                     model=clean(trace.model), usage=clean(trace.usage))
+    if not changed[0]:
+        return trace
+    note = (f"{count(changed[0], 'string')} held a lone UTF-16 surrogate (not Unicode text), "
+            "shown as U+FFFD")
+    return evolve(cleaned, notes=(*cleaned.notes, note))
 
 
 def non_finite_note(met: list[str]) -> str:
@@ -102,14 +139,18 @@ def load_trace(
     # costs more than the reading (nothing read here makes reference cycles).
     with paused_gc():
         data = read_bytes(path, what="trace")
+        surrogates = _SURROGATE_HINT.search(data) is not None
         if len(data) >= STREAM_MIN_BYTES:
             streamed = _stream(data, trace_format, registry)
             if streamed is not None:
-                return streamed
+                trace, choice = streamed
+                return (without_lone_surrogates(trace) if surrogates else trace), choice
         document, torn, non_finite = _decode(data, file=name)
         del data
         trace, choice = parse_trace(document, trace_format=trace_format, registry=registry,
                                     file=name)
+    if surrogates:
+        trace = without_lone_surrogates(trace)
     notes = [TORN_LINE_NOTE] if torn else []
     if non_finite:
         notes.append(non_finite_note(non_finite))

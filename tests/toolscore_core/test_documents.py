@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from toolscore_core.documents import loads, parse_json
 from toolscore_core.errors import InputError
+from toolscore_core.evaluation import evaluate
+from toolscore_core.traces import load_trace
 
 
 def error_of(text: str | bytes) -> InputError:
@@ -119,3 +121,24 @@ def test_a_key_given_twice_in_a_contract_is_refused_with_its_place(tmp_path: Pat
 def test_traces_keep_json_s_last_key_wins() -> None:
     """A trace is what a program wrote: it is read as Python's json reads it."""
     assert loads('{"a": 1, "a": 2}') == {"a": 2}
+
+
+@pytest.mark.parametrize("size", [1, 20_000])  # read whole, and streamed (over 1 MB)
+def test_a_lone_surrogate_in_a_trace_is_read_as_a_replacement_with_a_note(
+    tmp_path: Path, size: int
+) -> None:
+    """JSON lets "\\ud800" through; no UTF-8 output or hash can carry it. It once ended
+    `toolscore eval` in a traceback."""
+    calls = [{"id": str(i), "tool": "t", "args": {"q": "x" * 40}, "result": "ok"}
+             for i in range(size)]
+    calls[-1] = {"id": "last", "tool": "t", "args": {"q": "\\ud800 stays"},
+                 "error": "bad \ud800 text", "is_error": True}
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps({"calls": calls}), encoding="utf-8")
+    loaded, _ = load_trace(trace)
+    last = loaded.calls[-1]
+    assert last.error == "bad \ufffd text" and last.args == {"q": "\\ud800 stays"}
+    assert loaded.notes[-1] == ("1 string held a lone UTF-16 surrogate (not Unicode text), "
+                                "shown as U+FFFD")
+    result = evaluate([{"tool": "t"}], list(loaded.calls))
+    assert len(result.record_sha256) == 64
