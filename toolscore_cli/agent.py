@@ -19,6 +19,7 @@ from toolscore_cli.summary import (
     print_summary,
     stdout_taken,
     with_output_options,
+    write_junit,
     write_outputs,
 )
 from toolscore_core.errors import InputError
@@ -73,7 +74,7 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
                 trials: int, jobs: int, timeout: float | None, task_ids: tuple[str, ...],
                 resume: bool, overwrite: bool, no_progress: bool, k: int | None,
                 json_path: str | None, markdown_path: str | None, html_path: str | None,
-                fail_under: str | None) -> None:
+                junit_path: str | None, fail_under: str | None) -> None:
     """Run the agent for every task and trial of the study, then print the summary.
 
     The agent gets the prompt on stdin and in $TOOLSCORE_PROMPT, writes its trace (any
@@ -130,9 +131,10 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
                           "--resume", markup=False)
                 raise click.exceptions.Exit(130) from None
     data = summarize_file(output).to_dict(k)
-    to_stderr = stdout_taken(json_path, markdown_path)
+    to_stderr = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data, err=to_stderr)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
+    write_junit(output, junit_path)
     code = gate(data, fail_under, err=to_stderr)
     errors = data["total"]["errors"]
     if errors:

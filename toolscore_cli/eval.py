@@ -46,7 +46,8 @@ def eval_command(
     forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
     honesty_path: str | None, validate_side_effects: bool, fail_on_violations: bool,
     fail_on_evidence: str | None, strict_unknown: bool, receipt_path: str | None,
-    markdown_path: str | None, html_path: str | None, reports: tuple[str, ...],
+    markdown_path: str | None, html_path: str | None, junit_path: str | None,
+    reports: tuple[str, ...],
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
     code = run_eval(
@@ -56,7 +57,8 @@ def eval_command(
         honesty_path=honesty_path, validate_side_effects=validate_side_effects,
         fail_on_violations=fail_on_violations, fail_on_evidence=fail_on_evidence,
         strict_unknown=strict_unknown, receipt_path=receipt_path,
-        markdown_path=markdown_path, html_path=html_path, reports=reports,
+        markdown_path=markdown_path, html_path=html_path, junit_path=junit_path,
+        reports=reports,
     )
     if code:
         ctx.exit(code)

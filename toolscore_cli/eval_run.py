@@ -26,7 +26,8 @@ def run_eval(
     validate_side_effects: bool = False, fail_on_violations: bool = False,
     fail_on_evidence: str | None = None, strict_unknown: bool = False,
     receipt_path: str | None = None, markdown_path: str | None = None,
-    html_path: str | None = None, reports: tuple[str, ...] = (),
+    html_path: str | None = None, junit_path: str | None = None,
+    reports: tuple[str, ...] = (),
 ) -> int:
     """Evaluate TRACE against the contract GOLD, print the verdict; the exit code.
 
@@ -41,7 +42,7 @@ def run_eval(
     gated = evidence_gate(registry.checks, fail_on_evidence, strict_unknown)
     answer = final_answer_text(final_answer)
     targets = report_targets(registry, json_path=json_path, markdown_path=markdown_path,
-                             html_path=html_path, reports=reports)
+                             html_path=html_path, junit_path=junit_path, reports=reports)
     evaluation = evaluate_files(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
         forbidden_path=forbidden_path, final_answer=answer,

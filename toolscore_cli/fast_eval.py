@@ -26,6 +26,7 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "--json": ("json_path", TEXT),
     "--markdown": ("markdown_path", TEXT),
     "--html": ("html_path", TEXT),
+    "--junit": ("junit_path", TEXT),
     "--report": ("reports", MANY),
     "--forbidden": ("forbidden_path", PATH),
     "--final-answer": ("final_answer", TEXT),

@@ -43,6 +43,8 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
               help="Agent-run JSONL only: where to write the regraded rows.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Agent-run JSONL only: rows evaluated in parallel.")
+@click.option("--junit", "junit_path", metavar="PATH|-",
+              help="Agent-run JSONL only: write the regraded runs as JUnit XML (- = stdout).")
 @click.option("--fail-under", metavar="SCORE|RATE",
               help="Exit 1 when a new score is below SCORE (0.8, 80% or a grade), or for "
                    "agent-run JSONL, when the regraded pass rate is below RATE.")
@@ -51,7 +53,7 @@ def regrade_command(
     ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
     forbidden: str | None, no_verify: bool, final_answer: str | None, json_path: str | None,
     receipt_dir: str | None, spec: str | None, output: str | None, jobs: int,
-    fail_under: str | None,
+    junit_path: str | None, fail_under: str | None,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
@@ -77,9 +79,9 @@ def regrade_command(
                              place="SOURCE", fix="regrade the .jsonl files in a separate call")
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
                                 weights=overrides, jobs=jobs, json_path=json_path,
-                                fail_under=fail_under))
+                                junit_path=junit_path, fail_under=fail_under))
         return
-    for name, value in (("--spec", spec), ("-o/--output", output)):
+    for name, value in (("--spec", spec), ("-o/--output", output), ("--junit", junit_path)):
         if value is not None:
             raise InputError(f"{name} is for agent-run JSONL files", place=name,
                              fix="give runs.jsonl, or use --gold/--weight for receipts and traces")
@@ -210,7 +212,7 @@ def _is_runs_file(source: str) -> bool:
 def _regrade_jsonl(
     sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
     weights: dict[str, float] | None, jobs: int, json_path: str | None = None,
-    fail_under: str | None = None,
+    junit_path: str | None = None, fail_under: str | None = None,
 ) -> int:
     if output is not None and len(sources) > 1:
         raise InputError("-o/--output takes one JSONL source", place="-o",
@@ -226,5 +228,5 @@ def _regrade_jsonl(
     for source in sources:
         code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
                                        weights=weights, jobs=jobs, json_path=json_path,
-                                       fail_under=fail_under))
+                                       junit_path=junit_path, fail_under=fail_under))
     return code

@@ -1,4 +1,5 @@
-"""Report files: ``--json``, ``--markdown``, ``--html`` and ``--report ID=PATH`` (any writer)."""
+"""Report files: ``--json``, ``--markdown``, ``--html``, ``--junit`` and ``--report ID=PATH``
+(any writer)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def report_options(command: F) -> F:
-    """``--markdown PATH``, ``--html PATH`` and ``--report ID=PATH`` (repeatable)."""
+    """``--markdown PATH``, ``--html PATH``, ``--junit PATH`` and ``--report ID=PATH``
+    (repeatable)."""
     import click
 
     options = (
@@ -29,6 +31,9 @@ def report_options(command: F) -> F:
                      help="Write the Markdown report (- = stdout)."),
         click.option("--html", "html_path", metavar="PATH|-",
                      help="Write the HTML report: one self-contained page (- = stdout)."),
+        click.option("--junit", "junit_path", metavar="PATH|-",
+                     help="Write JUnit XML for CI: one test case per evidence check, failed "
+                          "when it fails, skipped when unknown (- = stdout)."),
         click.option("--report", "reports", multiple=True, metavar="ID=PATH",
                      help="Write the report of any writer (see `toolscore plugins`), e.g. "
                           "--report markdown=report.md; repeatable."),
@@ -40,11 +45,12 @@ def report_options(command: F) -> F:
 
 def report_targets(
     registry: Registry, *, json_path: str | None = None, markdown_path: str | None = None,
-    html_path: str | None = None, reports: Sequence[str] = (),
+    html_path: str | None = None, junit_path: str | None = None, reports: Sequence[str] = (),
 ) -> list[tuple[str, str]]:
     """(writer id, path) for every report asked for, checked before anything is evaluated."""
     targets = [(writer_id, path) for writer_id, path in
-               (("json", json_path), ("markdown", markdown_path), ("html", html_path)) if path]
+               (("json", json_path), ("markdown", markdown_path), ("html", html_path),
+                ("junit", junit_path)) if path]
     known = ", ".join(sorted(registry.report_writers))
     for text in reports:
         writer_id, sep, path = (part.strip() for part in text.partition("="))

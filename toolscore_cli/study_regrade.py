@@ -12,7 +12,7 @@ def regrade_jsonl(
     source: str, *, output: str | None, spec: str | None, gold: str | None,
     weights: dict[str, float] | None, jobs: int, k: int | None = None,
     json_path: str | None = None, markdown_path: str | None = None,
-    html_path: str | None = None, fail_under: str | None = None,
+    html_path: str | None = None, junit_path: str | None = None, fail_under: str | None = None,
 ) -> int:
     """Regrade every run in ``source`` into ``output``; print before/after; return the exit code.
 
@@ -20,7 +20,7 @@ def regrade_jsonl(
     through unchanged and listed with their line numbers.
     """
     from toolscore_cli.options import parse_rate
-    from toolscore_cli.summary import gate, stdout_taken, write_outputs
+    from toolscore_cli.summary import gate, stdout_taken, write_junit, write_outputs
     from toolscore_core.studies.regrade import RegradeSettings, regrade_file
 
     if output is None:
@@ -32,9 +32,10 @@ def regrade_jsonl(
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
     summary = regrade_file(source, output, settings, jobs=jobs)
     data = summary.to_dict(k)
-    err = stdout_taken(json_path, markdown_path)
+    err = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data["after"], err=err)
     print_regrade(data, err=err)
     write_outputs(data["after"], json_path=json_path, markdown_path=markdown_path,
                   html_path=html_path, regrade=data)
+    write_junit(output, junit_path)
     return gate(data["after"], fail_under, err=err)

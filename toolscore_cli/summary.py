@@ -25,6 +25,9 @@ output_options = [
                  help="Write the summary as a Markdown table."),
     click.option("--html", "html_path", metavar="PATH",
                  help="Write a self-contained HTML page with a chart of pass rate per task."),
+    click.option("--junit", "junit_path", metavar="PATH|-",
+                 help="Write JUnit XML for CI: a test suite per task, a test case per run "
+                      "(failed or errored runs fail; - = stdout)."),
     click.option("--fail-under", metavar="RATE",
                  help="Exit 1 when the pass rate of all runs is below RATE (0.8 or 80%)."),
 ]
@@ -131,6 +134,14 @@ def _emit(path: str, text: str) -> None:
         write_text_atomic(path, text)
 
 
+def write_junit(runs: str, junit_path: str | None) -> None:
+    """``--junit``: the runs of ``runs`` as JUnit XML (``-`` = stdout)."""
+    if junit_path:
+        from toolscore_formats.reports.junit import runs_junit
+
+        _emit(junit_path, runs_junit(runs))
+
+
 def stdout_taken(*paths: str | None) -> bool:
     """Whether a report goes to stdout (then the console table goes to stderr)."""
     return any(p == "-" for p in paths)
@@ -153,7 +164,7 @@ def gate(data: Mapping[str, Any], fail_under: str | None, *, err: bool) -> int:
 @with_output_options
 @click.pass_context
 def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str | None,
-                    markdown_path: str | None, html_path: str | None,
+                    markdown_path: str | None, html_path: str | None, junit_path: str | None,
                     fail_under: str | None) -> None:
     """Summarize a runs file (JSON Lines from `toolscore agent run` or a regrade)."""
     from toolscore_core.errors import InputError
@@ -168,9 +179,10 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
     for line, problem in summary.skipped:
         console.stderr().print(f"{runs}: line {line}: {problem} (skipped)", markup=False,
                                soft_wrap=True)
-    err = stdout_taken(json_path, markdown_path)
+    err = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data, err=err)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
+    write_junit(runs, junit_path)
     code = gate(data, fail_under, err=err)
     if code:
         ctx.exit(code)

@@ -54,6 +54,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.reports.json_report",
     "toolscore_formats.reports.markdown",
     "toolscore_formats.reports.html",
+    "toolscore_formats.reports.junit",
 )
 """Every built-in plugin, once, in the order their records are listed."""
 
