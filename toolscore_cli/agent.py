@@ -14,6 +14,7 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import parse_rate
+from toolscore_cli.paths import FILE
 from toolscore_cli.summary import (
     gate,
     print_summary,
@@ -53,11 +54,11 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 @agent_group.command("run")
-@click.option("--spec", "spec_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--spec", "spec_path", required=True, type=FILE,
               help="The study spec (YAML or JSON): tasks by id, with study-level defaults.")
 @click.option("--agent", "agent_command", required=True, metavar="CMD",
               help="The agent command (split like a shell does, run without a shell).")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", required=True, type=FILE,
               help="The runs file (JSON Lines): one line per run, appended as it ends.")
 @click.option("--trials", type=int, default=1, show_default=True, help="Runs per task.")
 @click.option("--jobs", type=int, default=1, show_default=True, help="Runs at once.")

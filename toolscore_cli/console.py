@@ -30,10 +30,22 @@ def stderr() -> Console:
                    width=None if sys.stderr.isatty() else PIPE_WIDTH)
 
 
+# The core names a Python keyword argument (``weights=``) where a value came from the
+# caller; on the command line that value came from a flag, and the error names the flag.
+FLAGS: dict[str, str] = {
+    "weights=": "--weight", "trace_format=": "--format", "tasks=": "--tasks",
+    "trials=": "--trials", "jobs=": "--jobs", "agent=": "--agent", "spec=": "--spec",
+    "gold=": "--gold", "output=": "-o", "receipt_dir=": "--receipt-dir",
+}
+
+
 def error_line(exc: BaseException) -> str:
     """``error: <message>`` for bad input, with credentials masked and control characters
     shown as ``\\xNN``: messages quote the input (an unknown key, a value), which is untrusted."""
+    from toolscore_core.errors import InputError
     from toolscore_core.redaction import redact_text
     from toolscore_formats.reports.text import visible
 
+    if isinstance(exc, InputError) and exc.place in FLAGS:
+        exc = InputError(exc.problem, file=exc.file, place=FLAGS[exc.place], fix=exc.fix)
     return f"error: {visible(redact_text(str(exc)))}"

@@ -6,12 +6,13 @@ import click
 
 from toolscore_cli.eval_run import run_eval
 from toolscore_cli.options import format_option, weight_option
+from toolscore_cli.paths import FILE
 from toolscore_cli.report_targets import report_options
 
 
 @click.command("eval")
-@click.argument("gold", type=click.Path(dir_okay=False))
-@click.argument("trace", type=click.Path(dir_okay=False))
+@click.argument("gold", type=FILE)
+@click.argument("trace", type=FILE)
 @format_option
 @click.option("--explain-format", is_flag=True, help="Say which format read the trace and why.")
 @weight_option
@@ -19,13 +20,13 @@ from toolscore_cli.report_targets import report_options
               help="Exit 1 when the score is below this (0.85, 85% or a grade like B).")
 @click.option("--json", "json_path", metavar="PATH|-", help="Write the JSON report (- = stdout).")
 @report_options
-@click.option("--forbidden", "forbidden_path", type=click.Path(dir_okay=False),
+@click.option("--forbidden", "forbidden_path", type=FILE,
               help="Forbidden-call rules (JSON or YAML).")
 @click.option("--final-answer", metavar="TEXT|@FILE",
               help="The agent's final answer (else the one in the trace).")
-@click.option("--injected", "injected_path", type=click.Path(dir_okay=False),
+@click.option("--injected", "injected_path", type=FILE,
               help="What a recording proxy planted (injected.json).")
-@click.option("--honesty-config", "honesty_path", type=click.Path(dir_okay=False),
+@click.option("--honesty-config", "honesty_path", type=FILE,
               help="Words and tool names the honesty checks use (YAML or JSON).")
 @click.option("--validate-side-effects", is_flag=True,
               help="Probe the side effects the contract declares.")
@@ -37,7 +38,7 @@ from toolscore_cli.report_targets import report_options
                    "(comma-separated). Unknown does not fail unless --strict-unknown.")
 @click.option("--strict-unknown", is_flag=True,
               help="With --fail-on-evidence, an unknown check fails too (alone: every check).")
-@click.option("--receipt", "receipt_path", type=click.Path(dir_okay=False),
+@click.option("--receipt", "receipt_path", type=FILE,
               help="Write a receipt (inputs' hashes, settings, plugins, result) to this path.")
 @click.pass_context
 def eval_command(

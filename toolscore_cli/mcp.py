@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from toolscore_cli.paths import FILE
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
@@ -77,9 +78,9 @@ def _listen_address(listen: str, allow_remote: bool) -> tuple[str, int]:
 
 
 @mcp_group.command("record", context_settings={"allow_interspersed_args": False})
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", required=True, type=FILE,
               help="The session file to write (JSON Lines, appended as messages pass).")
-@click.option("--injected", "injected", type=click.Path(dir_okay=False),
+@click.option("--injected", "injected", type=FILE,
               help="Where to write what was planted (default with a plan: "
                    "<output stem>.injected.json).")
 @click.option("--inject-fault", "faults", multiple=True, metavar="SPEC",
@@ -88,7 +89,7 @@ def _listen_address(listen: str, allow_remote: bool) -> tuple[str, int]:
 @click.option("--inject-prompt", "prompts", multiple=True, metavar="SPEC",
               help="tool=NAME,text=INSTRUCTION[,nth=N][,target=TOOL][,target_args=JSON] "
                    "(repeatable).")
-@click.option("--inject-file", "plan_file", type=click.Path(dir_okay=False),
+@click.option("--inject-file", "plan_file", type=FILE,
               help="A plan with many faults and injections (YAML or JSON).")
 @click.option("--upstream", metavar="URL",
               help="Record from a Streamable HTTP server at URL instead of a command.")

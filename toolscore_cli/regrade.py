@@ -16,6 +16,7 @@ from toolscore_cli.options import (
     weight_option,
     weights_from,
 )
+from toolscore_cli.paths import FILE
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
@@ -25,11 +26,11 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 
 
 @click.command("regrade")
-@click.argument("sources", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--gold", "gold", type=click.Path(dir_okay=False),
+@click.argument("sources", nargs=-1, required=True, type=FILE)
+@click.option("--gold", "gold", type=FILE,
               help="The new contract (replaces a receipt's gold file; needed for a bare trace).")
 @weight_option
-@click.option("--forbidden", "forbidden", type=click.Path(dir_okay=False),
+@click.option("--forbidden", "forbidden", type=FILE,
               help="Forbidden-call rules replacing the receipt's.")
 @click.option("--no-verify", is_flag=True,
               help="Regrade even when a receipt's inputs no longer match (problems printed).")
@@ -37,9 +38,9 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.option("--json", "json_path", metavar="PATH|-", help="Write the table as JSON (- = stdout).")
 @click.option("--receipt-dir", type=click.Path(file_okay=False),
               help="Write a new receipt per source here (settings.regraded_from names the old).")
-@click.option("--spec", type=click.Path(dir_okay=False),
+@click.option("--spec", type=FILE,
               help="Agent-run JSONL only: new task definitions by task id (study YAML).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False),
+@click.option("-o", "--output", type=FILE,
               help="Agent-run JSONL only: where to write the regraded rows.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Agent-run JSONL only: rows evaluated in parallel.")

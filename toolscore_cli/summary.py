@@ -10,6 +10,7 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import parse_rate, pass_rate_below
+from toolscore_cli.paths import FILE
 from toolscore_core.atomic import write_text_atomic
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ def gate(data: Mapping[str, Any], fail_under: str | None, *, err: bool) -> int:
 
 
 @click.command("summary")
-@click.argument("runs", type=click.Path(dir_okay=False))
+@click.argument("runs", type=FILE)
 @with_output_options
 @click.pass_context
 def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str | None,

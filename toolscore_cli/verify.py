@@ -6,10 +6,11 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import final_answer_option, final_answer_text
+from toolscore_cli.paths import FILE
 
 
 @click.command("verify")
-@click.argument("receipts", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("receipts", nargs=-1, required=True, type=FILE)
 @click.option("--recompute", is_flag=True,
               help="Also re-run each evaluation from its bound inputs and compare records.")
 @final_answer_option

@@ -101,9 +101,17 @@ def read_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
         raise InputError(f"cannot read {what} ({exc.strerror})", file=str(path)) from None
 
 
+def refuse_empty(data: bytes | str, *, file: str) -> None:
+    """An empty file (or only whitespace) is one clear error, not a JSON error at line 1."""
+    if not data.strip():
+        raise InputError("the file is empty", file=file,
+                         fix="check the path, or that whatever writes it has finished")
+
+
 def parse_json(data: bytes | str, *, file: str, unique_keys: bool = False) -> Any:
     """Decode JSON, or raise an InputError naming the line and column. With ``unique_keys``
     (contracts, specs, rules: files people write) a key named twice in one object is one."""
+    refuse_empty(data, file=file)
     try:
         return loads(data, unique_keys=unique_keys)
     except json.JSONDecodeError as exc:
@@ -204,6 +212,7 @@ def _deepest(data: bytes | str) -> tuple[int, str | None]:
 def parse_yaml(data: bytes | str, *, file: str, unique_keys: bool = False) -> Any:
     """Decode YAML (safe loader), or raise an InputError naming the line. With
     ``unique_keys``, a key named twice in one mapping is one too."""
+    refuse_empty(data, file=file)
     import yaml
 
     try:

@@ -190,7 +190,7 @@ def regrade_checked(
     target = None if receipt_dir is None else receipt_target(checked.source, receipt_dir)
     if target is not None and target.resolve() == Path(checked.source).resolve():
         raise InputError("the new receipt would overwrite its source", file=checked.source,
-                         place="--receipt-dir", fix="write the new receipts to another folder")
+                         place="receipt_dir=", fix="write the new receipts to another folder")
     evaluation, paths, previous = _evaluate(checked, gold=gold, weights=weights,
                                             forbidden=forbidden, final_answer=final_answer,
                                             registry=registry)

@@ -42,17 +42,17 @@ def resolve_weights(
     raw = {m.id: float(m.default_weight) for m in metrics.values() if m.weightable}
     for name, value in (overrides or {}).items():
         if name not in raw:
-            raise InputError(f"unknown weight {name!r}", place="--weight",
+            raise InputError(f"unknown weight {name!r}", place="weights=",
                              fix=f"use one of {', '.join(sorted(raw))}")
         if isinstance(value, bool) or not isinstance(value, int | float) or not (
             math.isfinite(value) and value >= 0
         ):
             raise InputError(f"weight {name!r} must be a number >= 0, not {value!r}",
-                             place="--weight")
+                             place="weights=")
         raw[name] = float(value)
     total = math.fsum(raw.values())
     if total <= 0:
-        raise InputError("the weights sum to 0", place="--weight",
+        raise InputError("the weights sum to 0", place="weights=",
                          fix="give at least one metric a positive weight")
     if abs(total - 1.0) <= 1e-9:
         # Already normalized (a receipt's weights): dividing again could move the 12th

@@ -16,6 +16,7 @@ from toolscore_core.documents import (
     nulls_for_non_finite,
     parse_json,
     read_bytes,
+    refuse_empty,
     type_name,
 )
 from toolscore_core.errors import InputError
@@ -98,6 +99,7 @@ def _decode(data: bytes, *, file: str) -> tuple[Any, bool, list[str]]:
     Only the very last line may be torn, and only when the file does not end with a
     newline: that is what a writer killed mid-line leaves. Any other bad line is an error.
     """
+    refuse_empty(data, file=file)
     decoder, met = nulls_for_non_finite()
     try:
         return loads(data, decoder=decoder), False, met
@@ -230,7 +232,7 @@ def parse_trace(
     elif trace_format in formats:
         choice = FormatChoice(format=trace_format, reason="given with --format", explicit=True)
     else:
-        raise InputError(f"unknown trace format {trace_format!r}", place="--format",
+        raise InputError(f"unknown trace format {trace_format!r}", place="trace_format=",
                          fix=f"use auto or one of {', '.join(formats)}")
     try:
         trace = formats[choice.format].parse(document)

@@ -107,11 +107,12 @@ class Judge:
 
     def __init__(self, settings: RegradeSettings, registry: Registry | None = None) -> None:
         if settings.spec is None and settings.gold is None and not settings.weights:
-            raise InputError("nothing to regrade with", place="regrade",
-                             fix="give --spec, --gold or --weight")
+            raise InputError("nothing to regrade with", place="spec=",
+                             fix="give a spec, a gold file or weights")
         if settings.spec is not None and settings.gold is not None:
-            raise InputError("--spec and --gold cannot be given together", place="regrade",
-                             fix="use --spec for task-by-task definitions or --gold for all rows")
+            raise InputError("a spec and a gold file cannot be given together", place="gold=",
+                             fix="use a spec for task-by-task definitions or a gold file for "
+                                 "all rows")
         self.registry = registry or default_registry()
         self.weights = dict(settings.weights) if settings.weights else None
         if self.weights:
@@ -982,10 +983,10 @@ def regrade_file(
     if not src.is_file():
         raise InputError("runs file not found", file=str(src), fix="check the path")
     if out.resolve() == src.resolve() or (out.exists() and os.path.samefile(src, out)):
-        raise InputError("the output is the input file", file=str(out), place="-o",
+        raise InputError("the output is the input file", file=str(out), place="output=",
                          fix="write the regraded runs to another file, e.g. runs.v2.jsonl")
     if jobs < 1:
-        raise InputError(f"--jobs must be at least 1, not {jobs}", place="--jobs")
+        raise InputError(f"jobs must be at least 1, not {jobs}", place="jobs=")
     summary = RegradeSummary()
     judge = Judge(settings, registry)  # validates the settings before any work starts
     with atomic_writer(out, mode="wb") as handle:

@@ -58,7 +58,7 @@ def plan_runs(study: Study, *, trials: int, task_ids: Sequence[str] | None = Non
               done: set[tuple[str, int]] | None = None) -> list[Planned]:
     """Every (task, trial) to run, task by task, minus the ones already ``done``."""
     if trials < 1:
-        raise InputError(f"--trials must be at least 1, not {trials}", place="--trials")
+        raise InputError(f"trials must be at least 1, not {trials}", place="trials=")
     done = done or set()
     return [Planned(task, trial) for task in study.select(list(task_ids or ()))
             for trial in range(1, trials + 1) if (task.id, trial) not in done]
@@ -160,7 +160,7 @@ def execute(
     and the interrupt propagates once the workers have returned; finished runs are kept.
     """
     if jobs < 1:
-        raise InputError(f"--jobs must be at least 1, not {jobs}", place="--jobs")
+        raise InputError(f"jobs must be at least 1, not {jobs}", place="jobs=")
     pending = iter(plan)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="toolscore-run") as pool:
         running: set[Future[dict[str, Any]]] = set()
@@ -245,8 +245,8 @@ class CommandRunner:
     def __init__(self, study: Study, command: Sequence[str], *, agent: str,
                  timeout: float | None, registry: Registry, stop: threading.Event) -> None:
         if not command:
-            raise InputError("the agent command is empty", place="--agent",
-                             fix='give the command to run, e.g. --agent "python agent.py"')
+            raise InputError("the agent command is empty", place="agent=",
+                             fix='give the command to run, e.g. "python agent.py"')
         self.study = study
         self.command = list(command)
         self.agent = agent

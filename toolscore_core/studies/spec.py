@@ -119,7 +119,7 @@ class Study:
         for task_id in task_ids:
             if task_id not in self.tasks:
                 raise InputError(f"no task {task_id!r} in the study", file=self.path,
-                                 place="--tasks", fix=f"use one of {', '.join(self.tasks)}")
+                                 place="tasks=", fix=f"use one of {', '.join(self.tasks)}")
             chosen.append(self.tasks[task_id])
         return chosen
 
