@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from toolscore_core.mcp.planting import Plan, Planter
     from toolscore_core.mcp.relay import Relay
     from toolscore_core.mcp.session import InjectedLog
-    from toolscore_core.mcp.stdio_proxy import StdioProxy
 
 
 @click.group("mcp")
@@ -131,34 +130,21 @@ def record_command(
         from toolscore_core.mcp.http_proxy import check_upstream
 
         check_upstream(upstream)
-    proxy = None
-    if upstream is None:
-        from toolscore_core.mcp.stdio_proxy import StdioProxy
-
-        # The server must start before an earlier session at the same path is replaced: a
-        # mistyped command leaves the old recording as it was.
-        proxy = StdioProxy(server_command)
-        proxy.start()
-    try:
-        log = None if injected_path is None else InjectedLog(injected_path)
-        writer = SessionWriter(output, transport="stdio" if upstream is None else "http",
-                               server=upstream if upstream is not None else server_command)
-    except BaseException:
-        if proxy is not None and proxy.process is not None:
-            proxy.process.kill()
-        raise
+    log = None if injected_path is None else InjectedLog(injected_path)
+    writer = SessionWriter(output, transport="stdio" if upstream is None else "http",
+                           server=upstream if upstream is not None else server_command)
     relay = Relay(writer, _planter(plan, log))
-    if proxy is None:
-        assert upstream is not None and address is not None
+    if upstream is not None:
+        assert address is not None
         _record_http(relay, upstream, address, log)
         return
-    proxy.relay = relay
-    _record_stdio(proxy, log)
+    _record_stdio(relay, server_command, log)
 
 
-def _record_stdio(proxy: StdioProxy, log: InjectedLog | None) -> None:
-    relay = proxy.relay
-    assert relay is not None
+def _record_stdio(relay: Relay, command: tuple[str, ...], log: InjectedLog | None) -> None:
+    from toolscore_core.mcp.stdio_proxy import StdioProxy
+
+    proxy = StdioProxy(command, relay)
     try:
         code = proxy.run()
     except InputError:

@@ -65,22 +65,6 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert message in result.stderr
 
 
-def test_a_server_that_cannot_start_leaves_an_earlier_session_untouched(
-    tmp_path: Path,
-) -> None:
-    session = tmp_path / "shop.session.json"
-    session.write_text('{"kind": "toolscore.mcp_session", "recorded": "yesterday"}\n',
-                       encoding="utf-8")
-    before = session.read_bytes()
-    for command in (["no-such-server-command-xyz"], [str(tmp_path)]):
-        result = toolscore("mcp", "record", "-o", str(session), "--", *command, cwd=tmp_path)
-        assert result.returncode == 2, result.stderr
-        assert session.read_bytes() == before
-    started = toolscore("mcp", "record", "-o", str(session), "--", "false", cwd=tmp_path)
-    assert started.returncode == 1  # the server ran (and failed): this is its session now
-    assert session.read_bytes() != before
-
-
 @pytest.mark.parametrize(("listen", "extra", "shown"), [
     ("0.0.0.0:0", ["--allow-remote"], "http://0.0.0.0:"),
     ("[::1]:0", [], "http://[::1]:"),

@@ -66,8 +66,8 @@ def write_all(fd: int, data: bytes) -> None:
 class StdioProxy:
     """Relays between a client on (``client_in``, ``client_out``) and a server subprocess."""
 
-    def __init__(self, command: Sequence[str], relay: Relay | None = None, *,
-                 client_in: int = 0, client_out: int = 1) -> None:
+    def __init__(self, command: Sequence[str], relay: Relay, *, client_in: int = 0,
+                 client_out: int = 1) -> None:
         if not command:
             raise InputError("no server command given", place="SERVER_CMD",
                              fix="put the server's command after --, e.g. -- python server.py")
@@ -104,7 +104,6 @@ class StdioProxy:
 
     def _pump_client(self) -> None:
         assert self.process is not None and self.process.stdin is not None
-        assert self.relay is not None
         server_in = self.process.stdin.fileno()
         try:
             for line in iter_lines(self.client_in):
@@ -125,7 +124,6 @@ class StdioProxy:
 
     def _pump_server(self) -> None:
         assert self.process is not None and self.process.stdout is not None
-        assert self.relay is not None
         server_out = self.process.stdout.fileno()
         for line in iter_lines(server_out):
             if not line.strip():
@@ -135,13 +133,9 @@ class StdioProxy:
             self._to_client(line if replacement is None else replacement + b"\n")
 
     def run(self) -> int:
-        """Relay until the server exits; its return code (negative: killed by that signal).
-
-        The server is started here unless :meth:`start` was called first (to know that it
-        starts before anything else is done, such as replacing an old session file)."""
-        if self.process is None:
-            self.start()
-        assert self.process is not None and self.relay is not None
+        """Relay until the server exits; its return code (negative: killed by that signal)."""
+        self.start()
+        assert self.process is not None
         process = self.process
         previous = {}
 
