@@ -142,7 +142,9 @@ def relay_cost(folder: Path, messages: int = 20_000) -> None:
     from toolscore_core.mcp.relay import Relay
     from toolscore_core.mcp.session import SessionWriter
 
-    relay = Relay(SessionWriter(folder / "cpu.session.json", transport="stdio", server=["x"]))
+    writer = SessionWriter(folder / "cpu.session.json", transport="stdio", server=["x"])
+    writer.open()
+    relay = Relay(writer)
     request = (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add",'
                b'"arguments":{"a":1,"b":2}}}\n')
     response = (b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"3"}],'

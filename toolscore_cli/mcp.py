@@ -132,7 +132,8 @@ def record_command(
         check_upstream(upstream)
     log = None if injected_path is None else InjectedLog(injected_path)
     writer = SessionWriter(output, transport="stdio" if upstream is None else "http",
-                           server=upstream if upstream is not None else server_command)
+                           server=upstream if upstream is not None else server_command,
+                           on_open=None if log is None else log.write)
     relay = Relay(writer, _planter(plan, log))
     if upstream is not None:
         assert address is not None
@@ -172,5 +173,5 @@ def _record_http(relay: Relay, upstream: str, address: tuple[str, int],
         serve(relay, upstream, address)
     finally:
         relay.writer.close(None)
-        if log is not None:
+        if log is not None and relay.writer.started:
             log.write()

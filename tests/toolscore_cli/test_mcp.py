@@ -65,6 +65,41 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], messa
     assert message in result.stderr
 
 
+@pytest.mark.parametrize(("command", "message"), [
+    (["no-such-server-command-xyz"], "SERVER_CMD: server command not found: "
+     "no-such-server-command-xyz; check the command after --"),
+    (["./server.py"], "SERVER_CMD: server command is not executable: ./server.py; make it "
+     "executable (chmod +x), or run it through its interpreter"),
+])
+def test_a_server_that_cannot_start_leaves_the_earlier_session_whole(
+        tmp_path: Path, command: list[str], message: str) -> None:
+    (tmp_path / "server.py").write_text("print('not executable')\n")  # mode 0644
+    session, injected = tmp_path / "session.json", tmp_path / "session.injected.json"
+    session.write_text('{"kind":"toolscore.mcp_session","earlier":true}\n')
+    injected.write_text('{"earlier": true}\n')
+    before = session.read_bytes(), injected.read_bytes()
+    result = toolscore("mcp", "record", "-o", "session.json", "--inject-fault", "tool=add",
+                       "--", *command, cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr == f"error: {message}\n"
+    assert (session.read_bytes(), injected.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "server.py", "session.injected.json", "session.json"]  # no temp file left
+
+
+def test_a_proxy_that_cannot_listen_leaves_the_earlier_session_whole(tmp_path: Path) -> None:
+    session = tmp_path / "session.json"
+    session.write_text("earlier\n")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = toolscore("mcp", "record", "-o", "session.json", "--upstream",
+                           "http://127.0.0.1:9/mcp", "--listen", f"127.0.0.1:{port}",
+                           cwd=tmp_path)
+    assert result.returncode == 2 and "--listen: cannot listen on" in result.stderr
+    assert session.read_text() == "earlier\n"
+
+
 @pytest.mark.parametrize(("listen", "extra", "shown"), [
     ("0.0.0.0:0", ["--allow-remote"], "http://0.0.0.0:"),
     ("[::1]:0", [], "http://[::1]:"),

@@ -306,6 +306,11 @@ def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
     except OSError as exc:
         raise InputError(f"cannot listen on {address[0]}:{address[1]} ({exc.strerror})",
                          place="--listen", fix="choose another port (0: any free port)") from None
+    try:  # listening: only now is an earlier session at this path replaced
+        relay.writer.open()
+    except BaseException:
+        server.server_close()
+        raise
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

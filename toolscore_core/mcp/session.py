@@ -3,7 +3,8 @@
 Every relayed JSON-RPC message is one line, written with a single ``os.write`` before the
 message is passed on, so a proxy killed at any moment leaves every completed call
 readable. On a clean exit the file is rewritten whole (temp file + rename) with an
-``end`` line.
+``end`` line. Nothing is written before :meth:`SessionWriter.open`, which the proxies call
+once the server has started: a command that cannot start leaves an earlier session whole.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -47,24 +48,47 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 class SessionWriter:
-    """Appends one JSON line per relayed message; thread-safe."""
+    """Appends one JSON line per relayed message, from :meth:`open` on; thread-safe."""
 
     def __init__(self, path: str | os.PathLike[str], *, transport: Literal["stdio", "http"],
-                 server: Sequence[str] | str) -> None:
+                 server: Sequence[str] | str, on_open: Callable[[], None] | None = None) -> None:
+        """``on_open`` runs once the session file is started (the injected log is started
+        with it, so neither replaces an earlier file for a server that never ran)."""
         self.path = Path(path)
+        if self.path.is_dir():
+            raise InputError("the session file is a directory", file=str(self.path),
+                             fix="give a file path")
+        self._transport = transport
+        self._server = server if isinstance(server, str) else list(server)
+        self._on_open = on_open
+        self._fd: int | None = None
+        self._started = False
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+
+    def open(self) -> None:
+        """Start the session file (replacing an earlier one) with its header line."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-                                           | os.O_APPEND, 0o644)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         except OSError as exc:
             raise InputError(f"cannot write the session file ({exc.strerror})",
                              file=str(self.path)) from None
-        self._lock = threading.Lock()
-        self._start = time.monotonic()
-        header = {"kind": SESSION_KIND, "version": SESSION_VERSION, "transport": transport,
-                  "server": server if isinstance(server, str) else list(server),
+        with self._lock:
+            self._fd = fd
+            self._started = True
+            self._start = time.monotonic()
+        header = {"kind": SESSION_KIND, "version": SESSION_VERSION,
+                  "transport": self._transport, "server": self._server,
                   "started_at": utc_now()}
         self._write(_dumps(header))
+        if self._on_open is not None:
+            self._on_open()
+
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`open` started the session file."""
+        return self._started
 
     def stamp(self) -> tuple[str, float]:
         """The wall-clock time and the monotonic seconds since the session started."""
@@ -117,14 +141,14 @@ class SessionWriter:
 
 
 class InjectedLog:
-    """``injected.json``: rewritten atomically whenever something is planted, and at exit."""
+    """``injected.json``: written when the session starts, rewritten atomically whenever
+    something is planted, and at exit."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.faults: list[dict[str, Any]] = []
         self.injections: list[dict[str, Any]] = []
         self._lock = threading.Lock()
-        self.write()
 
     def add(self, kind: str, entry: Mapping[str, Any]) -> None:
         """Log one planting (``kind`` is ``fault`` or ``injection``) and rewrite the file."""

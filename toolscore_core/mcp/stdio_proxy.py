@@ -91,7 +91,8 @@ class StdioProxy:
                              place="SERVER_CMD", fix="check the command after --") from None
         except PermissionError:
             raise InputError(f"server command is not executable: {self.command[0]}",
-                             place="SERVER_CMD") from None
+                             place="SERVER_CMD", fix="make it executable (chmod +x), or run it "
+                             "through its interpreter") from None
 
     def _to_client(self, data: bytes) -> None:
         with self._out_lock:
@@ -133,10 +134,19 @@ class StdioProxy:
             self._to_client(line if replacement is None else replacement + b"\n")
 
     def run(self) -> int:
-        """Relay until the server exits; its return code (negative: killed by that signal)."""
+        """Relay until the server exits; its return code (negative: killed by that signal).
+
+        The session file is started only once the server has: a command that cannot start
+        leaves an earlier session as it was."""
         self.start()
         assert self.process is not None
         process = self.process
+        try:
+            self.relay.writer.open()
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
         previous = {}
 
         def forward(signum: int, frame: FrameType | None) -> None:

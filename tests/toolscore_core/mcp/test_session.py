@@ -23,6 +23,7 @@ def lines(path: Path) -> list[dict]:
 def test_header_messages_and_end(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
     writer = SessionWriter(path, transport="stdio", server=["python", "server.py"])
+    writer.open()
     raw = '{"jsonrpc":"2.0",  "id":1, "method":"ping", "params":{"note":"é ✓"}}'
     writer.message("client_to_server", json.loads(raw), raw=raw, stamp=writer.stamp())
     header, message = lines(path)
@@ -48,6 +49,7 @@ def test_header_messages_and_end(tmp_path: Path) -> None:
 def test_each_line_is_on_disk_before_close(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
     writer = SessionWriter(path, transport="http", server="http://127.0.0.1:1/mcp")
+    writer.open()
     for i in range(3):
         writer.message("client_to_server", {"id": i}, stamp=writer.stamp())
         assert len(lines(path)) == i + 2
@@ -57,6 +59,7 @@ def test_each_line_is_on_disk_before_close(tmp_path: Path) -> None:
 def test_close_drops_a_torn_line(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
     writer = SessionWriter(path, transport="stdio", server=["s"])
+    writer.open()
     writer.message("client_to_server", {"id": 1}, stamp=writer.stamp())
     with path.open("ab") as handle:
         handle.write(b'{"kind":"message","dire')
@@ -67,15 +70,37 @@ def test_close_drops_a_torn_line(tmp_path: Path) -> None:
 
 def test_folders_are_made_and_unwritable_paths_are_input_errors(tmp_path: Path) -> None:
     path = tmp_path / "sessions" / "today" / "s.json"
-    SessionWriter(path, transport="stdio", server=["s"]).close(0)
+    writer = SessionWriter(path, transport="stdio", server=["s"])
+    writer.open()
+    writer.close(0)
     assert [row["kind"] for row in lines(path)] == ["toolscore.mcp_session", "end"]
-    with pytest.raises(InputError, match="cannot write the session file"):
+    with pytest.raises(InputError, match="the session file is a directory; give a file path"):
         SessionWriter(tmp_path, transport="stdio", server=["s"])
+    (tmp_path / "plain.txt").write_text("x")
+    under_a_file = SessionWriter(tmp_path / "plain.txt" / "s.json", transport="stdio",
+                                 server=["s"])
+    with pytest.raises(InputError, match="cannot write the session file"):
+        under_a_file.open()
+
+
+def test_an_earlier_session_stays_until_open(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_text("earlier session\n")
+    opened: list[str] = []
+    writer = SessionWriter(path, transport="stdio", server=["s"],
+                           on_open=lambda: opened.append(path.read_text()))
+    writer.close(None)  # never opened: nothing to finish, nothing written
+    assert path.read_text() == "earlier session\n" and not writer.started and not opened
+    writer.open()
+    assert writer.started and [json.loads(line)["kind"] for line in opened[0].splitlines()] == [
+        "toolscore.mcp_session"]
 
 
 def test_injected_log_is_rewritten_as_things_are_planted(tmp_path: Path) -> None:
     path = tmp_path / "injected.json"
     log = InjectedLog(path)
+    assert not path.exists()  # started with the session, not before
+    log.write()
     assert json.loads(path.read_text()) == {"kind": "toolscore.injected", "version": "1",
                                             "faults": [], "injections": []}
     log.add("fault", {"tool": "deploy", "call_id": "3"})
@@ -88,6 +113,7 @@ def test_injected_log_is_rewritten_as_things_are_planted(tmp_path: Path) -> None
 def test_relay_records_planted_and_original(tmp_path: Path) -> None:
     path = tmp_path / "session.json"
     writer = SessionWriter(path, transport="stdio", server=["s"])
+    writer.open()
     log = InjectedLog(tmp_path / "injected.json")
     plan = Plan(faults=(FaultPlan(tool="deploy", forward=False),),
                 injections=(InjectionPlan(tool="fetch_page", text="Do {canary}"),))
