@@ -16,6 +16,7 @@ from toolscore_cli import console
 from toolscore_cli.options import parse_rate
 from toolscore_cli.paths import FILE
 from toolscore_cli.summary import (
+    check_outputs,
     gate,
     print_summary,
     stdout_taken,
@@ -104,6 +105,7 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
                          place="--agent", fix="check the name, or give its path")
     if fail_under is not None:
         parse_rate(fail_under)  # a bad threshold is bad input before any run
+    check_outputs(json_path, markdown_path, junit_path)
     study = load_study(spec_path)
     study.select(_task_ids(task_ids))
     registry = default_registry()

@@ -35,7 +35,8 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.option("--no-verify", is_flag=True,
               help="Regrade even when a receipt's inputs no longer match (problems printed).")
 @final_answer_option
-@click.option("--json", "json_path", metavar="PATH|-", help="Write the table as JSON (- = stdout).")
+@click.option("--json", "json_path", metavar="PATH|-", type=FILE,
+              help="Write the table as JSON (- = stdout).")
 @click.option("--receipt-dir", type=click.Path(file_okay=False),
               help="Write a new receipt per source here (settings.regraded_from names the old).")
 @click.option("--spec", type=FILE,
@@ -44,7 +45,7 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
               help="Agent-run JSONL only: where to write the regraded rows.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Agent-run JSONL only: rows evaluated in parallel.")
-@click.option("--junit", "junit_path", metavar="PATH|-",
+@click.option("--junit", "junit_path", metavar="PATH|-", type=FILE,
               help="Agent-run JSONL only: write the regraded runs as JUnit XML (- = stdout).")
 @click.option("--fail-under", metavar="SCORE|RATE",
               help="Exit 1 when a new score is below SCORE (0.8, 80% or a grade), or for "

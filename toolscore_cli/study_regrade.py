@@ -20,7 +20,13 @@ def regrade_jsonl(
     through unchanged and listed with their line numbers.
     """
     from toolscore_cli.options import parse_rate
-    from toolscore_cli.summary import gate, stdout_taken, write_junit, write_outputs
+    from toolscore_cli.summary import (
+        check_outputs,
+        gate,
+        stdout_taken,
+        write_junit,
+        write_outputs,
+    )
     from toolscore_core.studies.regrade import RegradeSettings, regrade_file
 
     if output is None:
@@ -28,6 +34,7 @@ def regrade_jsonl(
                          fix="add -o runs.v2.jsonl")
     if fail_under is not None:
         parse_rate(fail_under)  # a bad threshold is bad input before any row is read
+    check_outputs(json_path, markdown_path, junit_path)
     settings = RegradeSettings(spec=spec, gold=gold,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
     summary = regrade_file(source, output, settings, jobs=jobs)

@@ -21,14 +21,15 @@ TABLE_WIDTH = 150
 output_options = [
     click.option("--k", "k", type=int, default=None, metavar="K",
                  help="The k of pass^k (default: the fewest trials any task has)."),
-    click.option("--json", "json_path", metavar="PATH|-", help="Write the summary as JSON."),
-    click.option("--markdown", "markdown_path", metavar="PATH|-",
+    click.option("--json", "json_path", metavar="PATH|-", type=FILE,
+                 help="Write the summary as JSON."),
+    click.option("--markdown", "markdown_path", metavar="PATH|-", type=FILE,
                  help="Write the summary as a Markdown table."),
-    click.option("--html", "html_path", metavar="PATH",
+    click.option("--html", "html_path", metavar="PATH", type=FILE,
                  help="Write a self-contained HTML page with a chart of pass rate per task."),
-    click.option("--junit", "junit_path", metavar="PATH|-",
-                 help="Write JUnit XML for CI: a test suite per task, a test case per run "
-                      "(failed or errored runs fail; - = stdout)."),
+    click.option("--junit", "junit_path", metavar="PATH|-", type=FILE,
+                 help="Write JUnit XML for CI: a test case per run (failed or errored runs "
+                      "fail; - = stdout)."),
     click.option("--fail-under", metavar="RATE",
                  help="Exit 1 when the pass rate of all runs is below RATE (0.8 or 80%)."),
 ]
@@ -136,11 +137,27 @@ def _emit(path: str, text: str) -> None:
 
 
 def write_junit(runs: str, junit_path: str | None) -> None:
-    """``--junit``: the runs of ``runs`` as JUnit XML (``-`` = stdout)."""
-    if junit_path:
-        from toolscore_formats.reports.junit import runs_junit
+    """``--junit``: the runs of ``runs`` as JUnit XML (``-`` = stdout), streamed."""
+    if not junit_path:
+        return
+    from toolscore_formats.reports.junit import write_runs_junit
 
-        _emit(junit_path, runs_junit(runs))
+    if junit_path == "-":
+        write_runs_junit(runs, sys.stdout)
+        return
+    from toolscore_core.atomic import atomic_writer
+
+    with atomic_writer(junit_path) as handle:
+        write_runs_junit(runs, handle)
+
+
+def check_outputs(*paths: str | None) -> None:
+    """Only one report may go to stdout (``-``); checked before any work."""
+    if sum(1 for p in paths if p == "-") > 1:
+        from toolscore_core.errors import InputError
+
+        raise InputError("more than one report is going to stdout (-)",
+                         fix="write all reports but one to files")
 
 
 def stdout_taken(*paths: str | None) -> bool:
@@ -175,6 +192,7 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
         raise InputError(f"--k must be at least 1, not {k}", place="--k")
     if fail_under is not None:
         parse_rate(fail_under)  # a bad threshold is bad input before any work
+    check_outputs(json_path, markdown_path, junit_path)
     summary = summarize_file(runs)
     data = summary.to_dict(k)
     for line, problem in summary.skipped:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, TextIO
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, Any, TextIO
 
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
@@ -34,9 +34,11 @@ def _attrs(**values: Any) -> str:
 
 
 def testcase(name: str, classname: str, verdict: str | None = None,
-             message: str | None = None, kind: str | None = None) -> str:
-    """One ``<testcase>``; ``verdict`` is ``failure``, ``error``, ``skipped`` or None (pass)."""
-    opening = f"    <testcase{_attrs(name=name, classname=classname)}"
+             message: str | None = None, kind: str | None = None, *,
+             time: str | None = None) -> str:
+    """One ``<testcase>``; ``verdict`` is ``failure``, ``error``, ``skipped`` or None (pass);
+    ``time`` the seconds the run took, as recorded (never a clock read here)."""
+    opening = f"    <testcase{_attrs(name=name, classname=classname, time=time)}"
     if verdict is None:
         return opening + "/>\n"
     body = _clean(message or "").translate(_TEXT)
@@ -54,7 +56,7 @@ def testsuite(name: str, cases: list[tuple[str | None, str]],
     props = ""
     if properties:
         props = ("    <properties>\n" + "".join(
-            f"      <property{_attrs(name=k, value='' if v is None else v)}/>\n"
+            f"      <property{_attrs(name=k, value='unknown' if v is None else v)}/>\n"
             for k, v in properties.items()) + "    </properties>\n")
     return head + props + "".join(xml for _, xml in cases) + "  </testsuite>\n"
 
@@ -78,9 +80,12 @@ def evaluation_junit(evaluation: Evaluation) -> str:
         cases.append((verdict, testcase(check["check"], "toolscore.evidence", verdict,
                                         check["reason"], check["status"])))
     trace = record["trace"]["format"]
-    properties = {"score": record["score"], "grade": record["grade"],
-                  "score_text": score_text(record["score"], record["grade"]),
-                  "trace_format": trace, "record_sha256": evaluation.record_sha256}
+    properties: dict[str, Any] = {
+        "score": record["score"], "grade": record["grade"],
+        "score_text": score_text(record["score"], record["grade"]),
+        "trace_format": trace, "record_sha256": evaluation.record_sha256}
+    properties.update((f"metric.{name}", value) for name, value in record["metrics"].items()
+                      if isinstance(value, int | float) or value is None)
     suite = testsuite(f"toolscore eval ({trace or 'calls'})", cases, properties)
     return document("toolscore", [suite], (v for v, _ in cases))
 
@@ -89,16 +94,17 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     stream.write(evaluation_junit(evaluation))
 
 
-def run_case(row: Mapping[str, Any]) -> tuple[str, str | None, str]:
-    """(task id, verdict, testcase XML) of one agent-run row: a failed run is a failure
-    saying its score and the checks that did not pass, an errored run an error with what
-    went wrong."""
-    task = str(row.get("task_id"))
-    name = f"{task} trial {row.get('trial')}"
-    classname = f"toolscore.study.{row.get('study')}"
+def run_case(row: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(verdict, testcase XML) of one agent-run row: a failed run is a failure saying its
+    score and the checks that did not pass, an errored run an error with what went wrong."""
+    name = f"trial {row.get('trial')}"
+    classname = f"{row.get('study')}.{row.get('task_id')}"
+    duration = row.get("duration")
+    time = (f"{duration:.3f}" if isinstance(duration, int | float)
+            and not isinstance(duration, bool) else None)
     outcome = row.get("outcome")
     if outcome == "passed":
-        return task, None, testcase(name, classname)
+        return None, testcase(name, classname, time=time)
     if outcome == "failed":
         evaluation = _mapping(row.get("evaluation"))
         checks = [c for c in _list(_mapping(evaluation.get("evidence")).get("checks"))
@@ -107,16 +113,20 @@ def run_case(row: Mapping[str, Any]) -> tuple[str, str | None, str]:
         score = (score_text(number, evaluation.get("grade"))
                  if isinstance(number, int | float) and not isinstance(number, bool)
                  else "unknown")
-        parts = [f"score {score} (pass threshold {row.get('pass_threshold')})"]
+        threshold = row.get("pass_threshold")
+        shown = (f"{threshold:.0%}" if isinstance(threshold, int | float)
+                 and not isinstance(threshold, bool) else "unknown")
+        parts = [f"score {score} (pass threshold {shown})"]
         for status in ("fail", "unknown"):
             named = [str(c.get("check")) for c in checks if c.get("status") == status]
             if named:
                 parts.append(f"{status}: {', '.join(named)}")
-        return task, "failure", testcase(name, classname, "failure", "; ".join(parts), "failed")
+        return "failure", testcase(name, classname, "failure", "; ".join(parts), "failed",
+                                   time=time)
     error = _mapping(row.get("error"))
     message = str(error.get("message") or f"outcome {outcome!r}")
-    return task, "error", testcase(name, classname, "error", message,
-                                   str(error.get("kind") or "error"))
+    return "error", testcase(name, classname, "error", message,
+                             str(error.get("kind") or "error"), time=time)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -127,20 +137,36 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def runs_junit(path: str | os.PathLike[str]) -> str:
-    """One suite per task, one case per run, of a runs file (rows that are not runs, which a
-    regrade writes through, are left out); read row by row."""
+def _runs(path: str | os.PathLike[str]) -> Iterator[Mapping[str, Any]]:
+    """The run rows of a runs file, one at a time (rows a regrade wrote through are not)."""
     from toolscore_core.studies.records import KIND
     from toolscore_core.studies.summary import iter_lines
 
-    tasks: dict[str, list[tuple[str | None, str]]] = {}
     for _, row, problem in iter_lines(path):
         if problem is None and isinstance(row, dict) and row.get("kind") == KIND:
-            task, verdict, xml = run_case(row)
-            tasks.setdefault(task, []).append((verdict, xml))
-    suites = [testsuite(task, cases) for task, cases in tasks.items()]
-    return document("toolscore study", suites,
-                    (v for cases in tasks.values() for v, _ in cases))
+            yield row
+
+
+def write_runs_junit(path: str | os.PathLike[str], stream: IO[str]) -> None:
+    """The runs of a runs file as one test suite, one test case per run (classname
+    ``study.task``, name ``trial N``), in file order. The file is read twice, first for the
+    counts the opening tags carry, so memory stays flat however many runs it holds."""
+    verdicts: dict[str | None, int] = {}
+    studies: dict[str, None] = {}
+    for row in _runs(path):
+        verdict = run_case(row)[0]
+        verdicts[verdict] = verdicts.get(verdict, 0) + 1
+        studies.setdefault(str(row.get("study")))
+    tests = sum(verdicts.values())
+    failures, errors = verdicts.get("failure", 0), verdicts.get("error", 0)
+    name = ", ".join(studies) or "no runs"
+    counts = {"tests": tests, "failures": failures, "errors": errors}
+    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+                 f"<testsuites{_attrs(name='toolscore study', **counts)}>\n"
+                 f"  <testsuite{_attrs(name=name, **counts, skipped=0)}>\n")
+    for row in _runs(path):
+        stream.write(run_case(row)[1])
+    stream.write("  </testsuite>\n</testsuites>\n")
 
 
 @hookimpl

@@ -3,9 +3,12 @@ failure/skipped/error as CI servers read them, hostile text escaped, credentials
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
+import tracemalloc
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,7 @@ from tests.conftest import EXAMPLES, ROOT
 from tests.toolscore_formats.reports.samples import SCRIPT, SECRET
 from toolscore_core.evaluation import Evaluation, evaluate
 from toolscore_core.models import ToolCall
-from toolscore_formats.reports.junit import evaluation_junit, runs_junit
+from toolscore_formats.reports.junit import evaluation_junit, write_runs_junit
 
 SCHEMA = xmlschema.XMLSchema(Path(__file__).parents[1] / "fixtures" / "junit" / "junit-10.xsd")
 GOLD, TRACE = str(EXAMPLES / "gold.json"), str(EXAMPLES / "trace.json")
@@ -89,28 +92,50 @@ def _row(task: str, trial: int, outcome: str, **extra: Any) -> dict[str, Any]:
             "outcome": outcome, "passed": outcome == "passed", "pass_threshold": 0.9, **extra}
 
 
-def test_a_study_is_a_suite_per_task_and_a_case_per_run(tmp_path: Path) -> None:
+def test_a_study_is_a_case_per_run_named_by_task_and_trial(tmp_path: Path) -> None:
     evaluation = {"score": 0.5, "grade": "F", "evidence": {"checks": [
         {"check": "call-errors", "status": "fail"}, {"check": "disclosure", "status": "unknown"},
         {"check": "credentials", "status": "pass"}]}}
-    rows = [_row("weather", 1, "passed"),
+    rows = [_row("weather", 1, "passed", duration=0.25),
             _row("weather", 2, "failed", evaluation=evaluation),
             _row("book", 1, "error", error={"kind": "timeout", "message": "killed after 5 s"}),
             {"not": "a run"}]
     runs = tmp_path / "runs.jsonl"
     runs.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    root = valid(runs_junit(runs))
+    out = io.StringIO()
+    write_runs_junit(runs, out)
+    root = valid(out.getvalue())
     assert (root.attrib["tests"], root.attrib["failures"], root.attrib["errors"]) == (
         "3", "1", "1")
-    assert [s.attrib["name"] for s in root.iter("testsuite")] == ["weather", "book"]
-    found = cases(root)
-    assert list(found["weather trial 1"]) == []
-    failure = found["weather trial 2"].find("failure")
+    [suite] = root.iter("testsuite")
+    assert suite.attrib["name"] == "demo"
+    found = [(c.attrib["classname"], c.attrib["name"], c) for c in root.iter("testcase")]
+    assert [(k, n) for k, n, _ in found] == [
+        ("demo.weather", "trial 1"), ("demo.weather", "trial 2"), ("demo.book", "trial 1")]
+    passed, failed, errored = (c for _, _, c in found)
+    assert list(passed) == [] and passed.attrib["time"] == "0.250"  # as recorded
+    failure = failed.find("failure")
     assert failure is not None and failure.attrib["message"] == (
-        "score 50.0% F (pass threshold 0.9); fail: call-errors; unknown: disclosure")
-    error = found["book trial 1"].find("error")
+        "score 50.0% F (pass threshold 90%); fail: call-errors; unknown: disclosure")
+    error = errored.find("error")
     assert error is not None
     assert (error.attrib["type"], error.attrib["message"]) == ("timeout", "killed after 5 s")
+
+
+def test_a_large_study_is_written_with_flat_memory(tmp_path: Path) -> None:
+    """The runs file is read twice (counts first), never held: 10x the runs, same peak."""
+    peaks = []
+    for n in (2_000, 20_000):
+        runs = tmp_path / f"runs-{n}.jsonl"
+        with runs.open("w", encoding="utf-8") as handle:
+            for i in range(n):
+                handle.write(json.dumps(_row(f"task{i % 7}", i, "passed")) + "\n")
+        tracemalloc.start()
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            write_runs_junit(runs, sink)
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    assert peaks[1] < peaks[0] * 1.5, peaks
 
 
 @pytest.mark.parametrize("command", ["summary", "regrade"])
@@ -129,3 +154,13 @@ def test_summary_and_runs_regrade_write_junit(command: str, tmp_path: Path) -> N
     assert run.returncode == 0, run.stderr
     root = valid(report.read_text(encoding="utf-8"))
     assert root.attrib["errors"] == "1"
+    folder = subprocess.run([sys.executable, "-m", "toolscore_cli", command, *args[:1],
+                             "--junit", str(tmp_path), *args[3:]],
+                            capture_output=True, text=True, cwd=ROOT)
+    assert folder.returncode == 2 and folder.stderr.startswith(f"error: {tmp_path}: is a ")
+    both = subprocess.run([sys.executable, "-m", "toolscore_cli", command, *args[:1],
+                           "--junit", "-", "--json", "-", *args[3:]],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert both.returncode == 2 and both.stdout == ""
+    assert both.stderr == ("error: more than one report is going to stdout (-); write all "
+                           "reports but one to files\n")
