@@ -139,8 +139,8 @@ def run_http(calls: int, folder: Path) -> float:
 
 def relay_cost(folder: Path, messages: int = 20_000) -> None:
     """CPU time of recording one request and its response, without any process hop."""
-    from toolscore_core.mcp.relay import Relay
-    from toolscore_core.mcp.session import SessionWriter
+    from toolscore_mcp.relay import Relay
+    from toolscore_mcp.session import SessionWriter
 
     writer = SessionWriter(folder / "cpu.session.json", transport="stdio", server=["x"])
     writer.open()

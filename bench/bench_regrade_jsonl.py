@@ -58,7 +58,7 @@ def make_agent(variant_of: dict[str, int]):  # type: ignore[no-untyped-def]
 def templates(variants: int) -> list[str]:
     """Genuine run records (run_study) with a sentinel trial, as canonical JSON lines."""
     from toolscore_core.canonical import canonical_json
-    from toolscore_core.studies.runner import run_study
+    from toolscore_studies.runner import run_study
 
     records = run_study(spec(), make_agent({}), trials=variants)
     lines = []
@@ -79,7 +79,7 @@ def generate(path: Path, rows: int, lines: list[str]) -> None:
 
 
 def child(source: str, output: str, jobs: int, spec_path: str) -> None:
-    from toolscore_core.studies.regrade import RegradeSettings, regrade_file
+    from toolscore_studies.regrade import RegradeSettings, regrade_file
 
     began = time.perf_counter()
     summary = regrade_file(source, output, RegradeSettings(spec=spec_path), jobs=jobs)

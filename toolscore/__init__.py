@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from toolscore_core.receipts import build_receipt, verify_receipt
     from toolscore_core.regrade import Regrade, regrade
     from toolscore import receipts
-    from toolscore_core.studies.runner import run_study
+    from toolscore_studies.runner import run_study
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -61,7 +61,7 @@ _EXPORTS: dict[str, str] = {
     "Regrade": "toolscore_core.regrade",
     "build_receipt": "toolscore_core.receipts",
     "verify_receipt": "toolscore_core.receipts",
-    "run_study": "toolscore_core.studies.runner",
+    "run_study": "toolscore_studies.runner",
 }
 
 # public submodules, imported on first attribute access (``toolscore.receipts``)

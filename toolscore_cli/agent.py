@@ -85,9 +85,9 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     an error or the pass rate is below --fail-under.
     """
     from toolscore_core.plugins import default_registry
-    from toolscore_core.studies.runner import CommandRunner, execute, open_run_log, plan_runs
-    from toolscore_core.studies.spec import load_study
-    from toolscore_core.studies.summary import summarize_file
+    from toolscore_studies.runner import CommandRunner, execute, open_run_log, plan_runs
+    from toolscore_studies.spec import load_study
+    from toolscore_studies.summary import summarize_file
 
     if resume and overwrite:
         raise InputError("--resume and --overwrite cannot be given together", place="--resume")

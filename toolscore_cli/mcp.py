@@ -14,9 +14,9 @@ from toolscore_cli.paths import FILE
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
-    from toolscore_core.mcp.planting import Plan, Planter
-    from toolscore_core.mcp.relay import Relay
-    from toolscore_core.mcp.session import InjectedLog
+    from toolscore_mcp.planting import Plan, Planter
+    from toolscore_mcp.relay import Relay
+    from toolscore_mcp.session import InjectedLog
 
 
 @click.group("mcp")
@@ -25,7 +25,7 @@ def mcp_group() -> None:
 
 
 def _plan(faults: tuple[str, ...], prompts: tuple[str, ...], plan_file: str | None) -> Plan:
-    from toolscore_core.mcp.planting import (
+    from toolscore_mcp.planting import (
         Plan,
         load_plan_file,
         parse_fault_spec,
@@ -50,7 +50,7 @@ def _injected_path(output: str, injected: str | None, plan: Plan) -> str | None:
 
 
 def _planter(plan: Plan, log: InjectedLog | None) -> Planter | None:
-    from toolscore_core.mcp.planting import Planter
+    from toolscore_mcp.planting import Planter
 
     if not plan:
         return None
@@ -122,12 +122,12 @@ def record_command(
     plan = _plan(faults, prompts, plan_file)
     address = _listen_address(listen, allow_remote) if upstream is not None else None
 
-    from toolscore_core.mcp.relay import Relay
-    from toolscore_core.mcp.session import InjectedLog, SessionWriter
+    from toolscore_mcp.relay import Relay
+    from toolscore_mcp.session import InjectedLog, SessionWriter
 
     injected_path = _injected_path(output, injected, plan)
     if upstream is not None:
-        from toolscore_core.mcp.http_proxy import check_upstream
+        from toolscore_mcp.http_proxy import check_upstream
 
         check_upstream(upstream)
     log = None if injected_path is None else InjectedLog(injected_path)
@@ -143,7 +143,7 @@ def record_command(
 
 
 def _record_stdio(relay: Relay, command: tuple[str, ...], log: InjectedLog | None) -> None:
-    from toolscore_core.mcp.stdio_proxy import StdioProxy
+    from toolscore_mcp.stdio_proxy import StdioProxy
 
     proxy = StdioProxy(command, relay)
     try:
@@ -167,7 +167,7 @@ def _record_stdio(relay: Relay, command: tuple[str, ...], log: InjectedLog | Non
 
 def _record_http(relay: Relay, upstream: str, address: tuple[str, int],
                  log: InjectedLog | None) -> None:
-    from toolscore_core.mcp.http_proxy import serve
+    from toolscore_mcp.http_proxy import serve
 
     try:
         serve(relay, upstream, address)

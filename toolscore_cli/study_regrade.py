@@ -27,7 +27,7 @@ def regrade_jsonl(
         write_junit,
         write_outputs,
     )
-    from toolscore_core.studies.regrade import RegradeSettings, regrade_file
+    from toolscore_studies.regrade import RegradeSettings, regrade_file
 
     if output is None:
         raise InputError("a runs file is regraded into a new file", file=source, place="-o",

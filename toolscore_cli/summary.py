@@ -57,8 +57,8 @@ def print_summary(summary: Mapping[str, Any], *, err: bool = False) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from toolscore_core.studies.render import COLUMNS, task_cells, total_cells
     from toolscore_formats.reports.text import visible
+    from toolscore_studies.render import COLUMNS, task_cells, total_cells
 
     out = _console(err)
     k = summary["k"]
@@ -80,8 +80,8 @@ def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
     from rich.table import Table
 
     from toolscore_core.redaction import redact_text
-    from toolscore_core.studies.render import regrade_cells
     from toolscore_formats.reports.text import visible
+    from toolscore_studies.render import regrade_cells
 
     out = _console(err)
     table = Table(title="Regrade", header_style="bold")
@@ -111,7 +111,7 @@ def write_outputs(summary: Mapping[str, Any], *, json_path: str | None,
                   markdown_path: str | None, html_path: str | None,
                   regrade: Mapping[str, Any] | None = None) -> None:
     """Write the summary in the formats asked for (``-`` = stdout)."""
-    from toolscore_core.studies.render import (
+    from toolscore_studies.render import (
         regrade_markdown,
         summary_html,
         summary_json,
@@ -140,7 +140,7 @@ def write_junit(runs: str, junit_path: str | None) -> None:
     """``--junit``: the runs of ``runs`` as JUnit XML (``-`` = stdout), streamed."""
     if not junit_path:
         return
-    from toolscore_formats.reports.junit import write_runs_junit
+    from toolscore_studies.junit import write_runs_junit
 
     if junit_path == "-":
         write_runs_junit(runs, sys.stdout)
@@ -186,7 +186,7 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
                     fail_under: str | None) -> None:
     """Summarize a runs file (JSON Lines from `toolscore agent run` or a regrade)."""
     from toolscore_core.errors import InputError
-    from toolscore_core.studies.summary import summarize_file
+    from toolscore_studies.summary import summarize_file
 
     if k is not None and k < 1:
         raise InputError(f"--k must be at least 1, not {k}", place="--k")

@@ -1,11 +1,11 @@
-"""JUnit XML: evidence checks (eval) or agent runs (studies) as test cases CI servers show."""
+"""JUnit XML: an evaluation's evidence checks as test cases CI servers show (and the
+pieces toolscore_studies.junit writes runs with)."""
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from typing import IO, Any, TextIO
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
 
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.hookspecs import hookimpl
@@ -28,7 +28,8 @@ def _clean(value: Any) -> str:
     return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def _attrs(**values: Any) -> str:
+def attributes(**values: Any) -> str:
+    """XML attributes from keyword arguments (None leaves one out), values cleaned."""
     return "".join(f' {name}="{_clean(value).translate(_ATTRIBUTE)}"'
                    for name, value in values.items() if value is not None)
 
@@ -38,11 +39,11 @@ def testcase(name: str, classname: str, verdict: str | None = None,
              time: str | None = None) -> str:
     """One ``<testcase>``; ``verdict`` is ``failure``, ``error``, ``skipped`` or None (pass);
     ``time`` the seconds the run took, as recorded (never a clock read here)."""
-    opening = f"    <testcase{_attrs(name=name, classname=classname, time=time)}"
+    opening = f"    <testcase{attributes(name=name, classname=classname, time=time)}"
     if verdict is None:
         return opening + "/>\n"
     body = _clean(message or "").translate(_TEXT)
-    return (f"{opening}>\n      <{verdict}{_attrs(type=kind, message=message)}>{body}"
+    return (f"{opening}>\n      <{verdict}{attributes(type=kind, message=message)}>{body}"
             f"</{verdict}>\n    </testcase>\n")
 
 
@@ -50,13 +51,13 @@ def testsuite(name: str, cases: list[tuple[str | None, str]],
               properties: Mapping[str, Any] | None = None) -> str:
     """A ``<testsuite>`` of ``(verdict, testcase XML)`` pairs, with its counts."""
     verdicts = [verdict for verdict, _ in cases]
-    counts = _attrs(name=name, tests=len(cases), failures=verdicts.count("failure"),
+    counts = attributes(name=name, tests=len(cases), failures=verdicts.count("failure"),
                     errors=verdicts.count("error"), skipped=verdicts.count("skipped"))
     head = f"  <testsuite{counts}>\n"
     props = ""
     if properties:
         props = ("    <properties>\n" + "".join(
-            f"      <property{_attrs(name=k, value='unknown' if v is None else v)}/>\n"
+            f"      <property{attributes(name=k, value='unknown' if v is None else v)}/>\n"
             for k, v in properties.items()) + "    </properties>\n")
     return head + props + "".join(xml for _, xml in cases) + "  </testsuite>\n"
 
@@ -64,7 +65,7 @@ def testsuite(name: str, cases: list[tuple[str | None, str]],
 def document(name: str, suites: list[str], cases: Iterable[str | None]) -> str:
     """The whole file: ``<testsuites>`` with the counts over every case."""
     verdicts = list(cases)
-    counts = _attrs(name=name, tests=len(verdicts), failures=verdicts.count("failure"),
+    counts = attributes(name=name, tests=len(verdicts), failures=verdicts.count("failure"),
                     errors=verdicts.count("error"))
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             f"<testsuites{counts}>\n" + "".join(suites) + "</testsuites>\n")
@@ -92,81 +93,6 @@ def evaluation_junit(evaluation: Evaluation) -> str:
 
 def write(evaluation: Evaluation, stream: TextIO) -> None:
     stream.write(evaluation_junit(evaluation))
-
-
-def run_case(row: Mapping[str, Any]) -> tuple[str | None, str]:
-    """(verdict, testcase XML) of one agent-run row: a failed run is a failure saying its
-    score and the checks that did not pass, an errored run an error with what went wrong."""
-    name = f"trial {row.get('trial')}"
-    classname = f"{row.get('study')}.{row.get('task_id')}"
-    duration = row.get("duration")
-    time = (f"{duration:.3f}" if isinstance(duration, int | float)
-            and not isinstance(duration, bool) else None)
-    outcome = row.get("outcome")
-    if outcome == "passed":
-        return None, testcase(name, classname, time=time)
-    if outcome == "failed":
-        evaluation = _mapping(row.get("evaluation"))
-        checks = [c for c in _list(_mapping(evaluation.get("evidence")).get("checks"))
-                  if isinstance(c, Mapping)]
-        number = evaluation.get("score")
-        score = (score_text(number, evaluation.get("grade"))
-                 if isinstance(number, int | float) and not isinstance(number, bool)
-                 else "unknown")
-        threshold = row.get("pass_threshold")
-        shown = (f"{threshold:.0%}" if isinstance(threshold, int | float)
-                 and not isinstance(threshold, bool) else "unknown")
-        parts = [f"score {score} (pass threshold {shown})"]
-        for status in ("fail", "unknown"):
-            named = [str(c.get("check")) for c in checks if c.get("status") == status]
-            if named:
-                parts.append(f"{status}: {', '.join(named)}")
-        return "failure", testcase(name, classname, "failure", "; ".join(parts), "failed",
-                                   time=time)
-    error = _mapping(row.get("error"))
-    message = str(error.get("message") or f"outcome {outcome!r}")
-    return "error", testcase(name, classname, "error", message,
-                             str(error.get("kind") or "error"), time=time)
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _runs(path: str | os.PathLike[str]) -> Iterator[Mapping[str, Any]]:
-    """The run rows of a runs file, one at a time (rows a regrade wrote through are not)."""
-    from toolscore_core.studies.records import KIND
-    from toolscore_core.studies.summary import iter_lines
-
-    for _, row, problem in iter_lines(path):
-        if problem is None and isinstance(row, dict) and row.get("kind") == KIND:
-            yield row
-
-
-def write_runs_junit(path: str | os.PathLike[str], stream: IO[str]) -> None:
-    """The runs of a runs file as one test suite, one test case per run (classname
-    ``study.task``, name ``trial N``), in file order. The file is read twice, first for the
-    counts the opening tags carry, so memory stays flat however many runs it holds."""
-    verdicts: dict[str | None, int] = {}
-    studies: dict[str, None] = {}
-    for row in _runs(path):
-        verdict = run_case(row)[0]
-        verdicts[verdict] = verdicts.get(verdict, 0) + 1
-        studies.setdefault(str(row.get("study")))
-    tests = sum(verdicts.values())
-    failures, errors = verdicts.get("failure", 0), verdicts.get("error", 0)
-    name = ", ".join(studies) or "no runs"
-    counts = {"tests": tests, "failures": failures, "errors": errors}
-    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n'
-                 f"<testsuites{_attrs(name='toolscore study', **counts)}>\n"
-                 f"  <testsuite{_attrs(name=name, **counts, skipped=0)}>\n")
-    for row in _runs(path):
-        stream.write(run_case(row)[1])
-    stream.write("  </testsuite>\n</testsuites>\n")
 
 
 @hookimpl

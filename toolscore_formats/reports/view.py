@@ -12,11 +12,11 @@ from typing import Any
 
 from attrs import frozen
 
-from toolscore_core.diagnosis import findings
 from toolscore_core.evaluation import Evaluation
 from toolscore_core.redaction import redact_text
 from toolscore_core.version import toolscore_version
 from toolscore_core.wording import number
+from toolscore_formats.reports.diagnosis import findings
 from toolscore_formats.reports.text import (
     args_text,
     clean,

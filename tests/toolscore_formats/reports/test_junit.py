@@ -20,7 +20,8 @@ from tests.conftest import EXAMPLES, ROOT
 from tests.toolscore_formats.reports.samples import SCRIPT, SECRET
 from toolscore_core.evaluation import Evaluation, evaluate
 from toolscore_core.models import ToolCall
-from toolscore_formats.reports.junit import evaluation_junit, write_runs_junit
+from toolscore_formats.reports.junit import evaluation_junit
+from toolscore_studies.junit import write_runs_junit
 
 SCHEMA = xmlschema.XMLSchema(Path(__file__).parents[1] / "fixtures" / "junit" / "junit-10.xsd")
 GOLD, TRACE = str(EXAMPLES / "gold.json"), str(EXAMPLES / "trace.json")

@@ -26,9 +26,9 @@ from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
-from toolscore_core.studies.records import KIND, STDERR_TAIL, build_record, run_id
-from toolscore_core.studies.spec import McpServer, Study, Task, load_study, parse_study
 from toolscore_core.traces import AUTO, load_trace, parse_trace
+from toolscore_studies.records import KIND, STDERR_TAIL, build_record, run_id
+from toolscore_studies.spec import McpServer, Study, Task, load_study, parse_study
 
 ENV_PROMPT = "TOOLSCORE_PROMPT"
 ENV_TRACE = "TOOLSCORE_TRACE"

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.planting import (
+from toolscore_mcp.planting import (
     FAULT_KEYS,
     FaultPlan,
     InjectionPlan,

@@ -47,7 +47,8 @@ from toolscore_core.errors import InputError
 from toolscore_core.models import Contract
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import resolve_weights
-from toolscore_core.studies.records import (
+from toolscore_core.version import toolscore_version
+from toolscore_studies.records import (
     KIND,
     evaluate_trace,
     passes,
@@ -55,14 +56,13 @@ from toolscore_core.studies.records import (
     trace_from_row,
     verdict,
 )
-from toolscore_core.studies.spec import Study, Task, load_study
-from toolscore_core.studies.summary import (
+from toolscore_studies.spec import Study, Task, load_study
+from toolscore_studies.summary import (
     RegradeSummary,
     evaluation_facts,
     row_facts,
     run_facts,
 )
-from toolscore_core.version import toolscore_version
 
 CHUNK = 64
 """Rows per unit of work with one process."""

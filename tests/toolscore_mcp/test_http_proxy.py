@@ -23,9 +23,9 @@ from tests.mcp_support import (
     wait_for_port,
 )
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.http_proxy import ProxyServer, check_upstream
-from toolscore_core.mcp.relay import ClientOutcome, Relay
-from toolscore_core.mcp.session import SessionWriter
+from toolscore_mcp.http_proxy import ProxyServer, check_upstream
+from toolscore_mcp.relay import ClientOutcome, Relay
+from toolscore_mcp.session import SessionWriter
 
 pytest.importorskip("mcp")
 

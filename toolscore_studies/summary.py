@@ -309,7 +309,7 @@ def summarize_file(path: str | os.PathLike[str]) -> StudySummary:
     Lines that are not run records (a regrade writes them through) are skipped and listed
     in ``skipped``; a file with no run record at all is an error.
     """
-    from toolscore_core.studies.records import KIND
+    from toolscore_studies.records import KIND
 
     summary = StudySummary()
     for number, row, problem in iter_lines(path):

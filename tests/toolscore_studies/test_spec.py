@@ -6,7 +6,7 @@ import pytest
 
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import OneOf
-from toolscore_core.studies.spec import DEFAULT_PASS_THRESHOLD, load_study, parse_study
+from toolscore_studies.spec import DEFAULT_PASS_THRESHOLD, load_study, parse_study
 
 BASE = {"study": "s", "tasks": {"t1": {"prompt": "p", "expected": [{"tool": "a"}]}}}
 

@@ -6,7 +6,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolscore_core.studies.summary import Measured, StudySummary, pass_hat_k
+from toolscore_studies.summary import Measured, StudySummary, pass_hat_k
 
 
 def _brute_force(n: int, c: int, k: int) -> float:

@@ -346,7 +346,7 @@ def _plantings(value: Any, kind: str, *, file: str | None, path: str,
                task_id: str) -> tuple[Mapping[str, Any], ...]:
     """Faults or injections to plant: each the ``toolscore mcp record`` option's text
     (``tool=deploy,nth=1``) or an object with the same keys; checked now, not mid-study."""
-    from toolscore_core.mcp.planting import (
+    from toolscore_mcp.planting import (
         FAULT_KEYS,
         INJECTION_KEYS,
         fault_from_mapping,

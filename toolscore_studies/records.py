@@ -11,7 +11,7 @@ from toolscore_core.evaluation import Evaluation, Options, call_dict, run_evalua
 from toolscore_core.models import Contract, ToolCall, Trace
 from toolscore_core.plugins import Registry
 from toolscore_core.redaction import redact, redact_text
-from toolscore_core.studies.spec import Price, Study, Task
+from toolscore_studies.spec import Price, Study, Task
 
 KIND = "toolscore.agent_run"
 RUN_SCHEMA_VERSION = "1"

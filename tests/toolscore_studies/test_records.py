@@ -2,13 +2,13 @@ from __future__ import annotations
 
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import default_registry
-from toolscore_core.studies.records import (
+from toolscore_studies.records import (
     build_record,
     run_cost,
     trace_from_row,
     unknowns,
 )
-from toolscore_core.studies.spec import Price, parse_study
+from toolscore_studies.spec import Price, parse_study
 
 PRICES = {"m": Price(input_per_mtok=3.0, output_per_mtok=15.0)}
 STUDY = parse_study({

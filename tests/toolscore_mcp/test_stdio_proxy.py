@@ -30,9 +30,9 @@ from tests.mcp_support import (
     sdk_stdio,
     tool_calls,
 )
-from toolscore_core.mcp.relay import ClientOutcome, Relay
-from toolscore_core.mcp.session import SessionWriter
-from toolscore_core.mcp.stdio_proxy import StdioProxy, iter_lines, split_lines
+from toolscore_mcp.relay import ClientOutcome, Relay
+from toolscore_mcp.session import SessionWriter
+from toolscore_mcp.stdio_proxy import StdioProxy, iter_lines, split_lines
 
 pytest.importorskip("mcp")
 

@@ -11,7 +11,7 @@ import toolscore
 from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
-from toolscore_core.studies.regrade import Judge, RegradeSettings, _decode_row, regrade_file
+from toolscore_studies.regrade import Judge, RegradeSettings, _decode_row, regrade_file
 
 SPEC = {"study": "s", "version": "1", "defaults": {"pass_threshold": 0.9}, "tasks": {
     "find": {"prompt": "find x", "expected": [{"tool": "find", "args": {"q": "x"}}]},
@@ -328,7 +328,7 @@ def test_spliced_rows_are_the_plain_rows_over_many_trials(tmp_path: Path) -> Non
 
 def test_a_chunk_too_big_for_its_ring_slot_goes_through_a_part_file(
         runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolscore_core.studies import regrade
+    from toolscore_studies import regrade
 
     big = tmp_path / "big.jsonl"
     lines = runs.read_bytes().splitlines(keepends=True)
@@ -349,7 +349,7 @@ def test_a_chunk_too_big_for_its_ring_slot_goes_through_a_part_file(
 @pytest.mark.parametrize("chunk_bytes", [1, 700, 5000])
 def test_byte_ranges_give_every_line_to_one_worker(
         runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk_bytes: int) -> None:
-    from toolscore_core.studies import regrade
+    from toolscore_studies import regrade
 
     lines = runs.read_bytes().splitlines(keepends=True)
     mixed = tmp_path / "mixed.jsonl"
@@ -371,7 +371,7 @@ def test_byte_ranges_give_every_line_to_one_worker(
 
 def test_a_failing_worker_fails_the_regrade(runs: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolscore_core.studies import regrade
+    from toolscore_studies import regrade
 
     def broken(self: Judge, *line: object) -> None:
         raise ValueError("boom")
@@ -389,7 +389,7 @@ def test_answers_out_of_order_are_written_in_order(
         runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from toolscore_core.studies import regrade
+    from toolscore_studies import regrade
 
     lines = runs.read_bytes().splitlines(keepends=True)
     big = tmp_path / "big.jsonl"

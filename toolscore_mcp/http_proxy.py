@@ -21,7 +21,7 @@ from types import FrameType
 from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.relay import Relay, from_client, from_server
+from toolscore_mcp.relay import Relay, from_client, from_server
 
 HOP_BY_HOP = frozenset((
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",

@@ -8,8 +8,8 @@ from typing import Any
 
 from attrs import frozen
 
-from toolscore_core.mcp.planting import Planter
-from toolscore_core.mcp.session import CLIENT_TO_SERVER, SERVER_TO_CLIENT, SessionWriter
+from toolscore_mcp.planting import Planter
+from toolscore_mcp.session import CLIENT_TO_SERVER, SERVER_TO_CLIENT, SessionWriter
 
 
 @frozen

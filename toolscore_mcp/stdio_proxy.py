@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.relay import Relay, from_client, from_server
+from toolscore_mcp.relay import Relay, from_client, from_server
 
 FORWARDED_SIGNALS = tuple(
     s for s in (getattr(signal, n, None) for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT",

@@ -12,7 +12,7 @@ import toolscore
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import default_registry
-from toolscore_core.studies.runner import (
+from toolscore_studies.runner import (
     ENV_MCP_COMMAND,
     ENV_MCP_ENV,
     CommandRunner,
@@ -27,7 +27,7 @@ from toolscore_core.studies.runner import (
     scan_existing,
     write_plan,
 )
-from toolscore_core.studies.spec import load_study, parse_study
+from toolscore_studies.spec import load_study, parse_study
 
 VOLATILE = ("started_at", "duration")
 
@@ -132,7 +132,7 @@ def test_mcp_tasks_hand_the_agent_a_wrapped_server_command(tmp_path: Path) -> No
 
 
 def test_a_task_that_plants_hands_the_proxy_its_plan(tmp_path: Path) -> None:
-    from toolscore_core.mcp.planting import load_plan_file
+    from toolscore_mcp.planting import load_plan_file
 
     study = parse_study({"study": "s", "tasks": {"t": {
         "prompt": "p", "expected": [],

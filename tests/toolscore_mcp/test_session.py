@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from toolscore_core.errors import InputError
-from toolscore_core.mcp.planting import FaultPlan, InjectionPlan, Plan, Planter
-from toolscore_core.mcp.relay import Relay
-from toolscore_core.mcp.session import InjectedLog, SessionWriter
+from toolscore_mcp.planting import FaultPlan, InjectionPlan, Plan, Planter
+from toolscore_mcp.relay import Relay
+from toolscore_mcp.session import InjectedLog, SessionWriter
 
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 

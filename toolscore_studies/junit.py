@@ -1,0 +1,84 @@
+"""JUnit XML of a runs file: a test case per agent run, written with flat memory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+from toolscore_formats.reports.junit import attributes, testcase
+from toolscore_formats.reports.text import score_text
+from toolscore_studies.records import KIND
+from toolscore_studies.summary import iter_lines
+
+
+def run_case(row: Mapping[str, Any]) -> tuple[str | None, str]:
+    """(verdict, testcase XML) of one agent-run row: a failed run is a failure saying its
+    score and the checks that did not pass, an errored run an error with what went wrong."""
+    name = f"trial {row.get('trial')}"
+    classname = f"{row.get('study')}.{row.get('task_id')}"
+    duration = row.get("duration")
+    time = (f"{duration:.3f}" if isinstance(duration, int | float)
+            and not isinstance(duration, bool) else None)
+    outcome = row.get("outcome")
+    if outcome == "passed":
+        return None, testcase(name, classname, time=time)
+    if outcome == "failed":
+        evaluation = _mapping(row.get("evaluation"))
+        checks = [c for c in _list(_mapping(evaluation.get("evidence")).get("checks"))
+                  if isinstance(c, Mapping)]
+        number = evaluation.get("score")
+        score = (score_text(number, evaluation.get("grade"))
+                 if isinstance(number, int | float) and not isinstance(number, bool)
+                 else "unknown")
+        threshold = row.get("pass_threshold")
+        shown = (f"{threshold:.0%}" if isinstance(threshold, int | float)
+                 and not isinstance(threshold, bool) else "unknown")
+        parts = [f"score {score} (pass threshold {shown})"]
+        for status in ("fail", "unknown"):
+            named = [str(c.get("check")) for c in checks if c.get("status") == status]
+            if named:
+                parts.append(f"{status}: {', '.join(named)}")
+        return "failure", testcase(name, classname, "failure", "; ".join(parts), "failed",
+                                   time=time)
+    error = _mapping(row.get("error"))
+    message = str(error.get("message") or f"outcome {outcome!r}")
+    return "error", testcase(name, classname, "error", message,
+                             str(error.get("kind") or "error"), time=time)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _runs(path: str | os.PathLike[str]) -> Iterator[Mapping[str, Any]]:
+    """The run rows of a runs file, one at a time (rows a regrade wrote through are not)."""
+    for _, row, problem in iter_lines(path):
+        if problem is None and isinstance(row, dict) and row.get("kind") == KIND:
+            yield row
+
+
+def write_runs_junit(path: str | os.PathLike[str], stream: IO[str]) -> None:
+    """The runs of a runs file as one test suite, one test case per run (classname
+    ``study.task``, name ``trial N``), in file order. The file is read twice, first for the
+    counts the opening tags carry, so memory stays flat however many runs it holds."""
+    verdicts: dict[str | None, int] = {}
+    studies: dict[str, None] = {}
+    for row in _runs(path):
+        verdict = run_case(row)[0]
+        verdicts[verdict] = verdicts.get(verdict, 0) + 1
+        studies.setdefault(str(row.get("study")))
+    tests = sum(verdicts.values())
+    failures, errors = verdicts.get("failure", 0), verdicts.get("error", 0)
+    name = ", ".join(studies) or "no runs"
+    counts = {"tests": tests, "failures": failures, "errors": errors}
+    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+                 f"<testsuites{attributes(name='toolscore study', **counts)}>\n"
+                 f"  <testsuite{attributes(name=name, **counts, skipped=0)}>\n")
+    for row in _runs(path):
+        stream.write(run_case(row)[1])
+    stream.write("  </testsuite>\n</testsuites>\n")
