@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolscore_core.contracts import load_contract
-    from toolscore_core.evaluation import Evaluation, evaluate, evaluate_files
+    from toolscore_core.errors import InputError
+    from toolscore_core.evaluation import Evaluation, EvaluationContext, evaluate, evaluate_files
+    from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
     from toolscore_core.matchers import ANY, Approx, Contains, IsType, OneOf, Regex
     from toolscore_core.models import (
         Check,
@@ -37,6 +39,11 @@ _EXPORTS: dict[str, str] = {
     "evaluate": "toolscore_core.evaluation",
     "evaluate_files": "toolscore_core.evaluation",
     "Evaluation": "toolscore_core.evaluation",
+    "EvaluationContext": "toolscore_core.evaluation",
+    "InputError": "toolscore_core.errors",
+    "Registry": "toolscore_core.plugins",
+    "build_registry": "toolscore_core.plugins",
+    "get_plugin_manager": "toolscore_core.plugins",
     "load_contract": "toolscore_core.contracts",
     "load_trace": "toolscore_core.traces",
     "ANY": "toolscore_core.matchers",

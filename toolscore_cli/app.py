@@ -10,34 +10,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from toolscore_cli.commands import COMMANDS, SHORT_HELP
+
 if TYPE_CHECKING:
     from toolscore_cli.group import LazyGroup, cli
 
 __all__ = ["COMMANDS", "SHORT_HELP", "LazyGroup", "cli", "main"]
-
-# command name -> "module:attribute"; each module holds one command or command group.
-COMMANDS: dict[str, str] = {
-    "eval": "toolscore_cli.eval:eval_command",
-    "formats": "toolscore_cli.formats:formats_command",
-    "plugins": "toolscore_cli.plugins:plugins_command",
-    "regrade": "toolscore_cli.regrade:regrade_command",
-    "verify": "toolscore_cli.verify:verify_command",
-    "mcp": "toolscore_cli.mcp:mcp_group",
-    "agent": "toolscore_cli.agent:agent_group",
-    "summary": "toolscore_cli.summary:summary_command",
-}
-
-# Shown by --help without importing every command module.
-SHORT_HELP: dict[str, str] = {
-    "eval": "Evaluate a trace against a contract (gold file).",
-    "formats": "List the trace formats and what each reads.",
-    "plugins": "List the loaded plugins, their hooks and what each provides.",
-    "regrade": "Re-score receipts or traces under a new contract or weights.",
-    "verify": "Check that receipts and the inputs they bind are unchanged.",
-    "mcp": "Record an MCP session through a proxy, planting faults and prompt injections.",
-    "agent": "Run an agent over a study's tasks and trials (agent run), one JSON line per run.",
-    "summary": "Summarize a runs file: pass rate, pass^k, score, evidence, time and cost.",
-}
 
 
 def __getattr__(name: str) -> Any:

@@ -6,7 +6,7 @@ import importlib
 
 import click
 
-from toolscore_cli.app import COMMANDS, SHORT_HELP
+from toolscore_cli.commands import COMMANDS, SHORT_HELP
 
 
 class LazyGroup(click.Group):
