@@ -373,7 +373,8 @@ def check_final_answer(receipt: Mapping[str, Any], final_answer: str | None) -> 
         return []
     if final_answer is None:
         return [Problem(kind="final_answer", subject="final_answer", expected=recorded,
-                        message=("final answer: the receipt was made with --final-answer "
+                        message=("final answer: the receipt was made with a final answer given "
+                                 "apart from the trace "
                                  f"(sha256 {recorded}); give the same answer again"))]
     actual = final_answer_sha256(final_answer)
     if actual != recorded:
@@ -531,7 +532,8 @@ def recompute_receipt(
     registry = registry or default_registry()
     if blocked:
         return Recompute(status="cannot reproduce",
-                         reason="the final answer given with --final-answer is needed")
+                         reason="the final answer given apart from the trace is needed "
+                                "(--final-answer; final_answer= in Python)")
     missing = missing_plugins(receipt, registry)
     if missing:
         return Recompute(status="cannot reproduce",

@@ -224,9 +224,9 @@ def _evaluate(
             final_answer=final_answer, registry=registry, source=checked.source)
         return evaluation, paths, dict(checked.receipt["result"])
     if gold is None:
-        raise InputError("a bare trace needs --gold", file=checked.source,
-                         fix="give the contract to grade it against: --gold GOLD "
-                         "(or regrade a receipt made with `toolscore eval --receipt`)")
+        raise InputError("a bare trace needs a gold file", file=checked.source, place="gold=",
+                         fix="give the contract to grade it against (or regrade a receipt "
+                         "made with `toolscore eval --receipt`)")
     evaluation = evaluate_files(gold, checked.source, weights=weights, forbidden_path=forbidden,
                                 final_answer=final_answer, registry=registry)
     bound: dict[str, Path | None] = {

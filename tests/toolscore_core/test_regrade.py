@@ -75,7 +75,7 @@ def test_forbidden_rules_are_kept_or_replaced(folder: Path) -> None:
 
 
 def test_a_bare_trace_needs_gold(folder: Path) -> None:
-    with pytest.raises(InputError, match="a bare trace needs --gold"):
+    with pytest.raises(InputError, match="gold=: a bare trace needs a gold file"):
         regrade(folder / "trace.json")
     result = regrade(folder / "trace.json", gold=folder / "contract.json")
     assert result.kind == "trace" and result.previous is None and result.score_delta is None
