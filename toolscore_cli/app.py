@@ -1,44 +1,26 @@
-"""The ``toolscore`` command: errors as one line, click imported only when needed.
+"""The ``toolscore`` command: errors as one line and an exit code, never a traceback.
 
-The click group itself is in ``toolscore_cli.group`` (``cli`` here too, on first use).
-``toolscore eval`` with plain arguments runs without importing click at all
-(``toolscore_cli.fast_eval``); everything else goes through the group.
+The click group itself is in ``toolscore_cli.group``; its subcommands are imported only
+when they run.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import click
 
 from toolscore_cli.commands import COMMANDS, SHORT_HELP
-
-if TYPE_CHECKING:
-    from toolscore_cli.group import LazyGroup, cli
+from toolscore_cli.console import error_line
+from toolscore_cli.group import LazyGroup, cli
+from toolscore_core.errors import ToolscoreError
 
 __all__ = ["COMMANDS", "SHORT_HELP", "LazyGroup", "cli", "main"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("cli", "LazyGroup"):
-        from toolscore_cli import group
-
-        return getattr(group, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: bad input is one line on stderr and exit code 2, never a traceback."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if args[:1] == ["eval"]:
-        from toolscore_cli import fast_eval
-
-        fast_eval.main(args[1:])  # exits, unless the arguments need click's parser
-    import click
-
-    from toolscore_cli.console import error_line
-    from toolscore_cli.group import cli
-    from toolscore_core.errors import ToolscoreError
-
     try:
         code = cli.main(args=argv, prog_name="toolscore", standalone_mode=False)
     except click.exceptions.Abort:

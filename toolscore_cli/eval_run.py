@@ -1,8 +1,4 @@
-"""What ``toolscore eval`` does once its arguments are parsed (click-free).
-
-Both the click command (``toolscore_cli.eval``) and the fast path that skips importing
-click (``toolscore_cli.fast_eval``) call :func:`run_eval`.
-"""
+"""What ``toolscore eval`` does once click has parsed its arguments (``toolscore_cli.eval``)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,11 @@
-"""Options and parsers several commands share.
-
-click is imported only when an option decorator is applied, so that ``toolscore eval``'s
-fast path (``toolscore_cli.fast_eval``) can use the parsers without it.
-"""
+"""Options and parsers several commands share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
+
+import click
 
 from toolscore_core.errors import InputError
 from toolscore_core.scoring import GRADES, parse_weight
@@ -65,8 +63,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def weight_option(command: F) -> F:
     """``--weight NAME=VALUE`` (repeatable)."""
-    import click
-
     return click.option(
         "--weight", "weights", multiple=True, metavar="NAME=VALUE",
         help="Override a metric's weight (repeatable); weights are renormalized to sum 1.",
@@ -75,8 +71,6 @@ def weight_option(command: F) -> F:
 
 def format_option(command: F) -> F:
     """``--format ID`` (default ``auto``)."""
-    import click
-
     return click.option(
         "--format", "trace_format", default="auto", show_default=True, metavar="ID",
         help="Trace format id (see `toolscore formats`), or auto to decide by content.",
@@ -98,8 +92,6 @@ def final_answer_text(value: str | None) -> str | None:
 
 def final_answer_option(command: F) -> F:
     """``--final-answer TEXT|@FILE``, the answer a receipt was made with."""
-    import click
-
     return click.option(
         "--final-answer", metavar="TEXT|@FILE",
         help="The final answer the receipt was made with (its hash is checked).",

@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
 
+import click
+
 from toolscore_core.atomic import atomic_writer
 from toolscore_core.errors import InputError, PluginError, ToolscoreError
 from toolscore_core.plugins import DISABLE_ENV
@@ -24,8 +26,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 def report_options(command: F) -> F:
     """``--markdown PATH``, ``--html PATH``, ``--junit PATH`` and ``--report ID=PATH``
     (repeatable)."""
-    import click
-
     options = (
         click.option("--markdown", "markdown_path", metavar="PATH|-",
                      help="Write the Markdown report (- = stdout)."),
