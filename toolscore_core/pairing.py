@@ -9,7 +9,7 @@ made", uses this one pairing. Its objective, in order of priority:
    with an actual call with exactly those arguments wherever one exists (a failed attempt
    gives way to an identical call that succeeded);
 3. the other calls of each tool are paired to maximise the total per-pair argument F1, an
-   assignment problem (Hungarian algorithm; SciPy's for larger blocks).
+   assignment problem (SciPy's ``linear_sum_assignment``).
 
 Identical calls are found by walking both lists in order (agents mostly follow the
 contract's order) and then by hashing what is left. Leftover blocks larger than
@@ -31,7 +31,6 @@ from toolscore_core.matchers import values_match
 from toolscore_core.models import ExpectedCall, ToolCall
 
 WINDOW = 64
-_SMALL = 36
 
 
 class Pair(NamedTuple):
@@ -359,9 +358,6 @@ def _assign(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
     block_a: list[int], pairs: list[Pair],
 ) -> None:
-    if len(block_e) * len(block_a) >= _ARRAYS:
-        _assign_arrays(expected, actual, block_e, block_a, pairs)
-        return
     if len(block_e) == 1 and len(block_a) == 1:  # a single pair: no index to build
         i, j = block_e[0], block_a[0]
         score, count = pair_score(expected[i], actual[j])
@@ -372,13 +368,13 @@ def _assign(
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
     weights = [[s + b for s, b in zip(row, bonus, strict=True)] for row in scores]
     if len(block_e) == 1 or len(block_a) == 1:
+        # one row or one column is no assignment problem, just the best cell (the first
+        # of equals); SciPy would cost a third of a second to import for it
         best = max(
             ((r, c) for r in range(len(block_e)) for c in range(len(block_a))),
             key=lambda rc: (weights[rc[0]][rc[1]], -rc[0], -rc[1]),
         )
         chosen = [best]
-    elif len(block_e) * len(block_a) <= _SMALL:
-        chosen = _hungarian(weights)
     else:
         from scipy.optimize import linear_sum_assignment
 
@@ -387,114 +383,3 @@ def _assign(
     for r, c in chosen:
         pairs.append(_new_pair(Pair, (block_e[r], block_a[c], matched[r][c], scores[r][c],
                                       expected[block_e[r]].args is not None)))
-
-
-_ARRAYS = 256
-"""Blocks of at least this many cells are scored in NumPy arrays."""
-
-
-def _assign_arrays(
-    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
-    block_a: list[int], pairs: list[Pair],
-) -> None:
-    """:func:`_assign` for a large block: the same scores (the same float operations,
-    element by element) computed in arrays, and SciPy's assignment on them."""
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment
-
-    n_rows, n_cols = len(block_e), len(block_a)
-    index: dict[tuple[str, str, Any], list[int]] = defaultdict(list)
-    col_sizes = np.empty(n_cols, dtype=np.int64)
-    for c, j in enumerate(block_a):
-        args = actual[j].args or {}
-        col_sizes[c] = len(args)
-        for name, value in args.items():
-            key = _value_key(name, value)
-            if key is not None:
-                index[key].append(c)
-    cells: list[int] = []  # row * n_cols + col, once per matched argument
-    row_sizes = np.zeros(n_rows, dtype=np.int64)
-    unchecked: list[int] = []
-    by_pair: list[int] = []
-    for r, i in enumerate(block_e):
-        want = expected[i].args
-        if want is None:
-            unchecked.append(r)
-            continue
-        keys = [_value_key(name, value) for name, value in want.items()]
-        if None in keys:  # matchers or nested values: compare pair by pair
-            by_pair.append(r)
-            continue
-        row_sizes[r] = len(want)
-        base = r * n_cols
-        for key in keys:
-            cells.extend([base + c for c in index.get(key, ())])  # type: ignore[arg-type]
-    matched = np.bincount(np.asarray(cells, dtype=np.int64),
-                          minlength=n_rows * n_cols).reshape(n_rows, n_cols)
-    denominator = row_sizes[:, None] + col_sizes[None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scores = np.where(denominator != 0, 2.0 * matched / denominator, 1.0)
-    if unchecked:
-        scores[unchecked] = 1.0
-        matched[unchecked] = 0
-    for r in by_pair:
-        row = [pair_score(expected[block_e[r]], actual[j]) for j in block_a]
-        scores[r] = [score for score, _ in row]
-        matched[r] = [m for _, m in row]
-    bonus = np.array([_OUTCOME_BONUS[actual[j].is_error] for j in block_a])
-    rows, cols = linear_sum_assignment(scores + bonus[None, :], maximize=True)
-    for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-        pairs.append(_new_pair(Pair, (block_e[r], block_a[c], int(matched[r, c]),
-                                      float(scores[r, c]),
-                                      expected[block_e[r]].args is not None)))
-
-
-def _hungarian(weights: list[list[float]]) -> list[tuple[int, int]]:
-    """Maximum-weight assignment of min(rows, cols) pairs (potentials, O(n^2 m))."""
-    transpose = len(weights) > len(weights[0])
-    if transpose:
-        weights = [list(col) for col in zip(*weights, strict=True)]
-    n, m = len(weights), len(weights[0])
-    inf = float("inf")
-    u = [0.0] * (n + 1)
-    v = [0.0] * (m + 1)
-    p = [0] * (m + 1)
-    way = [0] * (m + 1)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv = [inf] * (m + 1)
-        used = [False] * (m + 1)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            delta = inf
-            j1 = 0
-            for j in range(1, m + 1):
-                if not used[j]:
-                    cur = -weights[i0 - 1][j - 1] - u[i0] - v[j]
-                    if cur < minv[j]:
-                        minv[j] = cur
-                        way[j] = j0
-                    if minv[j] < delta:
-                        delta = minv[j]
-                        j1 = j
-            for j in range(m + 1):
-                if used[j]:
-                    u[p[j]] += delta
-                    v[j] -= delta
-                else:
-                    minv[j] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while True:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-            if j0 == 0:
-                break
-    result = [(p[j] - 1, j - 1) for j in range(1, m + 1) if p[j] != 0]
-    if transpose:
-        result = [(c, r) for r, c in result]
-    return sorted(result)

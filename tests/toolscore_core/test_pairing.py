@@ -75,35 +75,6 @@ def test_true_is_not_paired_as_identical_to_one() -> None:
     assert pair.score == 0.0
 
 
-call_lists = st.lists(st.tuples(st.sampled_from(["a", "b"]),
-                                st.one_of(st.none(), arg_dicts)), min_size=2, max_size=40)
-
-
-@settings(max_examples=150, deadline=None)
-@given(call_lists, call_lists, st.lists(st.sampled_from([True, False, None]), min_size=40,
-                                        max_size=40))
-def test_array_scoring_of_large_blocks_pairs_exactly_as_lists(exp, act, outcomes) -> None:
-    """Large blocks are scored in NumPy arrays: the same pairs and the same float scores."""
-    from toolscore_core import pairing
-    from toolscore_core.matchers import ANY
-
-    expected = [ExpectedCall(tool=t, args=a if not (a and "r" in a) else {**a, "r": ANY})
-                for t, a in exp]
-    actual = [ToolCall(tool=t, args=a, is_error=o)
-              for (t, a), o in zip(act, outcomes, strict=False)]
-    saved = pairing._ARRAYS, pairing._SMALL
-    try:
-        pairing._SMALL = 0  # blocks go to SciPy either way: the scores alone differ in form
-        pairing._ARRAYS = 10**9
-        by_lists = pair_calls(expected, actual)
-        pairing._ARRAYS = 2
-        by_arrays = pair_calls(expected, actual)
-    finally:
-        pairing._ARRAYS, pairing._SMALL = saved
-    assert by_arrays == by_lists
-    assert [type(p.score) for p in by_arrays.pairs] == [float] * len(by_arrays.pairs)
-
-
 def _mixed_values():  # type: ignore[no-untyped-def]
     from toolscore_core.matchers import ANY, Approx, IsType, OneOf, Regex
 
