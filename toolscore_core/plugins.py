@@ -6,14 +6,12 @@ import importlib
 import os
 from collections.abc import Iterable, Mapping
 from functools import cache
-from types import FunctionType, MethodType, ModuleType
 from typing import Any, TypeVar
 
 import pluggy
 from attrs import evolve, frozen
 
 from toolscore_core import hookspecs
-from toolscore_core.distributions import may_declare_entry_points
 from toolscore_core.errors import PluginError
 from toolscore_core.models import Check, Metric, PluginInfo, ReportWriter, TraceFormat
 from toolscore_core.version import DISTRIBUTION, toolscore_version
@@ -68,48 +66,13 @@ KINDS: dict[str, tuple[str, type]] = {
 
 R = TypeVar("R", TraceFormat, Check, Metric, ReportWriter)
 
-_ABSENT = object()
-_MODULE_TYPE_NAMES = frozenset(dir(ModuleType))
-"""Names a module's type defines: pluggy's static look-up may find these there first."""
-_HOOKABLE = (FunctionType, staticmethod, classmethod, MethodType)
-"""What pluggy can take as a hook implementation."""
-
-
 def _split_env(value: str | None) -> list[str]:
     return [item.strip() for item in (value or "").split(",") if item.strip()]
 
 
-class PluginManager(pluggy.PluginManager):
-    """A pluggy manager that remembers which distribution shipped each entry-point plugin."""
-
-    def __init__(self) -> None:
-        super().__init__(hookspecs.PROJECT)
-        self.add_hookspecs(hookspecs)
-        self.distributions: dict[str, tuple[str, str]] = {}
-        """Plugin name -> (distribution name, version), for entry-point plugins."""
-        self._marker = hookspecs.PROJECT + "_impl"
-
-    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
-        """pluggy's answer, skipping at once a module's names that cannot be hooks.
-
-        pluggy looks at every name in a plugin with ``inspect.getattr_static``; for a
-        module that is its ``__dict__`` entry, and one that is not a function, or a function
-        without the hookimpl marker, is never a hook. Everything else is pluggy's to decide.
-        """
-        if type(plugin) is ModuleType:
-            value = plugin.__dict__.get(name, _ABSENT)
-            if value is not _ABSENT and name not in _MODULE_TYPE_NAMES:
-                if type(value) is FunctionType:
-                    if self._marker not in value.__dict__ and "__func__" not in value.__dict__:
-                        return None
-                elif not isinstance(value, _HOOKABLE):
-                    return None
-        return super().parse_hookimpl_opts(plugin, name)
-
-
 def get_plugin_manager(
     *, entry_points: bool = True, env: Mapping[str, str] | None = None
-) -> PluginManager:
+) -> pluggy.PluginManager:
     """A new manager with the built-ins and (unless disabled) the ``toolscore`` entry points.
 
     ``TOOLSCORE_DISABLE_PLUGINS=a,b`` blocks plugins by name (built-in module names or
@@ -117,7 +80,8 @@ def get_plugin_manager(
     (empty: none).
     """
     env = os.environ if env is None else env
-    pm = PluginManager()
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
     for name in _split_env(env.get(DISABLE_ENV)):
         pm.set_blocked(name)
     for module_name in BUILTIN_PLUGINS:
@@ -137,30 +101,24 @@ def get_plugin_manager(
 
 
 def _load_entry_points(pm: pluggy.PluginManager, only: str | None) -> None:
+    """The ``toolscore`` entry points (only those named in ``only``, when given), by name."""
     wanted = None if only is None else set(_split_env(only))
-    if wanted == set() or not may_declare_entry_points(ENTRY_POINT_GROUP):
-        return  # nothing to load: importlib.metadata is not even imported
+    if wanted == set():
+        return
     from importlib.metadata import entry_points
 
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-        if (wanted is not None and ep.name not in wanted) or pm.is_blocked(ep.name):
-            continue
-        if pm.get_plugin(ep.name) is not None:
+        if wanted is not None and ep.name not in wanted:
             continue
         try:
-            plugin = ep.load()
+            pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=ep.name)
+        except ValueError as exc:
+            raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from None
         except Exception as exc:
             raise PluginError(
                 f"plugin {ep.name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}; "
                 f"disable it with {DISABLE_ENV}={ep.name} or uninstall its distribution"
             ) from None
-        try:
-            pm.register(plugin, name=ep.name)
-        except ValueError as exc:
-            raise PluginError(f"plugin {ep.name!r} could not be registered: {exc}") from None
-        dist = getattr(ep, "dist", None)
-        if dist is not None and isinstance(pm, PluginManager):
-            pm.distributions[ep.name] = (dist.metadata["name"], dist.version)
 
 
 def plugin_info(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
@@ -168,10 +126,10 @@ def plugin_info(pm: pluggy.PluginManager, plugin: Any) -> PluginInfo:
     name = pm.get_name(plugin) or repr(plugin)
     if name in BUILTIN_PLUGINS:
         return PluginInfo(name=name, distribution=DISTRIBUTION, version=toolscore_version())
-    distributions = getattr(pm, "distributions", {})
-    if name in distributions:
-        distribution, version = distributions[name]
-        return PluginInfo(name=name, distribution=distribution, version=version)
+    for loaded, dist in pm.list_plugin_distinfo():
+        if loaded is plugin:
+            return PluginInfo(name=name, distribution=dist.metadata["name"],
+                              version=dist.version)
     return PluginInfo(name=name)
 
 

@@ -10,11 +10,6 @@ DISTRIBUTION = "toolscore"
 @cache
 def toolscore_version() -> str:
     """The installed version of the ``toolscore`` distribution."""
-    from toolscore_core.distributions import distribution_version
-
-    found = distribution_version(DISTRIBUTION)  # without importing importlib.metadata
-    if found is not None:
-        return found
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -153,30 +153,6 @@ def test_a_plugin_that_fails_to_import_is_named(tmp_path, monkeypatch) -> None:
         get_plugin_manager(env={})
 
 
-def test_hookimpl_parsing_of_modules_is_pluggy_s() -> None:
-    """The shortcut for module plugins finds exactly the hooks pluggy itself would."""
-    import importlib
-
-    import pluggy
-
-    from toolscore_core.plugins import PluginManager
-
-    odd = types.ModuleType("odd")
-    odd.__dict__.update(
-        plain=lambda: None, number=3, static=staticmethod(lambda: None),
-        marked_static=staticmethod(hookimpl(lambda: None)),
-        marked_class=classmethod(hookimpl(lambda cls: None)),
-        toolscore_register_checks=hookimpl(lambda: []),
-    )
-    ours, theirs = PluginManager(), pluggy.PluginManager("toolscore")
-    modules = [importlib.import_module(name) for name in BUILTIN_PLUGINS]
-    for module in [*modules, odd, pluggy, importlib]:
-        for name in dir(module):
-            assert (ours.parse_hookimpl_opts(module, name)
-                    == theirs.parse_hookimpl_opts(module, name)), (module.__name__, name)
-    assert ours.parse_hookimpl_opts(odd, "toolscore_register_checks") is not None
-
-
 def test_what_a_plugin_depends_on_is_recorded_in_receipts() -> None:
     """A check that names its library and model file gets their versions in the receipt;
     one that did not take part (it returned None: not applicable) adds nothing."""
