@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import cache
-from html import escape
 from typing import TYPE_CHECKING, TextIO
 
 from toolscore_core.evaluation import Evaluation
@@ -35,6 +34,8 @@ def content_security_policy(css: str) -> str:
 
 def _e(text: str) -> str:
     """Untrusted text as inert HTML, its control and invisible characters shown (visible())."""
+    from html import escape  # html.entities is loaded only when a page is written
+
     return escape(visible(text), quote=True)
 
 

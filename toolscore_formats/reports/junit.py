@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Any, TextIO
 
 from toolscore_core.evaluation import Evaluation
@@ -13,9 +14,15 @@ from toolscore_core.models import ReportWriter
 from toolscore_core.redaction import redact_text
 from toolscore_formats.reports.text import score_text, visible
 
-# What XML 1.0 cannot hold at all (after visible() has written the C0 controls as \xNN):
-# lone surrogates and the two non-characters U+FFFE and U+FFFF.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+@cache
+def _not_xml() -> re.Pattern[str]:
+    """What XML 1.0 cannot hold at all (after visible() has written the C0 controls as
+    \\xNN): lone surrogates and the two non-characters U+FFFE and U+FFFF. (Compiled on
+    first use: it takes a few milliseconds, which every `toolscore eval` would pay.)"""
+    return re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 _ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
                             "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
@@ -25,7 +32,7 @@ STATUS_ELEMENT = {"fail": "failure", "unknown": "skipped"}
 def _clean(value: Any) -> str:
     """Untrusted text as XML can hold it: credentials masked, control characters shown."""
     text = visible(redact_text(str(value)))
-    return _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _not_xml().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def attributes(**values: Any) -> str:
