@@ -1,12 +1,20 @@
-"""The least any ``toolscore eval`` built as the design card says can cost: start Python,
-import what the verdict is built on (rich's Console and Table, attrs, pluggy) and print one
+"""The least any ``toolscore eval`` built as the design card and #14 say can cost: start
+Python, import the libraries every evaluation loads (click to parse the command line, attrs
+and cattrs for the records, pluggy with the entry points listed by importlib.metadata,
+rapidfuzz for the edit distance, rich's Console and Table for the verdict) and print one
 table of nine rows. No toolscore code runs. Timed by bench_evaluate.py beside both CLIs."""
 
+from importlib.metadata import entry_points
+
 import attrs  # noqa: F401  (the records)
+import cattrs  # noqa: F401  (structuring the contract)
+import click  # noqa: F401  (the command line)
 import pluggy  # noqa: F401  (the plugin engine)
+from rapidfuzz.distance import Levenshtein  # noqa: F401  (sequence_accuracy)
 from rich.console import Console
 from rich.table import Table
 
+entry_points(group="toolscore")  # the plugins' entry points
 table = Table()
 for column in ("Metric", "Value", "Weight"):
     table.add_column(column)
