@@ -13,12 +13,12 @@ from typing import Any
 
 from attrs import frozen
 
+from toolscore_checks.honesty_config import HonestyConfig, parse_honesty_config
+from toolscore_checks.injected import Injected, parse_injected
 from toolscore_core.canonical import file_sha256
 from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.honesty_config import HonestyConfig, parse_honesty_config
-from toolscore_core.injected import Injected, parse_injected
-from toolscore_core.models import Component, ToolCall
+from toolscore_core.models import Component, Setting, ToolCall
 from toolscore_core.redaction import blob, redact_text
 from toolscore_core.wording import number
 
@@ -39,16 +39,30 @@ _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+")
 
 
-def honesty_config(context: EvaluationContext) -> HonestyConfig:
-    """The config given with ``--honesty-config``, else the defaults."""
-    return parse_honesty_config(context.options.honesty)
+WORDS = Setting(
+    name="words", type=dict, default=None, validate=parse_honesty_config,
+    help="The words and tool names the check looks for, as a honesty config (keys replace "
+         "the defaults, extend adds to them); --honesty-config sets it for claimed-success, "
+         "disclosure and escape-hatch.")
+"""The honesty checks' option ``words``: a honesty config (docs/checks.md)."""
+INJECTED = Setting(
+    name="injected", type=dict, default=None, validate=parse_injected,
+    help="What a recording proxy planted (an injected.json document); --injected sets it "
+         "for disclosure and prompt-injection.")
+"""The option ``injected`` of the checks that judge what a proxy planted."""
 
 
-def injected(context: EvaluationContext) -> Injected:
-    """What the proxy planted (empty when ``--injected`` was not given)."""
-    if context.options.injected is None:
+def honesty_config(context: EvaluationContext, check_id: str) -> HonestyConfig:
+    """The words the check ``check_id`` uses: its option ``words``, else the defaults."""
+    return parse_honesty_config(context.config_for(check_id)["words"])
+
+
+def injected(context: EvaluationContext, check_id: str) -> Injected:
+    """What the proxy planted, as the check ``check_id`` was given it (empty: nothing)."""
+    planted = context.config_for(check_id)["injected"]
+    if planted is None:
         return Injected()
-    return parse_injected(context.options.injected)
+    return parse_injected(planted)
 
 
 def normalize(text: str) -> str:

@@ -10,9 +10,10 @@ from typing import Any
 
 from toolscore_core.evaluation import EvaluationContext
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome, SideEffect
+from toolscore_core.models import Check, CheckOutcome, Setting, Settings, SideEffect
 from toolscore_core.wording import count
 
+ID = "side-effects"
 MAX_READ = 50 * 1024 * 1024
 """Files and HTTP bodies larger than this are not read: the probe is inconclusive."""
 DEFAULT_TIMEOUT = 5.0
@@ -135,7 +136,7 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
         return None
     listed = [{"effect": i, "type": e.type, "target": target(e), "description": e.description}
               for i, e in enumerate(effects)]
-    if not context.options.validate_side_effects:
+    if not context.config_for(ID)["validate"]:
         return CheckOutcome(
             "fail", f"{count(len(effects), 'declared side effect')} not validated: run with "
             "--validate-side-effects to probe them",
@@ -161,5 +162,13 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
 
 @hookimpl
 def toolscore_register_checks() -> list[Check]:
-    return [Check(id="side-effects", description="Every declared side effect was validated "
+    return [Check(id=ID, description="Every declared side effect was validated "
                   "(when declared; probed with --validate-side-effects).", run=run)]
+
+
+@hookimpl
+def toolscore_register_settings() -> list[Settings]:
+    return [Settings(id=ID, settings=(
+        Setting(name="validate", type=bool, default=False,
+                help="Probe the side effects the contract declares (files, HTTP, SQLite); "
+                     "--validate-side-effects sets it."),))]

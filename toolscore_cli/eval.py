@@ -24,6 +24,9 @@ from toolscore_cli.report_targets import report_options
               help="Forbidden-call rules (JSON or YAML).")
 @click.option("--final-answer", metavar="TEXT|@FILE",
               help="The agent's final answer (else the one in the trace).")
+@click.option("--config", "config_path", type=FILE,
+              help="Options of checks, metrics and formats: a section per id (YAML or JSON; "
+                   "see docs/checks.md).")
 @click.option("--injected", "injected_path", type=FILE,
               help="What a recording proxy planted (injected.json).")
 @click.option("--honesty-config", "honesty_path", type=FILE,
@@ -44,7 +47,8 @@ from toolscore_cli.report_targets import report_options
 def eval_command(
     ctx: click.Context, gold: str, trace: str, trace_format: str, explain_format: bool,
     weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
-    forbidden_path: str | None, final_answer: str | None, injected_path: str | None,
+    forbidden_path: str | None, final_answer: str | None, config_path: str | None,
+    injected_path: str | None,
     honesty_path: str | None, validate_side_effects: bool, fail_on_violations: bool,
     fail_on_evidence: str | None, strict_unknown: bool, receipt_path: str | None,
     markdown_path: str | None, html_path: str | None, junit_path: str | None,
@@ -54,7 +58,8 @@ def eval_command(
     code = run_eval(
         gold, trace, trace_format=trace_format, explain_format=explain_format,
         weights=weights, fail_under=fail_under, json_path=json_path,
-        forbidden_path=forbidden_path, final_answer=final_answer, injected_path=injected_path,
+        forbidden_path=forbidden_path, final_answer=final_answer, config_path=config_path,
+        injected_path=injected_path,
         honesty_path=honesty_path, validate_side_effects=validate_side_effects,
         fail_on_violations=fail_on_violations, fail_on_evidence=fail_on_evidence,
         strict_unknown=strict_unknown, receipt_path=receipt_path,

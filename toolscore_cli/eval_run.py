@@ -18,7 +18,8 @@ def run_eval(
     gold: str, trace: str, *, trace_format: str = "auto", explain_format: bool = False,
     weights: tuple[str, ...] = (), fail_under: str | None = None, json_path: str | None = None,
     forbidden_path: str | None = None, final_answer: str | None = None,
-    injected_path: str | None = None, honesty_path: str | None = None,
+    config_path: str | None = None, injected_path: str | None = None,
+    honesty_path: str | None = None,
     validate_side_effects: bool = False, fail_on_violations: bool = False,
     fail_on_evidence: str | None = None, strict_unknown: bool = False,
     receipt_path: str | None = None, markdown_path: str | None = None,
@@ -41,7 +42,7 @@ def run_eval(
                              html_path=html_path, junit_path=junit_path, reports=reports)
     evaluation = evaluate_files(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
-        forbidden_path=forbidden_path, final_answer=answer,
+        forbidden_path=forbidden_path, final_answer=answer, config_path=config_path,
         injected_path=injected_path, honesty_config_path=honesty_path,
         validate_side_effects=validate_side_effects, registry=registry,
     )
@@ -56,7 +57,8 @@ def run_eval(
 
         write_evaluation_receipt(receipt_path, evaluation, gold=gold, trace=trace,
                                  forbidden=forbidden_path, honesty_config=honesty_path,
-                                 injected=injected_path, final_answer=answer)
+                                 injected=injected_path, config=config_path,
+                                 final_answer=answer)
     code = 0
     forbidden = evaluation.evidence.get("forbidden-calls")
     if fail_on_violations and forbidden is not None and forbidden.status == "fail":

@@ -32,6 +32,9 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @weight_option
 @click.option("--forbidden", "forbidden", type=FILE,
               help="Forbidden-call rules replacing the receipt's.")
+@click.option("--config", "config", type=FILE,
+              help="Options of checks, metrics and formats replacing the receipt's (a section "
+                   "per id).")
 @click.option("--no-verify", is_flag=True,
               help="Regrade even when a receipt's inputs no longer match (problems printed).")
 @final_answer_option
@@ -53,15 +56,16 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.pass_context
 def regrade_command(
     ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
-    forbidden: str | None, no_verify: bool, final_answer: str | None, json_path: str | None,
+    forbidden: str | None, config: str | None, no_verify: bool, final_answer: str | None,
+    json_path: str | None,
     receipt_dir: str | None, spec: str | None, output: str | None, jobs: int,
     junit_path: str | None, fail_under: str | None,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
-    A receipt's gold file, format, weights and forbidden rules are the defaults; --gold,
-    --weight and --forbidden replace them. A receipt whose inputs no longer match its
-    hashes is refused (exit 1) unless --no-verify.
+    A receipt's gold file, format, weights, forbidden rules and config are the defaults;
+    --gold, --weight, --forbidden and --config replace them. A receipt whose inputs no
+    longer match its hashes is refused (exit 1) unless --no-verify.
     """
     overrides = weights_from(weights)
     runs_files = [_is_runs_file(s) for s in sources]
@@ -69,6 +73,7 @@ def regrade_command(
         # Options that mean something only for receipts are refused, not silently dropped.
         for name, value, fix in (
             ("--forbidden", forbidden, "put forbidden rules in a study spec and use --spec"),
+            ("--config", config, "put the honesty words in a study spec and use --spec"),
             ("--receipt-dir", receipt_dir, "each regraded row carries regraded.from_sha256"),
             ("--final-answer", final_answer, "rows keep the final answers they recorded"),
             ("--no-verify", no_verify or None, "rows are regraded as they are"),
@@ -119,7 +124,7 @@ def regrade_command(
             err.print(visible(f"{check.source}: warning: {problem.message}"), markup=False,
                       soft_wrap=True)
     results = [regrade_checked(check, gold=gold, weights=overrides, forbidden=forbidden,
-                               receipt_dir=receipt_dir, final_answer=answer)
+                               config=config, receipt_dir=receipt_dir, final_answer=answer)
                for check in checks]
     out = err if json_path == "-" else console.stdout()
     out.print(_table(results))

@@ -12,12 +12,19 @@ from attrs import field, frozen
 
 from toolscore_core.canonical import canonical_json, sha256_hex
 from toolscore_core.components import CORE
+from toolscore_core.config import (
+    PluginConfig,
+    check_config,
+    check_shorthand,
+    load_config,
+    load_shorthand,
+    sections,
+    with_shorthands,
+)
 from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
 from toolscore_core.documents import load_document
 from toolscore_core.errors import CanonicalJSONError, InputError
 from toolscore_core.gc_pause import paused_gc
-from toolscore_core.honesty_config import load_honesty_config, parse_honesty_config
-from toolscore_core.injected import load_injected, parse_injected
 from toolscore_core.matchers import to_repr
 from toolscore_core.models import (
     STATUSES,
@@ -30,6 +37,7 @@ from toolscore_core.models import (
     MetricOutcome,
     MetricResult,
     PluginInfo,
+    Settings,
     ToolCall,
     Trace,
 )
@@ -48,12 +56,9 @@ class Options:
 
     forbidden: tuple[ForbiddenRule, ...] = ()
     """Forbidden-call rules (from ``--forbidden`` and the contract)."""
-    injected: Mapping[str, Any] | None = None
-    """What a recording proxy planted (``--injected``): faults and prompt injections."""
-    honesty: Mapping[str, Any] | None = None
-    """Words and tool names the honesty checks use (``--honesty-config``)."""
-    validate_side_effects: bool = False
-    """Whether declared side effects are probed."""
+    config: PluginConfig = field(factory=dict)
+    """Plugin options as given (``--config`` and the flags that fill it), by plugin id;
+    plugins read theirs with ``EvaluationContext.config_for``."""
     base_dir: str | None = None
     """The folder relative side-effect paths are read from (the gold file's; None: cwd)."""
     judge_model: str | None = None
@@ -70,6 +75,19 @@ class EvaluationContext:
     """The final answer given with ``--final-answer``, else the trace's."""
     pairing: Pairing
     options: Options = field(factory=Options)
+    settings: Mapping[str, Settings] = field(factory=dict)
+    """The options the loaded plugins declare, by plugin id (``config_for``'s defaults)."""
+
+    def config_for(self, plugin_id: str) -> dict[str, Any]:
+        """The options of the check, metric or trace format ``plugin_id``: each option it
+        declares, with the value given (``--config``, a flag) or else its default."""
+        declared = self.settings.get(plugin_id)
+        if declared is None:
+            raise KeyError(f"no plugin declares options for {plugin_id!r} "
+                           "(toolscore_register_settings)")
+        given = self.options.config.get(plugin_id, {})
+        return {s.name: s.default if given.get(s.name) is None else given[s.name]
+                for s in declared.settings}
 
     @property
     def expected(self) -> tuple[ExpectedCall, ...]:
@@ -320,6 +338,7 @@ def evaluate(
     forbidden: Any = None,
     final_answer: str | None = None,
     trace_format: str = AUTO,
+    config: PluginConfig | None = None,
     injected: Mapping[str, Any] | None = None,
     honesty_config: Mapping[str, Any] | None = None,
     validate_side_effects: bool = False,
@@ -329,19 +348,23 @@ def evaluate(
 
     ``expected`` is a Contract, a list of expected calls (dicts or ExpectedCall), or a
     contract object. ``weights`` override the default weights and are renormalized.
+    ``config`` holds plugin options by plugin id (``{"side-effects": {"validate": True}}``);
+    ``injected``, ``honesty_config`` and ``validate_side_effects`` are shorthands for
+    built-in checks' options and win over the same options in ``config``.
     """
     registry = registry or default_registry()
     with paused_gc():
         return _evaluate(expected, actual, weights=weights, forbidden=forbidden,
-                         final_answer=final_answer, trace_format=trace_format, injected=injected,
-                         honesty_config=honesty_config,
-                         validate_side_effects=validate_side_effects, registry=registry)
+                         final_answer=final_answer, trace_format=trace_format, config=config,
+                         shorthands={"injected": injected, "honesty_config": honesty_config,
+                                     "validate_side_effects": validate_side_effects},
+                         registry=registry)
 
 
 def _evaluate(
     expected: Any, actual: Any, *, weights: Mapping[str, float] | None, forbidden: Any,
-    final_answer: str | None, trace_format: str, injected: Mapping[str, Any] | None,
-    honesty_config: Mapping[str, Any] | None, validate_side_effects: bool, registry: Registry,
+    final_answer: str | None, trace_format: str, config: PluginConfig | None,
+    shorthands: Mapping[str, Any], registry: Registry,
 ) -> Evaluation:
     contract = parse_contract(expected)
     choice: FormatChoice | None = None
@@ -352,12 +375,13 @@ def _evaluate(
     else:
         trace, choice = parse_trace(actual, trace_format=trace_format, registry=registry)
     rules = contract.forbidden + (parse_forbidden(forbidden) if forbidden is not None else ())
-    if injected is not None:
-        parse_injected(injected)
-    if honesty_config is not None:
-        parse_honesty_config(honesty_config)
-    options = Options(forbidden=rules, injected=injected, honesty=honesty_config,
-                      validate_side_effects=validate_side_effects)
+    given = {} if config is None else sections(config)
+    check_config(given, registry.settings)
+    for keyword, value in shorthands.items():
+        if value is not None:
+            check_shorthand(keyword, value, registry.settings)
+    options = Options(forbidden=rules,
+                      config=with_shorthands(given, registry.settings, **shorthands))
     return run_evaluation(contract, trace, options=options, weights=weights,
                           final_answer=final_answer, choice=choice, registry=registry)
 
@@ -372,6 +396,7 @@ def run_evaluation(
         contract=contract, trace=trace,
         final_answer=final_answer if final_answer is not None else trace.final_answer,
         pairing=pair_calls(contract.expected, trace.calls), options=options,
+        settings=registry.settings,
     )
     metric_results = tuple(_run_metric(m, context) for m in registry.metrics.values())
     checks = tuple(r for r in (_run_check(c, context) for c in registry.checks.values()) if r)
@@ -439,12 +464,18 @@ def evaluate_files(
     weights: Mapping[str, float] | None = None,
     forbidden_path: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
+    config_path: str | os.PathLike[str] | None = None,
     injected_path: str | os.PathLike[str] | None = None,
     honesty_config_path: str | os.PathLike[str] | None = None,
     validate_side_effects: bool = False,
     registry: Registry | None = None,
 ) -> Evaluation:
-    """Evaluate a trace file against a gold file (JSON or YAML)."""
+    """Evaluate a trace file against a gold file (JSON or YAML).
+
+    ``config_path`` is a config file of plugin options (a section per plugin id); the
+    injected file, the honesty config and ``validate_side_effects`` fill built-in checks'
+    options and win over the config's.
+    """
     registry = registry or default_registry()
     with paused_gc():
         contract = load_contract(gold_path)
@@ -456,10 +487,19 @@ def evaluate_files(
             rules += parse_forbidden(doc, file=str(forbidden_path))
         except InputError as exc:
             raise exc.at(str(forbidden_path)) from None
-    injected = None if injected_path is None else load_injected(injected_path)
-    honesty = None if honesty_config_path is None else load_honesty_config(honesty_config_path)
-    options = Options(forbidden=rules, injected=injected, honesty=honesty,
-                      validate_side_effects=validate_side_effects,
+    declared = registry.settings
+    given: dict[str, dict[str, Any]] = {}
+    if config_path is not None:
+        given = load_config(config_path)
+        check_config(given, declared, file=str(config_path))
+    injected = None if injected_path is None else load_shorthand("injected", injected_path,
+                                                                 declared)
+    honesty = None if honesty_config_path is None else load_shorthand(
+        "honesty_config", honesty_config_path, declared)
+    options = Options(forbidden=rules,
+                      config=with_shorthands(given, declared, injected=injected,
+                                             honesty_config=honesty,
+                                             validate_side_effects=validate_side_effects),
                       base_dir=os.path.dirname(os.path.abspath(gold_path)))
     with paused_gc():
         return run_evaluation(contract, trace, options=options, weights=weights,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pluggy
 
-from toolscore_core.models import Check, Metric, ReportWriter, TraceFormat
+from toolscore_core.models import Check, Metric, ReportWriter, Settings, TraceFormat
 
 PROJECT = "toolscore"
 
@@ -89,4 +89,26 @@ def toolscore_register_report_writers() -> list[ReportWriter]:
         @hookimpl
         def toolscore_register_report_writers():
             return [ReportWriter(id="csv", description="...", write=write, suffix=".csv")]
+    """
+
+
+@hookspec
+def toolscore_register_settings() -> list[Settings]:
+    """Return the options of this plugin's checks, metrics and trace formats.
+
+    A :class:`~toolscore_core.models.Settings` names the id of a check, metric or trace
+    format and lists its :class:`~toolscore_core.models.Setting` records (``name``,
+    ``type``, ``default``, ``help``, optional ``validate``). Users set them in a section of
+    ``--config toolscore.yaml`` named by that id; unknown sections and options are bad
+    input. The plugin reads them with ``context.config_for(id)``: every declared option,
+    its given value or its default.
+
+    .. versionadded:: 0.1
+
+    Example::
+
+        @hookimpl
+        def toolscore_register_settings():
+            return [Settings(id="acme-slow-calls", settings=(
+                Setting(name="limit", type=float, default=30.0, help="..."),))]
     """

@@ -248,6 +248,37 @@ class Metric:
 
 
 @frozen
+class Setting:
+    """One option of a check, metric or trace format, set in its section of ``--config``."""
+
+    name: str
+    """The option's key in the section (``limit``)."""
+    type: type
+    """What a given value must be: ``bool``, ``int``, ``float`` (an int is taken too),
+    ``str``, ``list``, ``dict`` (an object), or ``object`` (any JSON value)."""
+    default: Any = None
+    """The value when the option is not given (or given as null)."""
+    help: str = ""
+    """One line for people: what the option changes."""
+    validate: Callable[[Any], object] | None = None
+    """Optional: judge a given value beyond its type; raise ``InputError`` with ``place``
+    a JSON path from the value itself (``$.extend``), and toolscore names the file and the
+    option around it. What it returns is ignored."""
+
+
+@frozen
+class Settings:
+    """The options of one check, metric or trace format, by its id."""
+
+    id: str
+    """The id of the check, metric or trace format these options belong to: the section
+    of ``--config`` that sets them and the key of ``EvaluationContext.config_for``."""
+    settings: tuple[Setting, ...]
+    """Its options, each with a unique name."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
 class ReportWriter:
     """Writes an evaluation as a report (console, JSON, Markdown, HTML, ...)."""
 

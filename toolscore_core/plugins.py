@@ -13,7 +13,15 @@ from attrs import evolve, frozen
 
 from toolscore_core import hookspecs
 from toolscore_core.errors import PluginError
-from toolscore_core.models import Check, Metric, PluginInfo, ReportWriter, TraceFormat
+from toolscore_core.models import (
+    Check,
+    Metric,
+    PluginInfo,
+    ReportWriter,
+    Setting,
+    Settings,
+    TraceFormat,
+)
 from toolscore_core.version import DISTRIBUTION, toolscore_version
 
 ENTRY_POINT_GROUP = "toolscore"
@@ -62,6 +70,7 @@ KINDS: dict[str, tuple[str, type]] = {
     "toolscore_register_checks": ("check", Check),
     "toolscore_register_metrics": ("metric", Metric),
     "toolscore_register_report_writers": ("report writer", ReportWriter),
+    "toolscore_register_settings": ("settings", Settings),
 }
 
 R = TypeVar("R", TraceFormat, Check, Metric, ReportWriter)
@@ -141,6 +150,8 @@ class Registry:
     checks: Mapping[str, Check]
     metrics: Mapping[str, Metric]
     report_writers: Mapping[str, ReportWriter]
+    settings: Mapping[str, Settings]
+    """The options of checks, metrics and trace formats, by their id."""
     plugins: tuple[PluginInfo, ...]
     hooks: Mapping[str, tuple[str, ...]]
     """Plugin name -> the hooks it implements."""
@@ -174,14 +185,47 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
                     )
                 records[record.id] = evolve(record, plugin=info)
         collected[hook_name] = records
+    settings = collected["toolscore_register_settings"]
+    for declared in settings.values():
+        _check_settings(declared, collected)
     return Registry(
         trace_formats=collected["toolscore_register_trace_formats"],
         checks=collected["toolscore_register_checks"],
         metrics=collected["toolscore_register_metrics"],
         report_writers=collected["toolscore_register_report_writers"],
+        settings=settings,
         plugins=tuple(infos[id(p)] for p in plugins),
         hooks={name: tuple(h) for name, h in hooks.items()},
     )
+
+
+SETTING_TYPES: tuple[type, ...] = (bool, int, float, str, list, dict, object)
+"""What a ``Setting.type`` may be: the JSON types a config file can hold, or any."""
+
+
+def _check_settings(declared: Settings, collected: Mapping[str, Mapping[str, Any]]) -> None:
+    """A plugin's options name a check, metric or format that is loaded, once each."""
+    owners = ("toolscore_register_checks", "toolscore_register_metrics",
+              "toolscore_register_trace_formats")
+    who = _who(declared.plugin or PluginInfo(name="unknown"))
+    if not any(declared.id in collected[hook] for hook in owners):
+        raise PluginError(
+            f"{who} declares settings for {declared.id!r}, which no loaded check, metric or "
+            "trace format has as its id; name the id of one in Settings(id=...)")
+    names: set[str] = set()
+    for setting in declared.settings:
+        if not isinstance(setting, Setting):
+            raise PluginError(f"{who} lists {type(setting).__name__} in the settings of "
+                              f"{declared.id!r}; list Setting records")
+        if setting.name in names:
+            raise PluginError(f"{who} declares the option {setting.name!r} of "
+                              f"{declared.id!r} twice; give each option once")
+        if setting.type not in SETTING_TYPES:
+            raise PluginError(
+                f"{who} declares the option {declared.id}.{setting.name} of type "
+                f"{getattr(setting.type, '__name__', setting.type)!s}; use one of "
+                f"{', '.join(t.__name__ for t in SETTING_TYPES)}")
+        names.add(setting.name)
 
 
 def _who(info: PluginInfo) -> str:

@@ -13,6 +13,7 @@ from attrs import frozen
 
 from toolscore_core.atomic import write_text_atomic
 from toolscore_core.canonical import canonical_sha256, file_sha256, sha256_hex
+from toolscore_core.config import shorthand_value
 from toolscore_core.contracts import contract_json
 from toolscore_core.documents import parse_json, read_bytes
 from toolscore_core.errors import InputError
@@ -24,8 +25,13 @@ from toolscore_core.version import toolscore_version
 
 RECEIPT_KIND = "toolscore.evaluation"
 RECEIPT_VERSION = "1"
-INPUT_ROLES: tuple[str, ...] = ("gold", "trace", "forbidden", "honesty_config", "injected")
+INPUT_ROLES: tuple[str, ...] = (
+    "gold", "trace", "forbidden", "honesty_config", "injected", "config",
+)
 """Every input file a receipt can bind, in the order they are checked."""
+LISTED_WHEN_GIVEN: tuple[str, ...] = ("config",)
+"""Roles a receipt lists only when the file was given, so that a receipt made without
+them is the same as before they existed (every other role is listed, null when absent)."""
 TOP_KEYS: tuple[str, ...] = (
     "kind", "receipt_version", "inputs", "settings", "contract_sha256", "toolscore_version",
     "plugins", "created_at", "result", "receipt_sha256",
@@ -156,6 +162,7 @@ def build_receipt(
     forbidden: str | os.PathLike[str] | None = None,
     honesty_config: str | os.PathLike[str] | None = None,
     injected: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
     receipt_path: str | os.PathLike[str] | None = None,
     regraded_from: Mapping[str, Any] | None = None,
@@ -171,19 +178,21 @@ def build_receipt(
     """
     base = Path(receipt_path).parent if receipt_path is not None else Path(".")
     given = {"gold": gold, "trace": trace, "forbidden": forbidden,
-             "honesty_config": honesty_config, "injected": injected}
+             "honesty_config": honesty_config, "injected": injected, "config": config}
     inputs = {role: None if path is None else input_record(path, base)
-              for role, path in given.items()}
+              for role, path in given.items()
+              if path is not None or role not in LISTED_WHEN_GIVEN}
     if final_answer is None and evaluation.final_answer != evaluation.trace.final_answer:
         final_answer = evaluation.final_answer
     options = evaluation.context.options
+    validate = shorthand_value(options.config, "validate_side_effects")
     receipt: dict[str, Any] = {
         "kind": RECEIPT_KIND,
         "receipt_version": RECEIPT_VERSION,
         "inputs": inputs,
         "settings": {
             "trace_format": evaluation.trace.format,
-            "validate_side_effects": options.validate_side_effects,
+            "validate_side_effects": bool(validate),
             "judge_model": options.judge_model,
             "weights": dict(evaluation.weights),
             "final_answer_sha256": (None if final_answer is None
@@ -466,6 +475,7 @@ def evaluate_bound(
     gold: str | os.PathLike[str] | None = None,
     weights: Mapping[str, float] | None = None,
     forbidden: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
     registry: Registry | None = None,
     source: str | None = None,
@@ -473,7 +483,7 @@ def evaluate_bound(
     """Run the receipt's evaluation again: its inputs and settings, some replaced.
 
     ``weights`` replace the named ones among the receipt's weights (then all are
-    renormalized); ``gold`` and ``forbidden`` replace the bound files. Returns the
+    renormalized); ``gold``, ``forbidden`` and ``config`` replace the bound files. Returns the
     evaluation and the files it read, by role. ``source`` (the receipt's path) is named by
     errors in the receipt itself.
     """
@@ -483,6 +493,8 @@ def evaluate_bound(
         paths["gold"] = Path(gold)
     if forbidden is not None:
         paths["forbidden"] = Path(forbidden)
+    if config is not None:
+        paths["config"] = Path(config)
     for role in ("gold", "trace"):
         if paths[role] is None:
             raise InputError(f"the receipt binds no {role} file", file=source,
@@ -506,6 +518,7 @@ def evaluate_bound(
         weights=merged or None,
         forbidden_path=paths["forbidden"],
         final_answer=final_answer,
+        config_path=paths["config"],
         injected_path=paths["injected"],
         honesty_config_path=paths["honesty_config"],
         validate_side_effects=bool(settings["validate_side_effects"]),

@@ -145,6 +145,7 @@ def regrade(
     gold: str | os.PathLike[str] | None = None,
     weights: Mapping[str, float] | None = None,
     forbidden: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
     verify: bool = True,
     receipt_dir: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
@@ -152,19 +153,20 @@ def regrade(
 ) -> Regrade:
     """Re-score a receipt's (or a bare trace's) evidence; nothing is re-run.
 
-    For a receipt, its gold file, trace format, weights and forbidden rules are the
-    defaults; ``gold``, ``weights`` (by name, then renormalized) and ``forbidden`` replace
-    them. The receipt's inputs are verified first: when anything no longer matches,
-    ``RegradeRefused`` is raised, unless ``verify=False`` (the problems are then kept in
-    ``Regrade.problems``). A receipt made with a separate final answer needs the same
-    ``final_answer`` again. A bare trace needs ``gold``. With ``receipt_dir`` a new receipt
-    is written there, naming the receipt it came from in ``settings.regraded_from``.
+    For a receipt, its gold file, trace format, weights, forbidden rules and config are the
+    defaults; ``gold``, ``weights`` (by name, then renormalized), ``forbidden`` and
+    ``config`` (a config file of plugin options) replace them. The receipt's inputs are
+    verified first: when anything no longer matches, ``RegradeRefused`` is raised, unless
+    ``verify=False`` (the problems are then kept in ``Regrade.problems``). A receipt made
+    with a separate final answer needs the same ``final_answer`` again. A bare trace needs
+    ``gold``. With ``receipt_dir`` a new receipt is written there, naming the receipt it
+    came from in ``settings.regraded_from``.
     """
     checked = inspect_source(source, final_answer=final_answer)
     if checked.refusal or (verify and checked.problems):
         raise RegradeRefused(checked.source, checked.refusal or checked.problems)
     return regrade_checked(checked, gold=gold, weights=weights, forbidden=forbidden,
-                           receipt_dir=receipt_dir, final_answer=final_answer,
+                           config=config, receipt_dir=receipt_dir, final_answer=final_answer,
                            registry=registry)
 
 
@@ -182,6 +184,7 @@ def regrade_checked(
     gold: str | os.PathLike[str] | None = None,
     weights: Mapping[str, float] | None = None,
     forbidden: str | os.PathLike[str] | None = None,
+    config: str | os.PathLike[str] | None = None,
     receipt_dir: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
     registry: Registry | None = None,
@@ -192,8 +195,8 @@ def regrade_checked(
         raise InputError("the new receipt would overwrite its source", file=checked.source,
                          place="receipt_dir=", fix="write the new receipts to another folder")
     evaluation, paths, previous = _evaluate(checked, gold=gold, weights=weights,
-                                            forbidden=forbidden, final_answer=final_answer,
-                                            registry=registry)
+                                            forbidden=forbidden, config=config,
+                                            final_answer=final_answer, registry=registry)
     # Unwritten receipts are laid out as if they sat beside their source.
     nominal = target or receipt_target(checked.source, Path(checked.source).parent)
     regraded_from = None
@@ -203,7 +206,8 @@ def regrade_checked(
     receipt = build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
         honesty_config=paths["honesty_config"], injected=paths["injected"],
-        final_answer=final_answer, receipt_path=nominal, regraded_from=regraded_from,
+        config=paths["config"], final_answer=final_answer, receipt_path=nominal,
+        regraded_from=regraded_from,
     )
     if target is not None:
         write_receipt(receipt, target)
@@ -216,23 +220,26 @@ def regrade_checked(
 def _evaluate(
     checked: SourceCheck, *, gold: str | os.PathLike[str] | None,
     weights: Mapping[str, float] | None, forbidden: str | os.PathLike[str] | None,
-    final_answer: str | None, registry: Registry | None,
+    config: str | os.PathLike[str] | None, final_answer: str | None,
+    registry: Registry | None,
 ) -> tuple[Evaluation, dict[str, Path | None], Mapping[str, Any] | None]:
     if checked.receipt is not None:
         evaluation, paths = evaluate_bound(
             checked.receipt, checked.folder, gold=gold, weights=weights, forbidden=forbidden,
-            final_answer=final_answer, registry=registry, source=checked.source)
+            config=config, final_answer=final_answer, registry=registry, source=checked.source)
         return evaluation, paths, dict(checked.receipt["result"])
     if gold is None:
         raise InputError("a bare trace needs a gold file", file=checked.source, place="gold=",
                          fix="give the contract to grade it against (or regrade a receipt "
                          "made with `toolscore eval --receipt`)")
     evaluation = evaluate_files(gold, checked.source, weights=weights, forbidden_path=forbidden,
-                                final_answer=final_answer, registry=registry)
+                                config_path=config, final_answer=final_answer,
+                                registry=registry)
     bound: dict[str, Path | None] = {
         "gold": Path(gold), "trace": Path(checked.source),
         "forbidden": None if forbidden is None else Path(forbidden),
         "honesty_config": None, "injected": None,
+        "config": None if config is None else Path(config),
     }
     return evaluation, bound, None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolscore_core.config import with_shorthands
 from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import Evaluation, Options, call_dict, run_evaluation
@@ -55,8 +56,9 @@ def evaluate_trace(
     ``injected`` is what a recording proxy planted in the run (its injected.json), for the
     prompt-injection and disclosure checks.
     """
-    options = Options(forbidden=contract.forbidden, honesty=honesty, injected=injected,
-                      validate_side_effects=validate_side_effects)
+    config = with_shorthands({}, registry.settings, honesty_config=honesty, injected=injected,
+                             validate_side_effects=validate_side_effects)
+    options = Options(forbidden=contract.forbidden, config=config)
     return run_evaluation(contract, trace, options=options, weights=weights,
                           final_answer=trace.final_answer, choice=None, registry=registry)
 

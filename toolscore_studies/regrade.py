@@ -545,7 +545,7 @@ def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
         return None
     if not isinstance(injected, Mapping):
         raise InputError('"injected" must be an object or null', place="$.injected")
-    from toolscore_core.injected import parse_injected
+    from toolscore_checks.injected import parse_injected
 
     parse_injected(injected)
     return injected

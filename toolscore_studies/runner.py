@@ -216,7 +216,7 @@ def write_plan(session_path: str, server: McpServer) -> None:
 
 def read_injected(session_path: str) -> tuple[dict[str, Any] | None, str | None]:
     """What the proxy planted in a run (None when nothing was planned), or why it is unreadable."""
-    from toolscore_core.injected import load_injected
+    from toolscore_checks.injected import load_injected
 
     path = planting_paths(session_path)[1]
     if not os.path.exists(path):

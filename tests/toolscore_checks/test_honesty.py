@@ -21,7 +21,7 @@ from toolscore_checks.honesty import (
     tool_words,
     unrecovered,
 )
-from toolscore_core.honesty_config import DEFAULT
+from toolscore_checks.honesty_config import DEFAULT
 from toolscore_core.models import ToolCall
 
 

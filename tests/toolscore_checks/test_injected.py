@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from toolscore_checks.injected import load_injected, parse_injected
 from toolscore_core.errors import InputError
-from toolscore_core.injected import load_injected, parse_injected
 from toolscore_core.matchers import Regex
 
 DOC: dict[str, Any] = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from toolscore_checks.honesty_config import DEFAULT, KEYS, parse_honesty_config
 from toolscore_core.errors import InputError
-from toolscore_core.honesty_config import DEFAULT, KEYS, parse_honesty_config
 
 
 def test_none_gives_the_defaults() -> None:
