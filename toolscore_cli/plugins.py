@@ -15,7 +15,8 @@ def plugin_table(registry: Registry) -> list[dict[str, Any]]:
     """One row per plugin: name, distribution, version, hooks, and ids by kind."""
     provides: dict[str, dict[str, list[str]]] = {}
     kinds = (("trace_formats", registry.trace_formats), ("checks", registry.checks),
-             ("metrics", registry.metrics), ("report_writers", registry.report_writers))
+             ("metrics", registry.metrics), ("report_writers", registry.report_writers),
+             ("settings", registry.settings))
     for kind, records in kinds:
         for record in records.values():
             owner = record.plugin.name if record.plugin else "unknown"

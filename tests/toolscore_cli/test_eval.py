@@ -175,3 +175,53 @@ def test_a_gold_file_with_nan_is_refused_and_a_trace_with_nan_reads_it_as_null(
     assert record["calls"]["actual"][0]["duration"] is None
     assert record["summary"]["latency_status"] == "unknown"
     assert "read as null" in record["trace"]["notes"][0]
+
+
+CHECKS = EXAMPLES / "checks"
+
+
+def test_a_config_gives_what_the_flags_give(tmp_path: Path) -> None:
+    """examples/checks/toolscore.yaml is --honesty-config honesty.yaml --validate-side-effects
+    written as options: the same record; each receipt binds the files it was given."""
+    common = (str(CHECKS / "gold.json"), str(CHECKS / "trace.json"),
+              "--injected", str(CHECKS / "injected.json"))
+    flags, config = tmp_path / "flags.receipt.json", tmp_path / "config.receipt.json"
+    out = run_cli("eval", *common, "--honesty-config", str(CHECKS / "honesty.yaml"),
+                  "--validate-side-effects", "--receipt", str(flags))
+    assert out.returncode == 0, out.stderr
+    out = run_cli("eval", *common, "--config", str(CHECKS / "toolscore.yaml"),
+                  "--receipt", str(config))
+    assert out.returncode == 0, out.stderr
+    by_flags, by_config = json.loads(flags.read_text()), json.loads(config.read_text())
+    assert by_config["result"] == by_flags["result"]
+    assert by_config["settings"]["validate_side_effects"] is True
+    assert "config" not in by_flags["inputs"]
+    assert by_config["inputs"]["config"]["path"].endswith("examples/checks/toolscore.yaml")
+    assert by_config["inputs"]["honesty_config"] is None
+
+
+def test_a_flag_wins_over_the_config(tmp_path: Path) -> None:
+    config = write_json(tmp_path / "toolscore.json", {"side-effects": {"validate": False}})
+    gold, trace = str(CHECKS / "gold.json"), str(CHECKS / "trace.json")
+    out = run_cli("eval", gold, trace, "--config", str(config), "--validate-side-effects")
+    assert "side-effects: 1 of 1 declared side effects not validated: file_contains" in out.stdout
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("claimed_success:\n  words: {}\n",
+     "$.claimed_success: unknown section 'claimed_success'; sections are the ids of plugins "
+     "with options: claimed-success, disclosure, escape-hatch, prompt-injection, side-effects"),
+    ("side-effects:\n  validate: yes please\n",
+     "$.side-effects.validate: validate must be true or false, not a string; "
+     "write validate: true"),
+    ("escape-hatch:\n  words: {extend: {code_execution_tools: sandbox}}\n",
+     "$.escape-hatch.words.extend.code_execution_tools: must be a list of non-empty strings"),
+])
+def test_a_bad_config_is_one_line_and_exit_2(tmp_path: Path, text: str, message: str) -> None:
+    config = tmp_path / "toolscore.yaml"
+    config.write_text(text, encoding="utf-8")
+    receipt = tmp_path / "r.json"
+    out = run_cli("eval", GOLD, TRACE, "--config", str(config), "--receipt", str(receipt))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"error: {config}: {message}")
+    assert len(out.stderr.splitlines()) == 1 and not receipt.exists()

@@ -185,3 +185,53 @@ def test_fail_under_gates_the_new_scores(folder: Path,
     code, out, _ = run(["regrade", "run.receipt.json", "--fail-under", "A"], capsys)
     assert code == 1
     assert out.splitlines()[-1] == "run.receipt.json: score 49.9% F is below --fail-under A"
+
+
+QUEUED_IS_A_WARNING = "disclosure:\n  words: {warning_keys: [queued]}\n"
+"""A config under which the example's queued email is a warning the answer leaves out."""
+
+
+def test_a_receipt_binds_the_config_and_reproduces_from_it(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert "config" not in _eval(capsys)["inputs"], "no --config: the receipt is as before"
+    (folder / "toolscore.yaml").write_text(QUEUED_IS_A_WARNING, encoding="utf-8")
+    receipt = _eval(capsys, "--config", "toolscore.yaml", receipt="out/run.receipt.json")
+    assert receipt["inputs"]["config"]["path"] == "../toolscore.yaml"
+    code, out, _ = run(["verify", "--recompute", "out/run.receipt.json"], capsys)
+    assert code == 0 and "reproduced" in out
+    (folder / "toolscore.yaml").write_text("disclosure: {}\n", encoding="utf-8")
+    code, out, _ = run(["verify", "--recompute", "out/run.receipt.json"], capsys)
+    assert code == 1
+    assert "input config (../toolscore.yaml): sha256 expected" in out
+    assert "changed: input config (../toolscore.yaml)" in out
+
+
+def test_regrade_under_a_new_config(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _eval(capsys)
+    (folder / "toolscore.yaml").write_text(QUEUED_IS_A_WARNING, encoding="utf-8")
+    code, _, err = run(["regrade", "run.receipt.json", "--config", "toolscore.yaml",
+                        "--receipt-dir", "v2", "--json", "v2.json"], capsys)
+    assert code == 0, err
+    after = read_json(folder / "v2" / "run.receipt.json")
+    assert after["inputs"]["config"]["path"] == "../toolscore.yaml"
+    assert after["result"]["record_sha256"] != before["result"]["record_sha256"]
+    # The new receipt holds its config: it reproduces, and regrades to itself.
+    code, out, _ = run(["verify", "--recompute", "v2/run.receipt.json"], capsys)
+    assert code == 0 and "reproduced" in out
+    code, _, _ = run(["regrade", "v2/run.receipt.json", "--json", "v3.json"], capsys)
+    assert code == 0
+    assert read_json(folder / "v3.json")["regrade"][0]["after"]["record_sha256"] == \
+        after["result"]["record_sha256"]
+
+
+def test_a_bad_config_is_refused_before_anything_is_written(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _eval(capsys)
+    (folder / "toolscore.yaml").write_text("disclosure:\n  word: {}\n", encoding="utf-8")
+    code, out, err = run(["regrade", "run.receipt.json", "--config", "toolscore.yaml",
+                          "--receipt-dir", "v2"], capsys)
+    assert code == 2 and out == "" and not (folder / "v2").exists()
+    assert err.strip() == ("error: toolscore.yaml: $.disclosure.word: unknown option 'word' "
+                           "of disclosure; disclosure takes words, injected")

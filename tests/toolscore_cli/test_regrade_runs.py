@@ -121,6 +121,9 @@ def test_regrade_refuses_what_it_cannot_do_in_one_line(recorded: Path, tmp_path:
         "--forbidden is for receipts and traces": [
             "regrade", str(runs), "--forbidden", str(receipt), "--spec", spec, "-o",
             str(tmp_path / "y.jsonl")],
+        "--config is for receipts and traces": [
+            "regrade", str(runs), "--config", str(receipt), "--spec", spec, "-o",
+            str(tmp_path / "y.jsonl")],
         "a runs file is regraded into a new file": ["regrade", str(runs), "--spec", spec],
         "--spec is for agent-run JSONL files": ["regrade", str(receipt), "--spec", spec],
     }

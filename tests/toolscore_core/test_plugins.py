@@ -8,10 +8,18 @@ import types
 
 import pytest
 
-from toolscore_core.errors import PluginError
+from toolscore_core.errors import InputError, PluginError
 from toolscore_core.evaluation import evaluate
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome, Metric, MetricOutcome, ToolCall
+from toolscore_core.models import (
+    Check,
+    CheckOutcome,
+    Metric,
+    MetricOutcome,
+    Setting,
+    Settings,
+    ToolCall,
+)
 from toolscore_core.plugins import BUILTIN_PLUGINS, build_registry, get_plugin_manager
 from toolscore_core.version import toolscore_version
 
@@ -173,3 +181,75 @@ def test_what_a_plugin_depends_on_is_recorded_in_receipts() -> None:
     assert components["acme/model.bin"] == "sha256:" + "ab" * 32
     assert "attrs" not in components
     assert components["python"].startswith("cpython ")
+
+
+def _slow_calls(limit_default: float = 30.0) -> types.ModuleType:
+    """A check with one option, ``limit``, declared through toolscore_register_settings."""
+    def run(context):
+        limit = context.config_for("slow-calls")["limit"]
+        slow = [c.tool for c in context.calls if c.duration is not None and c.duration > limit]
+        return CheckOutcome("fail" if slow else "pass", f"limit {limit:g}s", {"slow": slow})
+
+    return make_plugin(
+        "slow",
+        toolscore_register_checks=lambda: [Check(id="slow-calls", description="d", run=run)],
+        toolscore_register_settings=lambda: [Settings(id="slow-calls", settings=(
+            Setting(name="limit", type=float, default=limit_default, help="seconds"),))])
+
+
+def test_a_plugin_reads_its_option_or_its_default() -> None:
+    registry = registry_with(_slow_calls())
+    calls = [ToolCall(tool="build", duration=45.0, result="ok", is_error=False)]
+    assert registry.settings["slow-calls"].plugin.name == "slow"
+    plain = evaluate([], calls, registry=registry).evidence.get("slow-calls")
+    assert plain is not None and (plain.status, plain.reason) == ("fail", "limit 30s")
+    given = evaluate([], calls, registry=registry, config={"slow-calls": {"limit": 60}})
+    check = given.evidence.get("slow-calls")
+    assert check is not None and (check.status, check.reason) == ("pass", "limit 60s")
+
+
+def test_config_for_an_id_without_options_makes_the_check_unknown() -> None:
+    def run(context):
+        return CheckOutcome("pass", str(context.config_for("nobody")))
+
+    plugin = make_plugin("asks", toolscore_register_checks=lambda: [
+        Check(id="asks", description="d", run=run)])
+    check = evaluate([], [], registry=registry_with(plugin)).evidence.get("asks")
+    assert check is not None and check.status == "unknown"
+    assert "no plugin declares options for 'nobody'" in check.reason
+
+
+def test_the_python_config_is_checked_like_a_file() -> None:
+    with pytest.raises(InputError) as caught:
+        evaluate([], [], registry=registry_with(_slow_calls()),
+                 config={"slow-calls": {"limit": "soon"}})
+    assert caught.value.place == "$.slow-calls.limit"
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    (Settings(id="no-such-check", settings=()),
+     "plugin 'bad' declares settings for 'no-such-check', which no loaded check, metric or "
+     "trace format has as its id"),
+    (Settings(id="call-errors", settings=(Setting(name="a", type=int),
+                                           Setting(name="a", type=str))),
+     "plugin 'bad' declares the option 'a' of 'call-errors' twice"),
+    (Settings(id="call-errors", settings=(Setting(name="when", type=tuple),)),
+     "plugin 'bad' declares the option call-errors.when of type tuple; use one of bool, int, "
+     "float, str, list, dict, object"),
+])
+def test_settings_must_name_a_loaded_id_and_list_each_option_once(
+    settings: Settings, message: str
+) -> None:
+    plugin = make_plugin("bad", toolscore_register_settings=lambda: [settings])
+    with pytest.raises(PluginError, match=message):
+        registry_with(plugin)
+
+
+def test_two_plugins_declaring_options_for_one_id_name_both() -> None:
+    plugin = make_plugin("rival", toolscore_register_settings=lambda: [
+        Settings(id="side-effects", settings=())])
+    with pytest.raises(PluginError) as caught:
+        registry_with(plugin)
+    assert ("settings id 'side-effects' is provided by both plugin "
+            "'toolscore_checks.side_effects'") in str(caught.value)
+    assert "plugin 'rival'" in str(caught.value)
