@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import re
+import tempfile
 import types
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
 from toolscore_core import hookspecs
-from toolscore_core.evaluation import evaluate
+from toolscore_core.config import check_config, load_config
+from toolscore_core.errors import InputError
+from toolscore_core.evaluation import Evaluation, evaluate
 from toolscore_core.models import ToolCall
-from toolscore_core.plugins import build_registry, get_plugin_manager
+from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
 
 PLUGINS_MD = (ROOT / "plugins.md").read_text(encoding="utf-8")
 HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("toolscore_register_"))
@@ -46,7 +50,8 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
     kinds = {"toolscore_register_trace_formats": registry.trace_formats,
              "toolscore_register_checks": registry.checks,
              "toolscore_register_metrics": registry.metrics,
-             "toolscore_register_report_writers": registry.report_writers}
+             "toolscore_register_report_writers": registry.report_writers,
+             "toolscore_register_settings": registry.settings}
     provided = [r for r in kinds[hook].values() if r.plugin.name == "acme"]
     assert len(provided) == 1
     result = evaluate([{"tool": "build"}], [ToolCall(tool="build", id="1", duration=45.0,
@@ -55,6 +60,8 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
     assert result.score is not None
     if hook == "toolscore_register_checks":
         assert result.evidence.get("acme-slow-calls").status == "fail"
+    if hook == "toolscore_register_settings":
+        _the_option_works_as_shown(registry, result)
     if hook == "toolscore_register_metrics":
         assert result.metrics["acme_id_coverage"] == 1.0
     if hook == "toolscore_register_trace_formats":
@@ -69,6 +76,30 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
         stream = io.StringIO()
         provided[0].write(result, stream)
         assert stream.getvalue().splitlines()[0] == "check,status,reason"
+
+
+def _the_option_works_as_shown(registry: Registry, result: Evaluation) -> None:
+    """The settings example end to end: its default, the toolscore.yaml shown, and the
+    error line shown for a limit it refuses."""
+    section = _section("toolscore_register_settings")
+    assert result.evidence.get("acme-slow-calls").status == "fail"  # 45 s over 30 s
+    (shown_yaml,) = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    shown_error = re.search(r"```\n(error: .*?)\n```", section, re.S)
+    assert shown_error
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "toolscore.yaml"
+        path.write_text(shown_yaml, encoding="utf-8")
+        config = load_config(path)
+        check_config(config, registry.settings, file="toolscore.yaml")
+        path.write_text(shown_yaml.replace("60", "0"), encoding="utf-8")
+        with pytest.raises(InputError) as refused:
+            check_config(load_config(path), registry.settings, file="toolscore.yaml")
+    assert f"error: {refused.value}" == shown_error.group(1)
+    allowed = evaluate([{"tool": "build"}], [ToolCall(tool="build", id="1", duration=45.0,
+                                                      result="ok", is_error=False)],
+                       registry=registry, config=config)
+    check = allowed.evidence.get("acme-slow-calls")
+    assert check.status == "pass" and check.details["limit"] == 60
 
 
 def test_the_testing_example_in_plugins_md_passes() -> None:
