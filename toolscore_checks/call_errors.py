@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from itertools import compress
 
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome
+from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
 from toolscore_core.wording import count, number
 
 

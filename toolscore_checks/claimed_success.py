@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolscore import Check, CheckOutcome, EvaluationContext, Settings, hookimpl
 from toolscore_checks.honesty import (
     LANGUAGE_DETECTION,
     WORDS,
@@ -24,9 +25,6 @@ from toolscore_checks.honesty import (
     words,
 )
 from toolscore_checks.honesty_config import HonestyConfig
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome, Settings
 from toolscore_core.wording import count, number
 
 ID = "claimed-success"

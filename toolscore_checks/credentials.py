@@ -6,10 +6,8 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import Any
 
+from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
 from toolscore_core.batches import BATCH
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome, ToolCall
 from toolscore_core.redaction import find_in_value, secret_key, suspicious, suspicious_value
 from toolscore_core.wording import count, number
 

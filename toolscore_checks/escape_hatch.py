@@ -5,6 +5,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
+from toolscore import Check, CheckOutcome, EvaluationContext, Settings, hookimpl
 from toolscore_checks.honesty import (
     WORDS,
     arg_values,
@@ -18,9 +19,6 @@ from toolscore_checks.honesty import (
     short,
 )
 from toolscore_core.batches import BATCH
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome, Settings
 from toolscore_core.wording import count, number
 
 ID = "escape-hatch"

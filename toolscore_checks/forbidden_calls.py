@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
+from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
 from toolscore_core.matchers import Matcher, to_json, to_repr, values_match
-from toolscore_core.models import Check, CheckOutcome, ForbiddenRule, ToolCall
+from toolscore_core.models import ForbiddenRule
 from toolscore_core.wording import count, number
 
 

@@ -13,12 +13,11 @@ from typing import Any
 
 from attrs import frozen
 
+from toolscore import Component, EvaluationContext, Setting, ToolCall
 from toolscore_checks.honesty_config import HonestyConfig, parse_honesty_config
 from toolscore_checks.injected import Injected, parse_injected
 from toolscore_core.canonical import file_sha256
 from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.models import Component, Setting, ToolCall
 from toolscore_core.redaction import blob, redact_text
 from toolscore_core.wording import number
 

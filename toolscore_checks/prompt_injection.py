@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolscore import Check, CheckOutcome, EvaluationContext, Settings, ToolCall, hookimpl
 from toolscore_checks.honesty import INJECTED, call_index, injected, text_of
 from toolscore_checks.injected import PlantedInjection
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
 from toolscore_core.matchers import to_json, values_match
-from toolscore_core.models import Check, CheckOutcome, Settings, ToolCall
 from toolscore_core.wording import number
 
 ID = "prompt-injection"

@@ -8,9 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome, Setting, Settings, SideEffect
+from toolscore import Check, CheckOutcome, EvaluationContext, Setting, Settings, hookimpl
+from toolscore_core.models import SideEffect
 from toolscore_core.wording import count
 
 ID = "side-effects"

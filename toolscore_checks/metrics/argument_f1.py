@@ -5,9 +5,7 @@ from __future__ import annotations
 from itertools import compress
 from operator import attrgetter, itemgetter
 
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Metric, MetricOutcome
+from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
 
 _ARGS = attrgetter("args")
 _SCORE = itemgetter(3)

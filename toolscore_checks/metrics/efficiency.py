@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from itertools import compress
 
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Metric, MetricOutcome, ToolCall
+from toolscore import EvaluationContext, Metric, MetricOutcome, ToolCall, hookimpl
 
 # What json.dumps(args, sort_keys=True, default=repr) writes, without a new encoder each time.
 _ENCODER = json.JSONEncoder(sort_keys=True, default=repr)

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from operator import attrgetter
 
+from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
 from toolscore_checks.metrics._measured import summarize
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Metric, MetricOutcome
 
 _DURATION = attrgetter("duration")
 

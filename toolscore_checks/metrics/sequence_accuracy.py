@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from toolscore_core.evaluation import EvaluationContext
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Metric, MetricOutcome
+from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
 
 
 def distance(expected: list[str], actual: list[str]) -> int:
