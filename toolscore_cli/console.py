@@ -35,7 +35,7 @@ def stderr() -> Console:
 FLAGS: dict[str, str] = {
     "weights=": "--weight", "trace_format=": "--format", "tasks=": "--tasks",
     "trials=": "--trials", "jobs=": "--jobs", "agent=": "--agent", "spec=": "--spec",
-    "gold=": "--gold", "output=": "-o", "receipt_dir=": "--receipt-dir", "config=": "--config",
+    "gold=": "--gold", "output=": "-o", "receipt_dir=": "--receipt-dir",
 }
 
 
