@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from toolscore_core.evaluation import Evaluation, evaluate
+from toolscore_core.context import Evaluation
+from toolscore_core.evaluation import evaluate
 from toolscore_core.models import ToolCall, Trace
 from toolscore_formats.reports import html, markdown
 

@@ -12,8 +12,9 @@ import pytest
 from tests.conftest import ROOT
 from toolscore_core import hookspecs
 from toolscore_core.config import check_config, load_config
+from toolscore_core.context import Evaluation
 from toolscore_core.errors import InputError
-from toolscore_core.evaluation import Evaluation, evaluate
+from toolscore_core.evaluation import evaluate
 from toolscore_core.models import ToolCall
 from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
 

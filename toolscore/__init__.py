@@ -11,24 +11,23 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from toolscore_core.contracts import load_contract
     from toolscore_core.errors import InputError
-    from toolscore_core.evaluation import Evaluation, EvaluationContext, evaluate, evaluate_files
+    from toolscore_core.evaluation import evaluate, evaluate_files
+    from toolscore_core.context import Evaluation, EvaluationContext
     from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
     from toolscore_core.matchers import ANY, Approx, Contains, IsType, OneOf, Regex
     from toolscore_core.models import (
-        Check,
         CheckOutcome,
         Component,
         Contract,
         ExpectedCall,
-        Metric,
         MetricOutcome,
-        ReportWriter,
         Setting,
         Settings,
         ToolCall,
         Trace,
         TraceFormat,
     )
+    from toolscore_core.context import Check, Metric, ReportWriter
     from toolscore_core.hookspecs import hookimpl
     from toolscore_core.traces import load_trace
     from toolscore_core.receipts import build_receipt, verify_receipt
@@ -40,8 +39,8 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "evaluate": "toolscore_core.evaluation",
     "evaluate_files": "toolscore_core.evaluation",
-    "Evaluation": "toolscore_core.evaluation",
-    "EvaluationContext": "toolscore_core.evaluation",
+    "Evaluation": "toolscore_core.context",
+    "EvaluationContext": "toolscore_core.context",
     "InputError": "toolscore_core.errors",
     "Registry": "toolscore_core.plugins",
     "build_registry": "toolscore_core.plugins",
@@ -59,12 +58,12 @@ _EXPORTS: dict[str, str] = {
     "ExpectedCall": "toolscore_core.models",
     "Contract": "toolscore_core.models",
     "TraceFormat": "toolscore_core.models",
-    "Check": "toolscore_core.models",
+    "Check": "toolscore_core.context",
     "CheckOutcome": "toolscore_core.models",
     "Component": "toolscore_core.models",
-    "Metric": "toolscore_core.models",
+    "Metric": "toolscore_core.context",
     "MetricOutcome": "toolscore_core.models",
-    "ReportWriter": "toolscore_core.models",
+    "ReportWriter": "toolscore_core.context",
     "Setting": "toolscore_core.models",
     "Settings": "toolscore_core.models",
     "hookimpl": "toolscore_core.hookspecs",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pluggy
 
-from toolscore_core.models import Check, Metric, ReportWriter, Settings, TraceFormat
+from toolscore_core.context import Check, Metric, ReportWriter
+from toolscore_core.models import Settings, TraceFormat
 
 PROJECT = "toolscore"
 

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import Any, Literal
 
 from attrs import field, frozen
-
-if TYPE_CHECKING:
-    from toolscore_core.evaluation import Evaluation, EvaluationContext
 
 Status = Literal["pass", "fail", "unknown"]
 STATUSES: tuple[Status, ...] = ("pass", "fail", "unknown")
@@ -217,37 +214,6 @@ class TraceFormat:
 
 
 @frozen
-class Check:
-    """An evidence check: pass, fail or unknown with a reason."""
-
-    id: str
-    description: str
-    run: Callable[[EvaluationContext], CheckOutcome | None]
-    """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
-    depends_on: tuple[str | Component, ...] = ()
-    """Distributions (by name) and other components whose version can change its result;
-    receipts record their versions (``components``)."""
-    plugin: PluginInfo | None = None
-
-
-@frozen
-class Metric:
-    """A metric computed for every evaluation."""
-
-    id: str
-    description: str
-    compute: Callable[[EvaluationContext], MetricOutcome]
-    default_weight: float = 0.0
-    """Weight in the composite score before overrides (0 = reported, not scored)."""
-    weightable: bool = True
-    """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
-    depends_on: tuple[str | Component, ...] = ()
-    """Distributions (by name) and other components whose version can change its result;
-    receipts record their versions (``components``)."""
-    plugin: PluginInfo | None = None
-
-
-@frozen
 class Setting:
     """One option of a check, metric or trace format, set in its section of ``--config``."""
 
@@ -279,12 +245,9 @@ class Settings:
 
 
 @frozen
-class ReportWriter:
-    """Writes an evaluation as a report (console, JSON, Markdown, HTML, ...)."""
+class FormatChoice:
+    """Which format read a trace, and why."""
 
-    id: str
-    description: str
-    write: Callable[[Evaluation, TextIO], None]
-    suffix: str = ""
-    """File suffix the report is usually saved with."""
-    plugin: PluginInfo | None = None
+    format: str
+    reason: str
+    explicit: bool

@@ -14,10 +14,11 @@ from attrs import frozen
 from toolscore_core.atomic import write_text_atomic
 from toolscore_core.canonical import canonical_sha256, file_sha256, sha256_hex
 from toolscore_core.config import shorthand_value
+from toolscore_core.context import Evaluation
 from toolscore_core.contracts import contract_json
 from toolscore_core.documents import parse_json, read_bytes
 from toolscore_core.errors import InputError
-from toolscore_core.evaluation import Evaluation, evaluate_files
+from toolscore_core.evaluation import evaluate_files
 from toolscore_core.models import PluginInfo
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import grade_for

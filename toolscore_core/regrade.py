@@ -9,9 +9,10 @@ from typing import Any, Literal
 
 from attrs import frozen
 
+from toolscore_core.context import Evaluation
 from toolscore_core.documents import parse_json
 from toolscore_core.errors import InputError, ToolscoreError
-from toolscore_core.evaluation import Evaluation, evaluate_files
+from toolscore_core.evaluation import evaluate_files
 from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
     Problem,

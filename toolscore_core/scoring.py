@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from toolscore_core.errors import InputError
-from toolscore_core.models import Metric, MetricResult
+from toolscore_core.models import MetricResult
 
 GRADES: tuple[tuple[str, float], ...] = (("A", 0.9), ("B", 0.8), ("C", 0.7), ("D", 0.6))
 DIGITS = 12
@@ -35,8 +36,19 @@ def parse_weight(text: str) -> tuple[str, float]:
     return name, number
 
 
+class Weighted(Protocol):
+    """What weighting reads of a metric (``toolscore.Metric``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def default_weight(self) -> float: ...
+    @property
+    def weightable(self) -> bool: ...
+
+
 def resolve_weights(
-    metrics: Mapping[str, Metric], overrides: Mapping[str, float] | None = None
+    metrics: Mapping[str, Weighted], overrides: Mapping[str, float] | None = None
 ) -> dict[str, float]:
     """Defaults of the weightable metrics, merged with overrides, normalized to sum 1."""
     raw = {m.id: float(m.default_weight) for m in metrics.values() if m.weightable}

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from attrs import evolve, frozen
+from attrs import evolve
 
 from toolscore_core.documents import (
     JSON_FAILURES,
@@ -21,22 +21,13 @@ from toolscore_core.documents import (
 )
 from toolscore_core.errors import InputError
 from toolscore_core.gc_pause import paused_gc
-from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.models import FormatChoice, Trace, TraceFormat
 from toolscore_core.plugins import BUILTIN_PLUGINS, Registry, default_registry
 from toolscore_core.wording import count
 
 AUTO = "auto"
 STREAM_MIN_BYTES = 1_000_000
 """Smaller files are decoded whole: streaming only pays off (in memory) on large logs."""
-
-
-@frozen
-class FormatChoice:
-    """Which format read a trace, and why."""
-
-    format: str
-    reason: str
-    explicit: bool
 
 
 TORN_LINE_NOTE = ("the file's last line was cut off mid-write (a recorder killed while "

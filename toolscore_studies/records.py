@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolscore_core.config import with_shorthands
+from toolscore_core.context import Evaluation, Options, call_dict
 from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
-from toolscore_core.evaluation import Evaluation, Options, call_dict, run_evaluation
+from toolscore_core.evaluation import run_evaluation
 from toolscore_core.models import Contract, ToolCall, Trace
 from toolscore_core.plugins import Registry
 from toolscore_core.redaction import redact, redact_text

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.models import Trace
-from toolscore_core.traces import FormatChoice, load_trace
+from toolscore_core.models import FormatChoice, Trace
+from toolscore_core.traces import load_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

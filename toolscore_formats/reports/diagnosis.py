@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.evaluation import Evaluation
+from toolscore_core.context import Evaluation
 from toolscore_core.matchers import to_repr, values_match
 from toolscore_core.redaction import known_secrets, mask_known, redact_text
 from toolscore_core.wording import number

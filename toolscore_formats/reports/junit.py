@@ -8,9 +8,8 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any, TextIO
 
-from toolscore_core.evaluation import Evaluation
+from toolscore_core.context import Evaluation, ReportWriter
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ReportWriter
 from toolscore_core.redaction import redact_text
 from toolscore_formats.reports.text import score_text, visible
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from attrs import frozen
 
-from toolscore_core.evaluation import Evaluation
+from toolscore_core.context import Evaluation
 from toolscore_core.redaction import redact_text
 from toolscore_core.version import toolscore_version
 from toolscore_core.wording import number

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Check, CheckOutcome, ToolCall, Trace, TraceFormat
+from toolscore import Check, CheckOutcome, ToolCall, Trace, TraceFormat, hookimpl
 
 
 def detect(document: Any) -> str | None:

@@ -10,7 +10,8 @@ from tests.toolscore_formats.reports.samples import (
     HOSTILE_TRACE,
     hostile_checks,
 )
-from toolscore_core.evaluation import Evaluation, evaluate, evaluate_files
+from toolscore_core.context import Evaluation
+from toolscore_core.evaluation import evaluate, evaluate_files
 from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.evaluation import Evaluation
+from toolscore_core.context import Evaluation
 from toolscore_formats.reports.markdown import render
 from toolscore_formats.reports.view import build_view
 

@@ -19,7 +19,8 @@ import pytest
 
 from tests.toolscore_formats.reports.dom import Element, parse, table_rows
 from tests.toolscore_formats.reports.samples import IMG, PIPE, SCRIPT, SECRET
-from toolscore_core.evaluation import Evaluation, evaluate
+from toolscore_core.context import Evaluation
+from toolscore_core.evaluation import evaluate
 from toolscore_core.redaction import mask
 from toolscore_formats.reports.html import content_security_policy, stylesheet, write
 

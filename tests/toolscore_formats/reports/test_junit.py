@@ -18,7 +18,8 @@ import xmlschema
 
 from tests.conftest import EXAMPLES, ROOT
 from tests.toolscore_formats.reports.samples import SCRIPT, SECRET
-from toolscore_core.evaluation import Evaluation, evaluate
+from toolscore_core.context import Evaluation
+from toolscore_core.evaluation import evaluate
 from toolscore_core.models import ToolCall
 from toolscore_formats.reports.junit import evaluation_junit
 from toolscore_studies.junit import write_runs_junit

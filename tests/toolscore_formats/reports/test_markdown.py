@@ -12,7 +12,8 @@ from markdown_it import MarkdownIt
 
 from tests.toolscore_formats.reports.dom import Element, header, parse, table_rows
 from tests.toolscore_formats.reports.samples import IMG, PIPE, SCRIPT, SECRET
-from toolscore_core.evaluation import Evaluation, evaluate
+from toolscore_core.context import Evaluation
+from toolscore_core.evaluation import evaluate
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import (
     BUILTIN_PLUGINS,

@@ -1,0 +1,354 @@
+"""What metrics, checks and report writers are given and what they are: the evaluation's
+context (contract, trace, pairing, options) and its result, and the records of those three
+plugin kinds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from operator import attrgetter, itemgetter
+from typing import Any, TextIO
+
+from attrs import field, frozen
+
+from toolscore_core.canonical import canonical_json, sha256_hex
+from toolscore_core.components import versions
+from toolscore_core.config import PluginConfig
+from toolscore_core.errors import CanonicalJSONError
+from toolscore_core.matchers import to_repr
+from toolscore_core.models import (
+    STATUSES,
+    CheckOutcome,
+    CheckResult,
+    Component,
+    Contract,
+    ExpectedCall,
+    ForbiddenRule,
+    FormatChoice,
+    MetricOutcome,
+    MetricResult,
+    PluginInfo,
+    Settings,
+    ToolCall,
+    Trace,
+)
+from toolscore_core.pairing import Pairing
+from toolscore_core.redaction import redact, suspicious_json
+from toolscore_core.scoring import grade_for
+
+SCHEMA_VERSION = "2"
+
+
+@frozen
+class Options:
+    """Inputs beyond the contract and the trace that checks may use."""
+
+    forbidden: tuple[ForbiddenRule, ...] = ()
+    """Forbidden-call rules (from ``--forbidden`` and the contract)."""
+    config: PluginConfig = field(factory=dict)
+    """Plugin options as given (``--config`` and the flags that fill it), by plugin id;
+    plugins read theirs with ``EvaluationContext.config_for``."""
+    base_dir: str | None = None
+    """The folder relative side-effect paths are read from (the gold file's; None: cwd)."""
+    judge_model: str | None = None
+    """The LLM judge model, when one was asked for (none by default)."""
+
+
+@frozen
+class EvaluationContext:
+    """Everything a metric or a check may look at; built once per evaluation."""
+
+    contract: Contract
+    trace: Trace
+    final_answer: str | None
+    """The final answer given with ``--final-answer``, else the trace's."""
+    pairing: Pairing
+    options: Options = field(factory=Options)
+    settings: Mapping[str, Settings] = field(factory=dict)
+    """The options the loaded plugins declare, by plugin id (``config_for``'s defaults)."""
+
+    def config_for(self, plugin_id: str) -> dict[str, Any]:
+        """The options of the check, metric or trace format ``plugin_id``: each option it
+        declares, with the value given (``--config``, a flag) or else its default."""
+        declared = self.settings.get(plugin_id)
+        if declared is None:
+            raise KeyError(f"no plugin declares options for {plugin_id!r} "
+                           "(toolscore_register_settings)")
+        given = self.options.config.get(plugin_id, {})
+        return {s.name: s.default if given.get(s.name) is None else given[s.name]
+                for s in declared.settings}
+
+    @property
+    def expected(self) -> tuple[ExpectedCall, ...]:
+        return self.contract.expected
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        return self.trace.calls
+
+    # Columns that several metrics and checks read, made once per evaluation.
+    @cached_property
+    def tools(self) -> list[str]:
+        """The actual calls' tool names, in order."""
+        return list(map(_TOOL, self.trace.calls))
+
+    @cached_property
+    def outcomes(self) -> list[bool | None]:
+        """The actual calls' ``is_error`` (True failed, False succeeded, None unknown)."""
+        return list(map(_IS_ERROR, self.trace.calls))
+
+    @cached_property
+    def expected_tools(self) -> list[str]:
+        """The expected calls' tool names, in order."""
+        return list(map(_TOOL, self.contract.expected))
+
+    @cached_property
+    def paired(self) -> dict[int, int]:
+        """Expected call index -> the index of the actual call paired with it."""
+        return dict(map(_EXPECTED_ACTUAL, self.pairing.pairs))
+
+
+_TOOL = attrgetter("tool")
+_IS_ERROR = attrgetter("is_error")
+_EXPECTED_ACTUAL = itemgetter(0, 1)
+
+
+@frozen
+class Coverage:
+    """How much of the trace holds the evidence."""
+
+    calls: int
+    with_outcome: int
+    with_duration: int
+    with_cost: int
+    final_answer_known: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": self.calls, "with_outcome": self.with_outcome,
+                "with_duration": self.with_duration, "with_cost": self.with_cost,
+                "final_answer_known": self.final_answer_known}
+
+
+@frozen
+class Evidence:
+    """The checks' results, in order, and their counts."""
+
+    checks: tuple[CheckResult, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        for result in self.checks:
+            counts[result.status] += 1
+        return counts
+
+    def summary(self) -> str:
+        """``Evidence: 4 pass, 0 fail, 3 unknown``."""
+        c = self.counts
+        return f"Evidence: {c['pass']} pass, {c['fail']} fail, {c['unknown']} unknown"
+
+    def get(self, check_id: str) -> CheckResult | None:
+        return next((r for r in self.checks if r.check == check_id), None)
+
+    def failing(
+        self, checks: Sequence[str] | None = None, *, strict_unknown: bool = False
+    ) -> tuple[CheckResult, ...]:
+        """The results that should fail a build: ``fail`` (and ``unknown`` when
+        ``strict_unknown``) among ``checks`` (None: every check that ran)."""
+        bad = ("fail", "unknown") if strict_unknown else ("fail",)
+        return tuple(r for r in self.checks
+                     if r.status in bad and (checks is None or r.check in checks))
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.checks)
+
+    def __len__(self) -> int:
+        return len(self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"counts": self.counts, "checks": [r.to_dict() for r in self.checks]}
+
+
+@frozen
+class Evaluation:
+    """The result of one evaluation. ``to_dict()`` is the complete, deterministic record."""
+
+    context: EvaluationContext
+    weights: Mapping[str, float]
+    metric_results: tuple[MetricResult, ...]
+    evidence: Evidence
+    score: float | None
+    unscored: tuple[str, ...]
+    """Weighted metrics left out of the score because their value is unknown."""
+    format: FormatChoice | None
+    plugins: tuple[PluginInfo, ...]
+    """The plugins that took part: the format's, every metric's and every check's."""
+    format_plugin: PluginInfo | None = None
+    """The plugin of the trace format that read the trace (None for in-memory calls)."""
+    dependencies: tuple[str | Component, ...] = ()
+    """What the format, metrics and checks that took part depend on besides their plugins
+    (``depends_on``), after the core's own; see ``components``."""
+
+    @property
+    def components(self) -> dict[str, str | None]:
+        """The versions of everything in ``dependencies``, by name (what receipts record)."""
+        return versions(self.dependencies)
+
+    @property
+    def grade(self) -> str | None:
+        return None if self.score is None else grade_for(self.score)
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return {r.id: r.value for r in self.metric_results}
+
+    @property
+    def trace(self) -> Trace:
+        return self.context.trace
+
+    @property
+    def contract(self) -> Contract:
+        return self.context.contract
+
+    @property
+    def final_answer(self) -> str | None:
+        return self.context.final_answer
+
+    @property
+    def required_call_recall(self) -> float | None:
+        value = self.metrics.get("required_call_recall")
+        return value if isinstance(value, int | float) else None
+
+    @property
+    def coverage(self) -> Coverage:
+        calls = self.context.calls
+        return Coverage(
+            calls=len(calls),
+            with_outcome=sum(1 for c in calls if c.is_error is not None),
+            with_duration=sum(1 for c in calls if c.duration is not None),
+            with_cost=sum(1 for c in calls if c.cost is not None),
+            final_answer_known=self.context.final_answer is not None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The complete record (schema_version "2"), credentials redacted."""
+        return dict(self._record)
+
+    @property
+    def _record(self) -> dict[str, Any]:
+        return self._redacted[0]
+
+    @cached_property
+    def record_json(self) -> str:
+        """The canonical JSON of ``to_dict()`` (what ``record_sha256`` hashes)."""
+        text = self._redacted[1]
+        return canonical_json(self._record) if text is None else text
+
+    @cached_property
+    def _redacted(self) -> tuple[dict[str, Any], str | None]:
+        """The redacted record and, when it was found clean, its canonical JSON: a record
+        the redaction prefilter passes is encoded once, for the prefilter and the hash."""
+        record = self._plain_record()
+        try:
+            text = canonical_json(record)
+        except CanonicalJSONError:  # a value only Python holds: redaction walks it
+            return redact(record), None
+        if suspicious_json(text):
+            redacted: dict[str, Any] = redact(record)
+            return redacted, None
+        return record, text
+
+    def _plain_record(self) -> dict[str, Any]:
+        trace = self.context.trace
+        record = {
+            "schema_version": SCHEMA_VERSION,
+            "score": self.score,
+            "grade": self.grade,
+            "weights": dict(self.weights),
+            "unscored": list(self.unscored),
+            "required_call_recall": self.required_call_recall,
+            "metrics": self.metrics,
+            "evidence": self.evidence.to_dict(),
+            "coverage": self.coverage.to_dict(),
+            "calls": {
+                "expected": [_expected_dict(c) for c in self.context.expected],
+                "actual": [call_dict(c) for c in self.context.calls],
+            },
+            "final_answer": self.context.final_answer,
+            "trace": {
+                "format": trace.format,
+                "model": trace.model,
+                "usage": None if trace.usage is None else dict(trace.usage),
+                "run_cost": trace.run_cost,
+                "run_duration": trace.run_duration,
+                "notes": list(trace.notes),
+            },
+            "plugins": [p.to_dict() for p in self.plugins],
+            "provenance": {
+                "format": None if self.format_plugin is None else self.format_plugin.name,
+                "metrics": {r.id: r.plugin.name for r in self.metric_results},
+            },
+        }
+        return record
+
+    @property
+    def record_sha256(self) -> str:
+        """SHA-256 of the canonical JSON of ``to_dict()``."""
+        return sha256_hex(self.record_json.encode("utf-8"))
+
+
+def call_dict(call: ToolCall) -> dict[str, Any]:
+    """A ToolCall as JSON, every field present (null where absent)."""
+    return {
+        "id": call.id, "tool": call.tool, "args": call.args, "raw_args": call.raw_args,
+        "result": call.result, "is_error": call.is_error, "error": call.error,
+        "duration": call.duration, "cost": call.cost, "timestamp": call.timestamp,
+    }
+
+
+def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
+    return {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
+            "required": call.required, "description": call.description}
+
+
+@frozen
+class Check:
+    """An evidence check: pass, fail or unknown with a reason."""
+
+    id: str
+    description: str
+    run: Callable[[EvaluationContext], CheckOutcome | None]
+    """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """Distributions (by name) and other components whose version can change its result;
+    receipts record their versions (``components``)."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class Metric:
+    """A metric computed for every evaluation."""
+
+    id: str
+    description: str
+    compute: Callable[[EvaluationContext], MetricOutcome]
+    default_weight: float = 0.0
+    """Weight in the composite score before overrides (0 = reported, not scored)."""
+    weightable: bool = True
+    """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """Distributions (by name) and other components whose version can change its result;
+    receipts record their versions (``components``)."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class ReportWriter:
+    """Writes an evaluation as a report (console, JSON, Markdown, HTML, ...)."""
+
+    id: str
+    description: str
+    write: Callable[[Evaluation, TextIO], None]
+    suffix: str = ""
+    """File suffix the report is usually saved with."""
+    plugin: PluginInfo | None = None
