@@ -36,7 +36,7 @@ class InputFile:
 
 @frozen
 class ReceiptInputs:
-    """The input files, by role; null when the evaluation had none in that role."""
+    """The input files by role; null when the evaluation had none in that role."""
 
     gold: InputFile | None = None
     trace: InputFile | None = None
@@ -51,20 +51,19 @@ INPUT_ROLES: tuple[str, ...] = tuple(f.name for f in fields(ReceiptInputs))
 
 @frozen
 class ReceiptSettings:
-    """The settings the evaluation ran under (what a regrade repeats)."""
+    """The settings the evaluation ran under: what a regrade repeats."""
 
     trace_format: str | None
     validate_side_effects: bool
     judge_model: str | None
-    weights: Any
-    """Checked by ``verify`` (a Problem, not a refusal): an edited receipt is reported."""
+    weights: Any  # verify reports bad weights as a Problem, as it does the result's fields
     final_answer_sha256: str | None
     regraded_from: Mapping[str, Any] | None
 
 
 @frozen
 class ReceiptResult:
-    """The result it records; ``verify`` reports fields that disagree."""
+    """The result recorded; ``verify`` reports a field that disagrees."""
 
     score: Any
     grade: Any
@@ -86,17 +85,14 @@ class Receipt:
     created_at: Any
     result: ReceiptResult
     receipt_sha256: Any
-    components: Mapping[str, str | None] | None = None
-    """Absent in receipts written before it was added."""
+    components: Mapping[str, str | None] | None = None  # absent in receipts made before it
 
 
 for _record, _noun in ((Receipt, "a receipt"), (ReceiptSettings, "'settings'"),
                       (ReceiptResult, "'result'"), (InputFile, "an input")):
     # open: a later toolscore may add a field to receipt_version 1, as "components" was
-    shape(_record, _noun, "give a file written by `toolscore eval --receipt`", closed=False,
-          missing=("the receipt has no {key!r}", None))
-shape(ReceiptInputs, "'inputs'", "inputs are " + ", ".join(INPUT_ROLES),
-      missing=("the receipt has no {key!r}", None))
+    shape(_record, _noun, "give a file written by `toolscore eval --receipt`", closed=False)
+shape(ReceiptInputs, "'inputs'", "inputs are " + ", ".join(INPUT_ROLES))
 
 
 ProblemKind = Literal[

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
@@ -12,12 +12,13 @@ from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 
 T = TypeVar("T")
+Reader = Callable[[Any], Any]
 
 
 class Refusal(ValueError):
-    """A value a document may not hold: what is wrong and the fix. :func:`structure` adds
-    the file and the place: the value's, the field ``key``'s below it (from a validator),
-    or with ``up`` the object's that holds it."""
+    """A value a document may not hold: what is wrong (``{key}`` stands for its key) and the
+    fix. :func:`structure` adds the file and the place: the value's, the field ``key``'s
+    below it (from a validator), or with ``up`` the place of the object holding it."""
 
     def __init__(self, problem: str, fix: str | None = None, *, key: str | None = None,
                  up: bool = False) -> None:
@@ -25,42 +26,24 @@ class Refusal(ValueError):
         self.problem, self.fix, self.key, self.up = problem, fix, key, up
 
 
-@attrs.frozen
-class Shape:
-    """How a record reads from a document beyond its fields' types."""
-
-    noun: str
-    """What the object is, for ``an expected call is an object, not a list``."""
-    example: str
-    """The fix for a value that is not an object."""
-    readers: Mapping[str, Callable[[Any], Any]] = attrs.field(factory=dict)
-    """Fields read by a function of the raw value instead of by their type (it raises
-    Refusal); a missing key is reported as the function reports null."""
-    read: Callable[[Mapping[str, Any]], Any] | None = None
-    """Reads the whole object instead (a record whose fields are not its keys)."""
-    closed: bool = True
-    """Whether a key that is not a field is refused (else ignored)."""
-    missing: tuple[str, str | None] = ('missing "{key}"', 'add "{key}"')
-    """The problem and fix for a required key that is absent."""
+# cls -> (noun, example, field readers, whole-object reader, unknown keys refused)
+_SHAPES: dict[type, tuple[str, str, Mapping[str, Reader], Reader | None, bool]] = {}
 
 
-_SHAPES: dict[type, Shape] = {}
+def shape(cls: type, noun: str, example: str, *, read: Reader | None = None,
+          closed: bool = True, **readers: Reader) -> None:
+    """How ``cls`` reads from documents beyond its fields' types: ``noun`` and ``example``
+    for a value that is no object (``an expected call is an object, not a list; write
+    ...``); ``readers``, functions of the raw value for some fields (a missing key reads as
+    null); or ``read``, a function of the whole object. ``closed=False`` ignores unknown keys."""
+    _SHAPES[cls] = (noun, example, readers, read, closed)
 
 
-def shape(cls: type, noun: str, example: str, *,
-          read: Callable[[Mapping[str, Any]], Any] | None = None, closed: bool = True,
-          missing: tuple[str, str | None] = ('missing "{key}"', 'add "{key}"'),
-          **readers: Callable[[Any], Any]) -> None:
-    """Declare how ``cls`` reads from documents (before its first :func:`structure`)."""
-    _SHAPES[cls] = Shape(noun, example, readers, read, closed, missing)
-
-
-def structure(data: Any, cls: type[T], *, source: str | None = None,
-              place: str = "$") -> T:
+def structure(data: Any, cls: type[T], *, source: str | None = None, place: str = "$") -> T:
     """``data`` (decoded JSON/YAML) as ``cls``: an attrs record, or a tuple/mapping of them.
 
-    Unknown keys are refused; a bad value raises an InputError naming ``source``, the place
-    below ``place`` and the fix.
+    A bad value raises an InputError naming ``source``, its place below ``place``, the
+    problem and the fix.
     """
     try:
         return get_converter().structure(data, cls)
@@ -68,21 +51,8 @@ def structure(data: Any, cls: type[T], *, source: str | None = None,
         raise _input_error(exc, data, source, place) from None
 
 
-def one_of(values: tuple[str, ...]) -> Callable[[Any, attrs.Attribute[Any], Any], None]:
-    """An attrs validator: the value is one of ``values``."""
-    def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
-        if value not in values:
-            raise Refusal(f"unknown {attribute.name} {value!r}", f"use {_choices(values)}",
-                          key=attribute.name)
-    return check
-
-
-def _choices(values: tuple[str, ...]) -> str:
-    return " or ".join(values) if len(values) < 3 else "one of " + ", ".join(values)
-
-
 def at_least(low: float, high: float | None = None) -> Callable[[Any, Any, Any], None]:
-    """An attrs validator: a number from ``low`` (to ``high``), when given."""
+    """An attrs validator: a number from ``low`` (to ``high``), or None."""
     def check(_: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
         if value is not None and not (low <= value and (high is None or value <= high)):
             bound = f"at least {low:g}" if high is None else f"from {low:g} to {high:g}"
@@ -91,22 +61,11 @@ def at_least(low: float, high: float | None = None) -> Callable[[Any, Any, Any],
     return check
 
 
-def _strict(kind: type, wanted: str, accept: Callable[[Any], bool]) -> Callable[[Any, Any], Any]:
-    def read(value: Any, _: Any) -> Any:
-        if not accept(value):
-            raise Refusal(f"must be {wanted}, not {type_name(value)}")
-        return kind(value)
-    return read
-
-
-def _number(value: Any) -> bool:
-    return (isinstance(value, int | float) and not isinstance(value, bool)
-            and value - value == 0)
-
-
 @cache
 def get_converter() -> Any:
-    """Built on first use: ``toolscore eval`` on a plain contract never imports cattrs."""
+    """The converter, built on first use (``toolscore eval`` of plain calls never needs it).
+    Scalars are strict (``"1"`` is not a number, ``1`` not a string), an absent list is an
+    empty one, and every record refuses unknown keys."""
     import cattrs
     from cattrs.gen import make_dict_structure_fn, override
 
@@ -115,46 +74,39 @@ def get_converter() -> Any:
         (str, "a string", lambda v: isinstance(v, str)),
         (bool, "true or false", lambda v: isinstance(v, bool)),
         (int, "a whole number", lambda v: isinstance(v, int) and not isinstance(v, bool)),
-        (float, "a number", _number),
+        (float, "a number", lambda v: isinstance(v, int | float) and not isinstance(v, bool)
+         and v - v == 0),
     ):
-        converter.register_structure_hook(kind, _strict(kind, wanted, accept))
+        converter.register_structure_hook(kind, _scalar(kind, wanted, accept))
     converter.register_structure_hook(Any, lambda value, _: value)
 
     def literal(value: Any, kind: Any) -> Any:
         if value not in get_args(kind):
-            raise Refusal(f"unknown {{key}} {value!r}", f"use {_choices(get_args(kind))}")
+            raise Refusal(f"unknown {{key}} {value!r}", "use " + " or ".join(get_args(kind)))
         return value
 
     def record(cls: type) -> Callable[[Any, Any], Any]:
-        found = _SHAPES.get(cls)
-        read: Callable[[Any, Any], Any]
-        if found and found.read:
-            whole = found.read
-            read = lambda value, _: whole(value)  # noqa: E731
-        else:
-            overrides: dict[str, Any] = {
-                name: override(struct_hook=_field_hook(reader))
-                for name, reader in (found.readers if found else {}).items()}
-            read = make_dict_structure_fn(cls, converter, **overrides,
-                                          _cattrs_forbid_extra_keys=not found or found.closed)
+        noun, example, readers, whole, closed = _SHAPES.get(cls, ("", "", {}, None, True))
+        overrides: dict[str, Any] = {name: override(struct_hook=_field(reader))
+                                     for name, reader in readers.items()}
+        read = make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=closed,
+                                      **overrides) if whole is None else _field(whole)
 
         def read_record(value: Any, _: Any) -> Any:
             if isinstance(value, cls):  # built in Python already
                 return value
             if not isinstance(value, Mapping):
-                if found:
-                    raise Refusal(f"{found.noun} is an object, not {type_name(value)}",
-                                  found.example)
+                if noun:
+                    raise Refusal(f"{noun} is an object, not {type_name(value)}", example)
                 raise Refusal(f"must be an object, not {type_name(value)}")
             return read(value, cls)
         return read_record
 
     def sequence(kind: Any) -> Callable[[Any, Any], Any]:
-        item = get_args(kind)[0]
-        read_item = converter.get_structure_hook(item)
+        item, read_item = get_args(kind)[0], converter.get_structure_hook(get_args(kind)[0])
 
         def read(value: Any, _: Any) -> tuple[Any, ...]:
-            if value is None:  # an absent list is an empty one
+            if value is None:
                 return ()
             if not isinstance(value, list | tuple):
                 raise Refusal(f"must be a list, not {type_name(value)}")
@@ -162,8 +114,7 @@ def get_converter() -> Any:
         return read
 
     def mapping(kind: Any) -> Callable[[Any, Any], Any]:
-        item = get_args(kind)[1]
-        read_item = converter.get_structure_hook(item)
+        item, read_item = get_args(kind)[1], converter.get_structure_hook(get_args(kind)[1])
 
         def read(value: Any, _: Any) -> dict[str, Any]:
             if not isinstance(value, Mapping):
@@ -180,11 +131,21 @@ def get_converter() -> Any:
     return converter
 
 
-def _field_hook(reader: Callable[[Any], Any]) -> Callable[[Any, Any], Any]:
+def _scalar(kind: type, wanted: str, accept: Callable[[Any], bool]) -> Callable[[Any, Any], Any]:
+    def read(value: Any, _: Any) -> Any:
+        if not accept(value):
+            raise Refusal(f"must be {wanted}, not {type_name(value)}")
+        return kind(value)
+    return read
+
+
+def _field(reader: Reader) -> Callable[[Any, Any], Any]:
     return lambda value, _: reader(value)
 
 
-def _each(read: Callable[[Any, Any], Any], kind: Any, items: Any, whole: Any) -> Any:
+def _each(read: Callable[[Any, Any], Any], kind: Any, items: Iterable[tuple[Any, Any]],
+          whole: Any) -> Iterator[Any]:
+    """Each item read, or cattrs' error with the item's index (or key) as a note."""
     from cattrs.errors import IterableValidationError, IterableValidationNote
 
     for index, value in items:
@@ -209,14 +170,12 @@ def _input_error(exc: Exception, data: Any, source: str | None, place: str) -> I
     owner: Any = None
     while True:
         for note in getattr(exc, "__notes__", ()):
-            if isinstance(note, AttributeValidationNote):
-                steps.append(note.name)
-            elif isinstance(note, IterableValidationNote):
-                steps.append(note.index)
+            if isinstance(note, AttributeValidationNote | IterableValidationNote):
+                steps.append(note.name if isinstance(note, AttributeValidationNote)
+                             else note.index)
         if not isinstance(exc, BaseValidationError):
             break
-        if isinstance(exc, ClassValidationError):
-            owner = exc.cl
+        owner = exc.cl if isinstance(exc, ClassValidationError) else owner
         # unknown keys first: a misspelt key also looks like a missing one
         exc = min(exc.exceptions, key=lambda e: not isinstance(e, ForbiddenExtraKeysError))
 
@@ -224,19 +183,18 @@ def _input_error(exc: Exception, data: Any, source: str | None, place: str) -> I
         return place + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in path)
 
     if isinstance(exc, ForbiddenExtraKeysError):
-        given = _descend(data, steps)
+        given = data
+        for step in steps:
+            given = given[step]
         key = next(k for k in given if k in exc.extra_fields)
         allowed = ", ".join(a.name for a in attrs.fields(exc.cl) if a.init)
         return InputError(f"unknown key {key!r}", file=source, place=at([*steps, key]),
                           fix=f"use only {allowed}")
     if isinstance(exc, KeyError) and steps:
-        found = _SHAPES.get(owner, Shape("", ""))
-        reader = found.readers.get(str(steps[-1]))
+        reader = _SHAPES.get(owner, ("", "", {}))[2].get(str(steps[-1]))
         try:
             if reader is None:
-                problem, fix = (None if t is None else t.format(key=steps[-1])
-                                for t in found.missing)
-                raise Refusal(problem or "", fix, up=True)
+                raise Refusal(f'missing "{steps[-1]}"', up=True)
             reader(None)
         except Refusal as refusal:
             exc = refusal
@@ -246,21 +204,15 @@ def _input_error(exc: Exception, data: Any, source: str | None, place: str) -> I
     if isinstance(exc, ValueError) and len(exc.args) == 4 and isinstance(exc.args[1],
                                                                           attrs.Attribute):
         name, options, value = exc.args[1].name, exc.args[2], exc.args[3]  # attrs' in_()
-        exc = Refusal(f"unknown {name} {value!r}", f"use {_choices(options)}", key=name)
+        exc = Refusal(f"unknown {name} {value!r}", "use " + " or ".join(options), key=name)
     if not isinstance(exc, Refusal):
         return InputError(str(exc) or type(exc).__name__, file=source, place=at(steps))
     if exc.key is not None:
         steps.append(exc.key)
-    # the key a reader's problem is about: the last step, or the last of the place given
+    # the key the problem is about: the last step, or the last part of the place given
     key = steps[-1] if steps else place.rpartition(".")[2]
     problem = exc.problem.replace("{key}", str(key))
     if problem.startswith("must ") and isinstance(key, str) and key.isidentifier():
         problem = f'"{key}" {problem}'
     return InputError(problem, file=source, place=at(steps[:-1] if exc.up else steps),
                       fix=exc.fix)
-
-
-def _descend(data: Any, steps: list[str | int]) -> Any:
-    for step in steps:
-        data = data[step]
-    return data

@@ -16,11 +16,11 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from attrs import field, frozen
+from attrs import field, frozen, validators
 
 from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
-from toolscore_core.structure import Refusal, one_of, shape, structure
+from toolscore_core.structure import Refusal, shape, structure
 
 FaultMode = Literal["tool_error", "jsonrpc_error"]
 FAULT_MODES: tuple[FaultMode, ...] = ("tool_error", "jsonrpc_error")
@@ -48,7 +48,7 @@ class FaultPlan:
     """The 1-based occurrence of that tool's calls it matches; None: every call."""
     error: str = DEFAULT_FAULT_ERROR
     """The error text the client gets."""
-    mode: FaultMode = field(default="tool_error", validator=one_of(FAULT_MODES))
+    mode: FaultMode = field(default="tool_error", validator=validators.in_(FAULT_MODES))
     """``tool_error``: a result with ``isError: true``; ``jsonrpc_error``: a JSON-RPC error."""
     code: int = DEFAULT_ERROR_CODE
     """The JSON-RPC error code (``jsonrpc_error`` only)."""
