@@ -8,23 +8,14 @@ from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from typing import Any
 
+from attrs import evolve, field, frozen
+
 from toolscore_core.batches import in_batches
-from toolscore_core.documents import load_document, refuse_unknown, type_name
+from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
 from toolscore_core.models import Contract, ExpectedCall, ForbiddenRule, SideEffect
-
-CONTRACT_KEYS = ("expected", "forbidden", "side_effects", "name", "description")
-EXPECTED_KEYS = ("tool", "args", "required", "description")
-FORBIDDEN_KEYS = ("tool", "args", "reason")
-SIDE_EFFECT_TYPES = ("file_exists", "file_contains", "http_get", "sqlite_query")
-# type -> (required keys, optional keys) of a declared side effect
-SIDE_EFFECT_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "file_exists": (("path",), ()),
-    "file_contains": (("path",), ("text", "regex")),
-    "http_get": (("url",), ("status", "body_contains", "timeout")),
-    "sqlite_query": (("database", "query"), ("rows",)),
-}
+from toolscore_core.structure import Refusal, at_least, get_converter, shape, structure
 
 
 def load_contract(path: str | os.PathLike[str]) -> Contract:
@@ -44,40 +35,32 @@ def parse_contract(data: Any, *, file: str | None = None) -> Contract:
             file=file, place="$",
             fix='write [{"tool": "name", "args": {...}}] or {"expected": [...]}',
         )
-    refuse_unknown(data, CONTRACT_KEYS, file=file, path="$")
     if "expected" not in data:
         raise InputError('missing "expected"', file=file, place="$",
                          fix='add "expected": [...] (the expected calls)')
-    return Contract(
-        expected=parse_expected(data["expected"], file=file, path="$.expected"),
-        forbidden=parse_forbidden(data.get("forbidden") or [], file=file, path="$.forbidden"),
-        side_effects=parse_side_effects(data.get("side_effects") or [], file=file,
-                                        path="$.side_effects"),
-    )
+    rest = Contract()
+    if len(data) > 1:  # a contract of expected calls alone needs no cattrs (start-up time)
+        rest = structure({k: v for k, v in data.items() if k != "expected"}, Contract,
+                         source=file)
+    if data["expected"] is None:
+        raise InputError("expected calls must be a list, not null", file=file,
+                         place="$.expected", fix='write [{"tool": "name", "args": {...}}]')
+    return evolve(rest, expected=parse_expected(data["expected"], file=file, path="$.expected"))
 
 
 def parse_expected(
     items: Any, *, file: str | None = None, path: str = "$"
 ) -> tuple[ExpectedCall, ...]:
     """Expected calls from a list of objects or ExpectedCall records."""
-    if not isinstance(items, list | tuple):
-        raise InputError(f"expected calls must be a list, not {type_name(items)}", file=file,
-                         place=path, fix='write [{"tool": "name", "args": {...}}]')
-    fast = in_batches(items, _plain_calls)
-    if fast is not None:
-        return fast
-    calls = []
-    for i, item in enumerate(items):
-        if type(item) is dict and item.keys() <= _EXPECTED_KEYSET:
-            plain = _plain_calls((item,))  # this one call may still be plain
-            if plain is not None:
-                calls.append(plain[0])
-                continue
-        calls.append(_expected_call(item, file=file, where=f"{path}[{i}]"))
-    return tuple(calls)
+    if isinstance(items, list | tuple):
+        plain = in_batches(items, _plain_calls)
+        if plain is not None:
+            return plain
+    return structure(items, tuple[ExpectedCall, ...], source=file, place=path)
 
 
-_EXPECTED_KEYSET = frozenset(EXPECTED_KEYS)
+_EXPECTED_KEYSET = frozenset(("tool", "args", "required", "description"))
+
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 _STR = frozenset((str,))
 _BOOL = frozenset((bool,))
@@ -115,44 +98,6 @@ def _plain_calls(items: Sequence[Any]) -> tuple[ExpectedCall, ...] | None:
     return tuple(map(ExpectedCall, tools, copies, required, descriptions))  # type: ignore[arg-type]
 
 
-def _expected_call(item: Any, *, file: str | None, where: str) -> ExpectedCall:
-    """One expected call, fully validated (matchers parsed, errors naming the place)."""
-    if isinstance(item, ExpectedCall):
-        if item.args is not None and not isinstance(item.args, Mapping):
-            raise InputError(f"an expected call's args must be a dict of arguments, not "
-                             f"{type(item.args).__name__}", file=file, place=f"{where}.args",
-                             fix="give args={...} (matchers go on the values), or "
-                             "args=None to not check arguments")
-        return item
-    if not isinstance(item, Mapping):
-        raise InputError(f"an expected call is an object, not {type_name(item)}", file=file,
-                         place=where, fix='write {"tool": "name", "args": {...}}')
-    refuse_unknown(item, EXPECTED_KEYS, file=file, path=where)
-    tool = item.get("tool")
-    if not isinstance(tool, str) or not tool:
-        raise InputError('"tool" must be a non-empty string', file=file, place=where,
-                         fix='add "tool": "<tool name>"')
-    args = item.get("args")
-    if args is not None and not isinstance(args, Mapping):
-        raise InputError(f'"args" must be an object, not {type_name(args)}', file=file,
-                         place=f"{where}.args",
-                         fix='write "args": {...}, or omit it to not check arguments')
-    required = item.get("required", True)
-    if not isinstance(required, bool):
-        raise InputError('"required" must be true or false', file=file,
-                         place=f"{where}.required")
-    description = item.get("description")
-    if description is not None and not isinstance(description, str):
-        raise InputError('"description" must be a string', file=file,
-                         place=f"{where}.description")
-    return ExpectedCall(
-        tool=tool,
-        args=None if args is None else _arguments(dict(args), file=file, path=f"{where}.args"),
-        required=required,
-        description=description,
-    )
-
-
 def parse_forbidden(
     items: Any, *, file: str | None = None, path: str = "$"
 ) -> tuple[ForbiddenRule, ...]:
@@ -165,98 +110,138 @@ def parse_forbidden(
     if not isinstance(items, list | tuple):
         raise InputError(f"forbidden rules must be a list, not {type_name(items)}", file=file,
                          place=path, fix='write [{"tool": "name", "reason": "why"}]')
-    rules = []
-    for i, item in enumerate(items):
-        where = f"{path}[{i}]"
-        if isinstance(item, ForbiddenRule):
-            if item.args is not None and not isinstance(item.args, Mapping):
-                raise InputError(f"a forbidden rule's args must be a dict of arguments, not "
-                                 f"{type(item.args).__name__}", file=file, place=f"{where}.args",
-                                 fix="give args={...} (matchers go on the values), or "
-                                 "args=None for any arguments")
-            rules.append(item)
-            continue
-        if not isinstance(item, Mapping):
-            raise InputError(f"a forbidden rule is an object, not {type_name(item)}", file=file,
-                             place=where, fix='write {"tool": "name", "reason": "why"}')
-        refuse_unknown(item, FORBIDDEN_KEYS, file=file, path=where)
-        tool = _matchers(item.get("tool"), file=file, path=f"{where}.tool")
-        if not (isinstance(tool, Matcher) or (isinstance(tool, str) and tool)):
-            raise InputError('"tool" must be a tool name or a matcher', file=file, place=where,
-                             fix='add "tool": "<tool name>"')
-        args = item.get("args")
-        if args is not None and not isinstance(args, Mapping):
-            raise InputError(f'"args" must be an object, not {type_name(args)}', file=file,
-                             place=f"{where}.args")
-        reason = item.get("reason")
-        if reason is not None and not isinstance(reason, str):
-            raise InputError('"reason" must be a string', file=file, place=f"{where}.reason")
-        rules.append(ForbiddenRule(
-            tool=tool,
-            args=None if args is None else _arguments(args, file=file, path=f"{where}.args"),
-            reason=reason,
-        ))
-    return tuple(rules)
+    return structure(items, tuple[ForbiddenRule, ...], source=file, place=path)
 
 
 def parse_side_effects(
     items: Any, *, file: str | None = None, path: str = "$"
 ) -> tuple[SideEffect, ...]:
     """Declared side effects: a list of ``{"type": ..., ...}`` objects."""
-    if not isinstance(items, list | tuple):
-        raise InputError(f"side effects must be a list, not {type_name(items)}", file=file,
-                         place=path, fix='write [{"type": "file_exists", "path": "..."}]')
-    effects = []
-    for i, item in enumerate(items):
-        where = f"{path}[{i}]"
-        if isinstance(item, SideEffect):
-            effects.append(item)
-            continue
-        if not isinstance(item, Mapping) or item.get("type") not in SIDE_EFFECT_TYPES:
-            raise InputError('a side effect needs "type"', file=file, place=where,
-                             fix=f"use one of {', '.join(SIDE_EFFECT_TYPES)}")
-        spec = {k: v for k, v in item.items() if k not in ("type", "description")}
-        _check_side_effect(item["type"], spec, item.get("description"), file=file, path=where)
-        effects.append(SideEffect(type=item["type"], spec=spec,
-                                  description=item.get("description")))
-    return tuple(effects)
+    return structure(items, tuple[SideEffect, ...], source=file, place=path)
 
 
-def _check_side_effect(kind: str, spec: Mapping[str, Any], description: Any, *,
-                       file: str | None, path: str) -> None:
-    required, optional = SIDE_EFFECT_KEYS[kind]
-    refuse_unknown(spec, required + optional, file=file, path=path)
-    for key in required:
-        if not isinstance(spec.get(key), str) or not spec[key].strip():
-            raise InputError(f'a {kind} side effect needs "{key}" (a non-empty string)',
-                             file=file, place=f"{path}.{key}", fix=f'add "{key}": "..."')
-    if description is not None and not isinstance(description, str):
-        raise InputError('"description" must be a string', file=file, place=f"{path}.description")
-    if kind == "file_contains" and len([k for k in ("text", "regex") if k in spec]) != 1:
-        raise InputError('a file_contains side effect needs exactly one of "text" or "regex"',
-                         file=file, place=path, fix='add "text": "what the file must contain"')
-    for key in ("text", "regex", "body_contains"):
-        if key in spec and not isinstance(spec[key], str):
-            raise InputError(f'"{key}" must be a string', file=file, place=f"{path}.{key}")
-    if "regex" in spec:
-        try:
-            re.compile(spec["regex"])
-        except re.error as exc:
-            raise InputError(f"invalid regular expression ({exc})", file=file,
-                             place=f"{path}.regex", fix="fix the pattern") from None
-    if kind == "http_get" and not str(spec["url"]).startswith(("http://", "https://")):
-        raise InputError("the url must start with http:// or https://", file=file,
-                         place=f"{path}.url")
-    for key, low in (("status", 100), ("rows", 0)):
-        value = spec.get(key)
-        if key in spec and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-            raise InputError(f'"{key}" must be a whole number from {low}', file=file,
-                             place=f"{path}.{key}")
-    timeout = spec.get("timeout")
-    if "timeout" in spec and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
-                              or not 0 < timeout <= 300):
-        raise InputError('"timeout" must be seconds between 0 and 300', file=file,
-                         place=f"{path}.timeout")
+def _arguments(value: Any) -> dict[str, Any] | None:
+    """Expected arguments: an object whose values may be matchers (the object itself is
+    not one: ``"args": {"$any": true}`` would leave every metric nothing to compare)."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise Refusal(f"must be an object, not {type_name(value)}",
+                      'write "args": {...}, or omit it to not check arguments')
+    parsed = from_json(dict(value))
+    if isinstance(parsed, Matcher):
+        raise Refusal(
+            f"a matcher ({next(iter(value))}) stands for one argument's value, not for the "
+            "whole arguments object",
+            'put it under an argument\'s name, {"name": {"$...": ...}}, or omit "args" to not '
+            "check arguments")
+    return parsed
+
+
+def _tool(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise Refusal('"tool" must be a non-empty string', 'add "tool": "<tool name>"', up=True)
+    return value
+
+
+def _rule_tool(value: Any) -> Any:
+    tool = from_json(value)
+    if not (isinstance(tool, Matcher) or (isinstance(tool, str) and tool)):
+        raise Refusal('"tool" must be a tool name or a matcher', 'add "tool": "<tool name>"',
+                      up=True)
+    return tool
+
+
+def _filled(_: Any, attribute: Any, value: str) -> None:
+    if not value.strip():
+        raise Refusal(f'"{attribute.name}" must not be empty', f'add "{attribute.name}": "..."',
+                      key=attribute.name)
+
+
+def _pattern(_: Any, attribute: Any, value: str | None) -> None:
+    try:
+        re.compile(value or "")
+    except re.error as exc:
+        raise Refusal(f"invalid regular expression ({exc})", "fix the pattern",
+                      key=attribute.name) from None
+
+
+def _http(_: Any, attribute: Any, value: str) -> None:
+    if not value.startswith(("http://", "https://")):
+        raise Refusal("the url must start with http:// or https://", key=attribute.name)
+
+
+def _timeout(_: Any, attribute: Any, value: float | None) -> None:
+    if value is not None and not 0 < value <= 300:
+        raise Refusal('"timeout" must be seconds between 0 and 300', key=attribute.name)
+
+
+@frozen
+class FileExists:
+    """A file that must exist (relative paths from the gold file's folder)."""
+
+    path: str = field(validator=_filled)
+    description: str | None = None
+
+
+@frozen
+class FileContains:
+    """A file that must contain a text, or a match of a regular expression."""
+
+    path: str = field(validator=_filled)
+    text: str | None = None
+    regex: str | None = field(default=None, validator=_pattern)
+    description: str | None = None
+
+    def __attrs_post_init__(self) -> None:
+        if (self.text is None) == (self.regex is None):
+            raise Refusal('a file_contains side effect needs exactly one of "text" or "regex"',
+                          'add "text": "what the file must contain"')
+
+
+@frozen
+class HttpGet:
+    """A URL that must answer a GET with a 2xx status (or ``status``)."""
+
+    url: str = field(validator=[_filled, _http])
+    status: int | None = field(default=None, validator=at_least(100))
+    body_contains: str | None = None
+    timeout: float | None = field(default=None, validator=_timeout)
+    description: str | None = None
+
+
+@frozen
+class SqliteQuery:
+    """A query on a SQLite database that must return rows (or ``rows`` of them)."""
+
+    database: str = field(validator=_filled)
+    query: str = field(validator=_filled)
+    rows: int | None = field(default=None, validator=at_least(0))
+    description: str | None = None
+
+
+PROBE_SHAPES: dict[str, type] = {"file_exists": FileExists, "file_contains": FileContains,
+                                 "http_get": HttpGet, "sqlite_query": SqliteQuery}
+SIDE_EFFECT_TYPES = tuple(PROBE_SHAPES)
+
+
+def _side_effect(item: Mapping[str, Any]) -> SideEffect:
+    kind = item.get("type")
+    if kind not in PROBE_SHAPES:
+        raise Refusal('a side effect needs "type"', f"use one of {', '.join(SIDE_EFFECT_TYPES)}")
+    probe = get_converter().structure({k: v for k, v in item.items() if k != "type"},
+                                      PROBE_SHAPES[kind])
+    spec = {k: v for k, v in item.items() if k not in ("type", "description")}
+    return SideEffect(type=kind, spec=spec, description=probe.description)
+
+
+shape(Contract, "a contract", '{"expected": [...]}')
+shape(ExpectedCall, "an expected call", 'write {"tool": "name", "args": {...}}', tool=_tool,
+      args=_arguments)
+shape(ForbiddenRule, "a forbidden rule", 'write {"tool": "name", "reason": "why"}',
+      tool=_rule_tool, args=_arguments)
+shape(SideEffect, "a side effect", 'write {"type": "file_exists", "path": "..."}',
+      read=_side_effect)
 
 
 def contract_json(contract: Contract) -> list[dict[str, Any]]:
@@ -271,23 +256,3 @@ def expected_call_json(call: ExpectedCall) -> dict[str, Any]:
     if call.description is not None:
         data["description"] = call.description
     return data
-
-
-def _arguments(args: Mapping[str, Any], *, file: str | None, path: str) -> Any:
-    """Expected arguments: an object whose values may be matchers (the object itself is
-    not one: ``"args": {"$any": true}`` would leave every metric nothing to compare)."""
-    value = _matchers(args, file=file, path=path)
-    if isinstance(value, Matcher):
-        raise InputError(
-            f"a matcher ({next(iter(args))}) stands for one argument's value, not for the "
-            "whole arguments object", file=file, place=path,
-            fix='put it under an argument\'s name, {"name": {"$...": ...}}, or omit "args" '
-                "to not check arguments")
-    return value
-
-
-def _matchers(value: Any, *, file: str | None, path: str) -> Any:
-    if isinstance(value, Matcher):
-        return value
-    return from_json(value, path=path, file=file)
-

@@ -92,13 +92,20 @@ class Trace:
     """What the reader noticed and reports rather than invents (orphan responses, skipped items)."""
 
 
+def _arguments(record: Any, _: Any, args: Any) -> None:
+    if args is not None and not isinstance(args, Mapping):
+        raise TypeError(f"{type(record).__name__}'s args must be a dict of arguments "
+                        "(matchers go on the values) or None to not check them, not "
+                        f"{type(args).__name__}")
+
+
 @frozen(slots=False)
 class ExpectedCall:
     """One call the contract expects."""
 
     tool: str
     """The tool's name."""
-    args: dict[str, Any] | None = None
+    args: dict[str, Any] | None = field(default=None, validator=_arguments)
     """Expected arguments (values or matchers); null = don't check, ``{}`` = expect none."""
     required: bool = True
     """Whether the required-calls check and recall demand this call."""
@@ -112,7 +119,7 @@ class ForbiddenRule:
 
     tool: Any
     """Tool name, or a matcher over the name."""
-    args: dict[str, Any] | None = None
+    args: dict[str, Any] | None = field(default=None, validator=_arguments)
     """Arguments that make a call forbidden (values or matchers); null = any arguments."""
     reason: str | None = None
     """Why the call is forbidden, shown with each violation."""
@@ -136,6 +143,9 @@ class Contract:
     expected: tuple[ExpectedCall, ...] = ()
     forbidden: tuple[ForbiddenRule, ...] = ()
     side_effects: tuple[SideEffect, ...] = ()
+    name: str | None = None
+    """The contract's name, for people (not part of its hash)."""
+    description: str | None = None
 
 
 @frozen

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from attrs import frozen
+from attrs import fields, frozen
 
 from toolscore_core.atomic import write_text_atomic
 from toolscore_core.canonical import canonical_sha256, file_sha256, sha256_hex
@@ -22,28 +22,84 @@ from toolscore_core.evaluation import evaluate_files
 from toolscore_core.models import PluginInfo
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import grade_for
+from toolscore_core.structure import shape, structure
 from toolscore_core.version import toolscore_version
 
 RECEIPT_KIND = "toolscore.evaluation"
 RECEIPT_VERSION = "1"
-INPUT_ROLES: tuple[str, ...] = (
-    "gold", "trace", "forbidden", "honesty_config", "injected", "config",
-)
+@frozen
+class InputFile:
+    """An input file a receipt binds: its path (relative to the receipt) and its bytes' hash."""
+
+    path: str
+    sha256: str
+    size: int | None = None
+
+
+@frozen
+class ReceiptInputs:
+    """The input files by role; null when the evaluation had none in that role."""
+
+    gold: InputFile | None = None
+    trace: InputFile | None = None
+    forbidden: InputFile | None = None
+    honesty_config: InputFile | None = None
+    injected: InputFile | None = None
+    config: InputFile | None = None
+
+
+INPUT_ROLES: tuple[str, ...] = tuple(f.name for f in fields(ReceiptInputs))
 """Every input file a receipt can bind, in the order they are checked."""
 LISTED_WHEN_GIVEN: tuple[str, ...] = ("config",)
 """Roles a receipt lists only when the file was given, so that a receipt made without
 them is the same as before they existed (every other role is listed, null when absent)."""
-TOP_KEYS: tuple[str, ...] = (
-    "kind", "receipt_version", "inputs", "settings", "contract_sha256", "toolscore_version",
-    "plugins", "created_at", "result", "receipt_sha256",
-)
-SETTINGS_KEYS: tuple[str, ...] = (
-    "trace_format", "validate_side_effects", "judge_model", "weights", "final_answer_sha256",
-    "regraded_from",
-)
-RESULT_KEYS: tuple[str, ...] = ("score", "grade", "required_call_recall", "record_sha256")
-OPTIONAL_KEYS: tuple[str, ...] = ("components",)
-"""Fields a receipt of version 1 may lack: receipts written before they were added."""
+
+
+@frozen
+class ReceiptSettings:
+    """The settings the evaluation ran under: what a regrade repeats."""
+
+    trace_format: str | None
+    validate_side_effects: bool
+    judge_model: str | None
+    weights: Any  # verify reports bad weights as a Problem, as it does the result's fields
+    final_answer_sha256: str | None
+    regraded_from: Mapping[str, Any] | None
+
+
+@frozen
+class ReceiptResult:
+    """The result recorded; ``verify`` reports a field that disagrees."""
+
+    score: Any
+    grade: Any
+    required_call_recall: Any
+    record_sha256: Any
+
+
+@frozen
+class Receipt:
+    """The shape of a version-1 receipt, checked on reading (the receipt stays a dict)."""
+
+    kind: str
+    receipt_version: str
+    inputs: ReceiptInputs
+    settings: ReceiptSettings
+    contract_sha256: Any
+    toolscore_version: Any
+    plugins: Any
+    created_at: Any
+    result: ReceiptResult
+    receipt_sha256: Any
+    components: Mapping[str, str | None] | None = None  # absent in receipts made before it
+
+
+for _record, _noun in ((Receipt, "a receipt"), (ReceiptSettings, "'settings'"),
+                      (ReceiptResult, "'result'"), (InputFile, "an input")):
+    # open: a later toolscore may add a field to receipt_version 1, as "components" was
+    shape(_record, _noun, "give a file written by `toolscore eval --receipt`", closed=False)
+shape(ReceiptInputs, "'inputs'", "inputs are " + ", ".join(INPUT_ROLES))
+
 
 ProblemKind = Literal[
     "input_missing", "input_changed", "receipt_edited", "receipt_field", "final_answer",
@@ -265,37 +321,7 @@ def check_shape(data: Any, *, file: str | None = None) -> None:
         raise InputError(
             f"unsupported receipt_version {data.get('receipt_version')!r}", file=file,
             place="$.receipt_version", fix=f"this toolscore reads version {RECEIPT_VERSION}")
-    for key in TOP_KEYS:
-        if key not in data:
-            raise InputError(f"the receipt has no {key!r}", file=file, place=f"$.{key}")
-    for key, fields in (("settings", SETTINGS_KEYS), ("result", RESULT_KEYS)):
-        section = data[key]
-        if not isinstance(section, Mapping):
-            raise InputError(f"{key!r} must be an object", file=file, place=f"$.{key}")
-        for field in fields:
-            if field not in section:
-                raise InputError(f"the receipt has no {key}.{field}", file=file,
-                                 place=f"$.{key}.{field}")
-    components = data.get("components")
-    if components is not None and not (
-        isinstance(components, Mapping)
-        and all(isinstance(v, str | None) for v in components.values())
-    ):
-        raise InputError("'components' must map names to versions (text or null)", file=file,
-                         place="$.components")
-    inputs = data["inputs"]
-    if not isinstance(inputs, Mapping):
-        raise InputError("'inputs' must be an object", file=file, place="$.inputs")
-    for role, entry in inputs.items():
-        if role not in INPUT_ROLES:
-            raise InputError(f"unknown input {role!r}", file=file, place=f"$.inputs.{role}",
-                             fix=f"inputs are {', '.join(INPUT_ROLES)}")
-        if entry is None:
-            continue
-        if not (isinstance(entry, Mapping) and isinstance(entry.get("path"), str)
-                and isinstance(entry.get("sha256"), str)):
-            raise InputError("an input needs a path and a sha256", file=file,
-                             place=f"$.inputs.{role}")
+    structure(data, Receipt, source=file)
 
 
 def input_path(receipt: Mapping[str, Any], role: str, base: str | os.PathLike[str]) -> Path | None:

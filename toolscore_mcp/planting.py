@@ -16,10 +16,11 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from attrs import field, frozen
+from attrs import field, frozen, validators
 
-from toolscore_core.documents import load_document, refuse_unknown, type_name
+from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
+from toolscore_core.structure import Refusal, shape, structure
 
 FaultMode = Literal["tool_error", "jsonrpc_error"]
 FAULT_MODES: tuple[FaultMode, ...] = ("tool_error", "jsonrpc_error")
@@ -47,12 +48,16 @@ class FaultPlan:
     """The 1-based occurrence of that tool's calls it matches; None: every call."""
     error: str = DEFAULT_FAULT_ERROR
     """The error text the client gets."""
-    mode: FaultMode = "tool_error"
+    mode: FaultMode = field(default="tool_error", validator=validators.in_(FAULT_MODES))
     """``tool_error``: a result with ``isError: true``; ``jsonrpc_error``: a JSON-RPC error."""
     code: int = DEFAULT_ERROR_CODE
     """The JSON-RPC error code (``jsonrpc_error`` only)."""
     forward: bool = True
     """Whether the call still reaches the server (its real answer is recorded, then replaced)."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.code != DEFAULT_ERROR_CODE and self.mode != "jsonrpc_error":
+            raise Refusal("code applies to mode=jsonrpc_error only", key="code")
 
 
 @frozen
@@ -69,6 +74,10 @@ class InjectionPlan:
     """The tool the instruction tries to make the agent call."""
     target_args: Mapping[str, Any] | None = None
     """The arguments it tries to make the agent use (null: any)."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.target_args is not None and self.target is None:
+            raise Refusal("target_args needs a target tool", key="target")
 
 
 @frozen
@@ -114,23 +123,19 @@ def split_spec(text: str, keys: tuple[str, ...], *, option: str) -> dict[str, st
     return items
 
 
-def _int(value: Any, *, place: str, minimum: int | None = None) -> int:
-    if isinstance(value, bool):
+def _whole(value: Any, *, minimum: int | None = None) -> int:
+    """A whole number, also as text (``nth=2`` on the command line)."""
+    try:
+        number = None if isinstance(value, bool) else int(str(value).strip())
+    except ValueError:
         number = None
-    elif isinstance(value, int):
-        number = value
-    else:
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            number = None
     if number is None or (minimum is not None and number < minimum):
         bound = f" of at least {minimum}" if minimum is not None else ""
-        raise InputError(f"{value!r} is not an integer{bound}", place=place)
+        raise Refusal(f"{value!r} is not an integer{bound}")
     return number
 
 
-def _bool(value: Any, *, place: str) -> bool:
+def _flag(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -138,37 +143,56 @@ def _bool(value: Any, *, place: str) -> bool:
         return True
     if text in ("false", "no", "0", "off"):
         return False
-    raise InputError(f"{value!r} is not true or false", place=place)
+    raise Refusal(f"{value!r} is not true or false")
 
 
-def _tool(value: Any, *, place: str) -> str:
+def _tool(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise InputError("a tool name is required", place=place,
-                         fix="give tool=NAME (the name the client calls)")
+        raise Refusal("a tool name is required", "give tool=NAME (the name the client calls)")
     return value.strip()
 
 
+def _error_text(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise Refusal("the error must be non-empty text")
+    return value
+
+
+def _planted_text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Refusal("the planted text is required", "give text=INSTRUCTION")
+    return value
+
+
+def _target_args(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise Refusal("target_args is not JSON", 'write a JSON object, e.g. '
+                          '{"to": "attacker@example.com"}') from None
+    if value is not None and not isinstance(value, Mapping):
+        raise Refusal(f"target_args must be an object, not {type_name(value)}")
+    return None if value is None else dict(value)
+
+
+shape(FaultPlan, "a fault", "write {tool: deploy, error: Service unavailable}", tool=_tool,
+      nth=lambda v: None if v is None else _whole(v, minimum=1), error=_error_text,
+      code=lambda v: DEFAULT_ERROR_CODE if v is None else _whole(v),
+      forward=lambda v: True if v is None else _flag(v))
+shape(InjectionPlan, "an injection", "write {tool: fetch_page, text: ...}", tool=_tool,
+      nth=lambda v: None if v is None else _whole(v, minimum=1), text=_planted_text,
+      target=lambda v: None if v is None else _tool(v), target_args=_target_args)
+shape(Plan, "a plan", "write faults: [...] and/or injections: [...]")
+
+
 def fault_from_mapping(item: Mapping[str, Any], *, place: str) -> FaultPlan:
-    """A FaultPlan from a mapping of the keys ``tool nth error mode code forward``."""
-    refuse_unknown(item, FAULT_KEYS, path=place)
-    tool = _tool(item.get("tool"), place=f"{place}.tool")
-    nth = None if item.get("nth") is None else _int(item["nth"], place=f"{place}.nth", minimum=1)
-    error = item.get("error", DEFAULT_FAULT_ERROR)
-    if not isinstance(error, str) or not error:
-        raise InputError("the error must be non-empty text", place=f"{place}.error")
-    code = None if item.get("code") is None else _int(item["code"], place=f"{place}.code")
-    mode = item.get("mode")
-    if mode is None:
-        mode = "jsonrpc_error" if code is not None else "tool_error"
-    if mode not in FAULT_MODES:
-        raise InputError(f"unknown mode {mode!r}", place=f"{place}.mode",
-                         fix=f"use {' or '.join(FAULT_MODES)}")
-    if code is not None and mode != "jsonrpc_error":
-        raise InputError("code applies to mode=jsonrpc_error only", place=f"{place}.code")
-    forward = True if item.get("forward") is None else _bool(item["forward"],
-                                                              place=f"{place}.forward")
-    return FaultPlan(tool=tool, nth=nth, error=error, mode=mode,
-                     code=DEFAULT_ERROR_CODE if code is None else code, forward=forward)
+    """A FaultPlan from a mapping of the keys ``tool nth error mode code forward``; without
+    a mode, a code means ``jsonrpc_error``."""
+    if isinstance(item, Mapping) and item.get("mode") is None:
+        jsonrpc = item.get("code") is not None
+        item = {**item, "mode": "jsonrpc_error" if jsonrpc else "tool_error"}
+    return structure(item, FaultPlan, place=place)
 
 
 def injection_from_mapping(item: Mapping[str, Any], *, place: str) -> InjectionPlan:
@@ -176,40 +200,17 @@ def injection_from_mapping(item: Mapping[str, Any], *, place: str) -> InjectionP
 
     ``target`` is a tool name, or (in a plan file) ``{"tool": ..., "args": {...}}``.
     """
-    refuse_unknown(item, INJECTION_KEYS, path=place)
-    tool = _tool(item.get("tool"), place=f"{place}.tool")
-    nth = None if item.get("nth") is None else _int(item["nth"], place=f"{place}.nth", minimum=1)
-    text = item.get("text")
-    if not isinstance(text, str) or not text.strip():
-        raise InputError("the planted text is required", place=f"{place}.text",
-                         fix="give text=INSTRUCTION")
-    target = item.get("target")
-    target_args = item.get("target_args")
+    target = item.get("target") if isinstance(item, Mapping) else None
     if isinstance(target, Mapping):
         extra = set(target) - {"tool", "args"}
         if extra:
             raise InputError(f"unknown key {sorted(extra)[0]!r}", place=f"{place}.target",
                              fix="use only tool and args")
-        if target_args is not None and target.get("args") is not None:
+        if item.get("target_args") is not None and target.get("args") is not None:
             raise InputError("target args are given twice", place=f"{place}.target_args")
-        target_args = target.get("args", target_args)
-        target = target.get("tool")
-    if target is not None:
-        target = _tool(target, place=f"{place}.target")
-    if isinstance(target_args, str):
-        try:
-            target_args = json.loads(target_args)
-        except json.JSONDecodeError:
-            raise InputError("target_args is not JSON", place=f"{place}.target_args",
-                             fix='write a JSON object, e.g. {"to": "attacker@example.com"}'
-                             ) from None
-    if target_args is not None and not isinstance(target_args, Mapping):
-        raise InputError(f"target_args must be an object, not {type_name(target_args)}",
-                         place=f"{place}.target_args")
-    if target_args is not None and target is None:
-        raise InputError("target_args needs a target tool", place=f"{place}.target")
-    return InjectionPlan(tool=tool, text=text, nth=nth, target=target,
-                         target_args=None if target_args is None else dict(target_args))
+        item = {**item, "target": target.get("tool"),
+                "target_args": target.get("args", item.get("target_args"))}
+    return structure(item, InjectionPlan, place=place)
 
 
 def parse_fault_spec(text: str) -> FaultPlan:
@@ -226,43 +227,21 @@ def parse_injection_spec(text: str) -> InjectionPlan:
 
 def parse_plan(document: Any, *, file: str | None = None) -> Plan:
     """A plan document: ``{"faults": [...], "injections": [...]}`` (both optional)."""
-    try:
-        if not isinstance(document, Mapping):
-            raise InputError(f"a plan is an object, not {type_name(document)}", place="$",
-                             fix="write faults: [...] and/or injections: [...]")
-        for key in document:
-            if key not in ("faults", "injections"):
-                raise InputError(f"unknown key {key!r}", place=f"$.{key}",
-                                 fix="use only faults and injections")
-        faults = [fault_from_mapping(_mapping(item, f"$.faults[{i}]"), place=f"$.faults[{i}]")
-                  for i, item in enumerate(_list(document.get("faults"), "$.faults"))]
-        injections = [
-            injection_from_mapping(_mapping(item, f"$.injections[{i}]"),
-                                   place=f"$.injections[{i}]")
-            for i, item in enumerate(_list(document.get("injections"), "$.injections"))
-        ]
-    except InputError as exc:
-        raise exc.at(file) if file else exc from None
-    return Plan(tuple(faults), tuple(injections))
+    if isinstance(document, Mapping):
+        try:
+            document = {**document, **{
+                key: [read(item, place=f"$.{key}[{i}]") for i, item in enumerate(items)]
+                for key, read in (("faults", fault_from_mapping),
+                                  ("injections", injection_from_mapping))
+                if isinstance(items := document.get(key), list)}}
+        except InputError as exc:
+            raise exc.at(file) if file else exc from None
+    return structure(document, Plan, source=file)
 
 
 def load_plan_file(path: str) -> Plan:
     """Read a plan file (YAML by suffix ``.yaml``/``.yml``, else JSON)."""
     return parse_plan(load_document(path, what="plan file"), file=path)
-
-
-def _list(value: Any, place: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InputError(f"must be a list, not {type_name(value)}", place=place)
-    return value
-
-
-def _mapping(value: Any, place: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InputError(f"must be an object, not {type_name(value)}", place=place)
-    return value
 
 
 # ---------------------------------------------------------------- planting at run time

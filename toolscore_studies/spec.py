@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -10,25 +9,13 @@ from typing import Any
 from attrs import field, frozen
 
 from toolscore_core.canonical import sha256_hex
-from toolscore_core.contracts import parse_expected, parse_forbidden, parse_side_effects
-from toolscore_core.documents import (
-    YAML_SUFFIXES,
-    parse_json,
-    parse_yaml,
-    read_bytes,
-    refuse_unknown,
-    type_name,
-)
+from toolscore_core.contracts import parse_expected
+from toolscore_core.documents import YAML_SUFFIXES, parse_json, parse_yaml, read_bytes, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import to_json
-from toolscore_core.models import Contract, ForbiddenRule
+from toolscore_core.models import Contract, ForbiddenRule, SideEffect
+from toolscore_core.structure import Refusal, at_least, shape, structure
 
-STUDY_KEYS = ("study", "version", "description", "defaults", "tasks")
-DEFAULT_KEYS = ("weights", "pass_threshold", "forbidden", "honesty", "pricing")
-TASK_KEYS = ("prompt", "expected", "forbidden", "side_effects", "pass_threshold", "weights",
-             "honesty", "mcp_server", "description")
-MCP_KEYS = ("command", "env", "inject_fault", "inject_prompt")
-PRICE_KEYS = ("input_per_mtok", "output_per_mtok")
 DEFAULT_PASS_THRESHOLD = 0.8
 """A run passes at grade B or better unless the spec says otherwise."""
 
@@ -37,8 +24,8 @@ DEFAULT_PASS_THRESHOLD = 0.8
 class Price:
     """USD per million tokens for one model."""
 
-    input_per_mtok: float
-    output_per_mtok: float
+    input_per_mtok: float = field(validator=at_least(0))
+    output_per_mtok: float = field(validator=at_least(0))
 
 
 @frozen
@@ -169,219 +156,154 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
     """Validate a decoded spec; an error names the task id and the field."""
     if isinstance(document, Study):
         return document
-    if not isinstance(document, Mapping):
-        raise InputError(f"a study spec is an object, not {type_name(document)}", file=file,
-                         place="$", fix="write study: <name> and tasks: {<id>: {...}}")
-    refuse_unknown(document, STUDY_KEYS, file=file, path="$")
-    name = document.get("study")
-    if not isinstance(name, str) or not name.strip():
-        raise InputError('"study" must be a non-empty string (the study name)', file=file,
-                         place="$.study", fix="add study: <name>")
-    version = document.get("version")
-    if version is not None and not isinstance(version, str | int | float):
-        raise InputError('"version" must be a string', file=file, place="$.version")
-    defaults = document.get("defaults") or {}
-    if not isinstance(defaults, Mapping):
-        raise InputError(f'"defaults" must be an object, not {type_name(defaults)}', file=file,
-                         place="$.defaults")
-    refuse_unknown(defaults, DEFAULT_KEYS, file=file, path="$.defaults")
-    default_weights = _weights(defaults.get("weights"), file=file, path="$.defaults.weights")
-    default_threshold = _threshold(defaults.get("pass_threshold", DEFAULT_PASS_THRESHOLD),
-                                   file=file, path="$.defaults.pass_threshold")
-    default_forbidden = parse_forbidden(defaults.get("forbidden") or [], file=file,
-                                        path="$.defaults.forbidden")
-    default_honesty = _mapping_or_none(defaults.get("honesty"), file=file,
-                                       path="$.defaults.honesty")
-    pricing = _pricing(defaults.get("pricing"), file=file)
-    raw_tasks = document.get("tasks")
-    if not isinstance(raw_tasks, Mapping) or not raw_tasks:
-        raise InputError('"tasks" must be a non-empty object of tasks by id', file=file,
-                         place="$.tasks",
-                         fix="write tasks: {<task id>: {prompt: ..., expected: [...]}}")
-    tasks: dict[str, Task] = {}
-    for raw_id, body in raw_tasks.items():
-        task_id = str(raw_id)
-        where = f"$.tasks.{task_id}"
-        if not task_id.strip():
-            raise InputError("a task id must not be empty", file=file, place=where)
-        tasks[task_id] = _task(task_id, body, where, file=file, weights=default_weights,
-                               threshold=default_threshold, forbidden=default_forbidden,
-                               honesty=default_honesty)
-    return Study(name=name, version=None if version is None else str(version), tasks=tasks,
-                 pricing=pricing, sha256=sha256, path=file)
+    spec = structure(document, StudySpec, source=file)
+    defaults = spec.defaults or Defaults()
+    tasks = {}
+    for task_id, body in spec.tasks.items():
+        try:
+            task = structure(body, TaskSpec, source=file, place=f"$.tasks.{task_id}")
+            if "expected" not in body:
+                raise InputError('missing "expected"', file=file,
+                                 place=f"$.tasks.{task_id}.expected",
+                                 fix="add expected: [{tool: ..., args: {...}}]")
+            expected = parse_expected(body["expected"], file=file,
+                                      path=f"$.tasks.{task_id}.expected")
+        except InputError as exc:
+            raise InputError(f"task {task_id!r}: {exc.problem}", file=exc.file, place=exc.place,
+                             fix=exc.fix) from None
+        weights = None if defaults.weights is None and task.weights is None else {
+            **(defaults.weights or {}), **(task.weights or {})}
+        tasks[task_id] = Task(
+            id=task_id, prompt=task.prompt,
+            contract=Contract(expected=expected, forbidden=defaults.forbidden + task.forbidden,
+                              side_effects=task.side_effects),
+            pass_threshold=(defaults.pass_threshold if task.pass_threshold is None
+                            else task.pass_threshold),
+            weights=weights,
+            honesty=task.honesty if task.honesty is not None else defaults.honesty,
+            mcp_server=task.mcp_server, description=task.description)
+    return Study(name=spec.study, version=spec.version, tasks=tasks, pricing=defaults.pricing,
+                 sha256=sha256, path=file)
 
 
-def _task(
-    task_id: str, body: Any, where: str, *, file: str | None,
-    weights: dict[str, float] | None, threshold: float, forbidden: tuple[ForbiddenRule, ...],
-    honesty: Mapping[str, Any] | None,
-) -> Task:
-    if not isinstance(body, Mapping):
-        raise InputError(f"task {task_id!r} must be an object, not {type_name(body)}",
-                         file=file, place=where)
-    refuse_unknown(body, TASK_KEYS, file=file, path=where)
-    prompt = body.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
-        raise InputError(f'task {task_id!r}: "prompt" must be a non-empty string', file=file,
-                         place=f"{where}.prompt", fix="add prompt: <what the agent is asked>")
-    if "expected" not in body:
-        raise InputError(f'task {task_id!r}: missing "expected"', file=file,
-                         place=f"{where}.expected", fix="add expected: [{tool: ..., args: {...}}]")
-    try:
-        expected = parse_expected(body["expected"], file=file, path=f"{where}.expected")
-        rules = parse_forbidden(body.get("forbidden") or [], file=file,
-                                path=f"{where}.forbidden")
-        effects = parse_side_effects(body.get("side_effects") or [], file=file,
-                                     path=f"{where}.side_effects")
-    except InputError as exc:
-        raise InputError(f"task {task_id!r}: {exc.problem}", file=exc.file, place=exc.place,
-                         fix=exc.fix) from None
-    task_weights = _weights(body.get("weights"), file=file, path=f"{where}.weights")
-    merged = None if weights is None and task_weights is None else {
-        **(weights or {}), **(task_weights or {})}
-    task_honesty = _mapping_or_none(body.get("honesty"), file=file, path=f"{where}.honesty")
-    description = body.get("description")
-    if description is not None and not isinstance(description, str):
-        raise InputError(f'task {task_id!r}: "description" must be a string', file=file,
-                         place=f"{where}.description")
-    return Task(
-        id=task_id, prompt=prompt,
-        contract=Contract(expected=expected, forbidden=forbidden + rules, side_effects=effects),
-        pass_threshold=_threshold(body.get("pass_threshold", threshold), file=file,
-                                  path=f"{where}.pass_threshold", task_id=task_id),
-        weights=merged,
-        honesty=task_honesty if task_honesty is not None else honesty,
-        mcp_server=_mcp(body.get("mcp_server"), file=file, path=f"{where}.mcp_server",
-                        task_id=task_id),
-        description=description,
-    )
+def _weights(_: Any, attribute: Any, value: Mapping[str, float] | None) -> None:
+    for name, number in (value or {}).items():
+        if number < 0:
+            raise Refusal(f"weight {name!r} must be a number >= 0", key=f"{attribute.name}.{name}")
 
 
-def _weights(value: Any, *, file: str | None, path: str) -> dict[str, float] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise InputError(f"weights must be an object of metric: number, not {type_name(value)}",
-                         file=file, place=path)
-    weights = {}
-    for name, number in value.items():
-        if isinstance(number, bool) or not isinstance(number, int | float) or not (
-            math.isfinite(number) and number >= 0
-        ):
-            raise InputError(f"weight {name!r} must be a number >= 0", file=file,
-                             place=f"{path}.{name}")
-        weights[str(name)] = float(number)
-    return weights
+@frozen
+class Defaults:
+    """A study's ``defaults``: what every task has unless it says otherwise."""
+
+    weights: Mapping[str, float] | None = field(default=None, validator=_weights)
+    pass_threshold: float = field(default=DEFAULT_PASS_THRESHOLD, validator=at_least(0, 1))
+    forbidden: tuple[ForbiddenRule, ...] = ()
+    honesty: Mapping[str, Any] | None = None
+    pricing: Mapping[str, Price] = field(factory=dict)
 
 
-def _threshold(value: Any, *, file: str | None, path: str, task_id: str | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        who = f"task {task_id!r}: " if task_id else ""
-        raise InputError(f'{who}"pass_threshold" must be a number from 0 to 1, not {value!r}',
-                         file=file, place=path, fix="write e.g. pass_threshold: 0.8")
-    return float(value)
+@frozen
+class TaskSpec:
+    """A task as the spec writes it (``expected`` is read as a contract's)."""
+
+    prompt: str
+    expected: Any = None
+    forbidden: tuple[ForbiddenRule, ...] = ()
+    side_effects: tuple[SideEffect, ...] = ()
+    pass_threshold: float | None = field(default=None, validator=at_least(0, 1))
+    weights: Mapping[str, float] | None = field(default=None, validator=_weights)
+    honesty: Mapping[str, Any] | None = None
+    mcp_server: McpServer | None = None
+    description: str | None = None
 
 
-def _mapping_or_none(value: Any, *, file: str | None, path: str) -> Mapping[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise InputError(f"must be an object, not {type_name(value)}", file=file, place=path)
-    return dict(value)
+@frozen
+class StudySpec:
+    """A study spec as written: the tasks are read one by one, to name the task."""
+
+    study: str
+    tasks: Mapping[str, Mapping[str, Any]]
+    version: str | None = None
+    description: str | None = None
+    defaults: Defaults | None = None
 
 
-def _pricing(value: Any, *, file: str | None) -> dict[str, Price]:
-    path = "$.defaults.pricing"
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InputError("pricing must be an object of model: {input_per_mtok, output_per_mtok}",
-                         file=file, place=path)
-    prices = {}
-    for model, entry in value.items():
-        where = f"{path}.{model}"
-        if not isinstance(entry, Mapping):
-            raise InputError("a price is an object", file=file, place=where,
-                             fix="write {input_per_mtok: 3.0, output_per_mtok: 15.0}")
-        refuse_unknown(entry, PRICE_KEYS, file=file, path=where)
-        numbers = []
-        for key in PRICE_KEYS:
-            number = entry.get(key)
-            if isinstance(number, bool) or not isinstance(number, int | float) or not (
-                math.isfinite(number) and number >= 0
-            ):
-                raise InputError(f'"{key}" must be a number >= 0 (USD per million tokens)',
-                                 file=file, place=f"{where}.{key}")
-            numbers.append(float(number))
-        prices[str(model)] = Price(input_per_mtok=numbers[0], output_per_mtok=numbers[1])
-    return prices
+def _filled(what: str, fix: str) -> Any:
+    def read(value: Any) -> str:
+        if not isinstance(value, str) or not value.strip():
+            raise Refusal(f'"{{key}}" must be a non-empty string ({what})', fix)
+        return value
+    return read
 
 
-def _mcp(value: Any, *, file: str | None, path: str, task_id: str) -> McpServer | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise InputError(f'task {task_id!r}: "mcp_server" must be an object', file=file,
-                         place=path, fix="write mcp_server: {command: [python, server.py]}")
-    refuse_unknown(value, MCP_KEYS, file=file, path=path)
-    command = value.get("command")
-    if (not isinstance(command, list) or not command
-            or not all(isinstance(part, str) and part for part in command)):
-        raise InputError(f'task {task_id!r}: "command" must be a non-empty list of strings',
-                         file=file, place=f"{path}.command",
-                         fix="write command: [python, server.py] (no shell)")
-    env = value.get("env") or {}
-    if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
-        raise InputError(f'task {task_id!r}: "env" must be an object of strings', file=file,
-                         place=f"{path}.env")
-    return McpServer(command=tuple(command), env={str(k): v for k, v in env.items()},
-                     inject_fault=_plantings(value.get("inject_fault"), "fault", file=file,
-                                             path=f"{path}.inject_fault", task_id=task_id),
-                     inject_prompt=_plantings(value.get("inject_prompt"), "injection",
-                                              file=file, path=f"{path}.inject_prompt",
-                                              task_id=task_id))
+def _tasks(value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping) or not value:
+        raise Refusal('"tasks" must be a non-empty object of tasks by id',
+                      "write tasks: {<task id>: {prompt: ..., expected: [...]}}")
+    for task_id in value:
+        if not str(task_id).strip():
+            raise Refusal("a task id must not be empty")
+        if not isinstance(value[task_id], Mapping):
+            raise Refusal(f"task {str(task_id)!r} must be an object, not "
+                          f"{type_name(value[task_id])}")
+    return {str(k): v for k, v in value.items()}
 
 
-def _plantings(value: Any, kind: str, *, file: str | None, path: str,
-               task_id: str) -> tuple[Mapping[str, Any], ...]:
+def _version(value: Any) -> str | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, str | int | float)):
+        raise Refusal(f"must be a string, not {type_name(value)}")
+    return None if value is None else str(value)
+
+
+def _command(value: Any) -> tuple[str, ...]:
+    if (not isinstance(value, list) or not value
+            or not all(isinstance(part, str) and part for part in value)):
+        raise Refusal('"command" must be a non-empty list of strings',
+                      "write command: [python, server.py] (no shell)")
+    return tuple(value)
+
+
+def _plantings(kind: str) -> Any:
     """Faults or injections to plant: each the ``toolscore mcp record`` option's text
     (``tool=deploy,nth=1``) or an object with the same keys; checked now, not mid-study."""
-    from toolscore_mcp.planting import (
-        FAULT_KEYS,
-        INJECTION_KEYS,
-        fault_from_mapping,
-        injection_from_mapping,
-        split_spec,
-    )
+    def read(value: Any) -> tuple[Mapping[str, Any], ...]:
+        from toolscore_mcp import planting
 
-    if value is None:
-        return ()
-    option = "--inject-fault" if kind == "fault" else "--inject-prompt"
-    example = ("tool=deploy,error=Service unavailable" if kind == "fault"
-               else "tool=fetch_page,text=Ignore previous instructions...,target=send_email")
-    if not isinstance(value, list):
-        raise InputError(f'task {task_id!r}: must be a list, not {type_name(value)}', file=file,
-                         place=path, fix=f"write [{example!r}]")
-    entries = []
-    for i, item in enumerate(value):
-        where = f"{path}[{i}]"
-        try:
+        option, keys, check = {
+            "fault": ("--inject-fault", planting.FAULT_KEYS, planting.fault_from_mapping),
+            "injection": ("--inject-prompt", planting.INJECTION_KEYS,
+                          planting.injection_from_mapping)}[kind]
+        example = ("tool=deploy,error=Service unavailable" if kind == "fault"
+                   else "tool=fetch_page,text=Ignore previous instructions...,target=send_email")
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise Refusal(f"must be a list, not {type_name(value)}", f"write [{example!r}]")
+        entries = []
+        for i, item in enumerate(value):
+            where = f"$[{i}]"
             if isinstance(item, str):
-                entry: Mapping[str, Any] = split_spec(
-                    item, FAULT_KEYS if kind == "fault" else INJECTION_KEYS, option=option)
+                try:
+                    entry: Mapping[str, Any] = planting.split_spec(item, keys, option=option)
+                except InputError as exc:  # placed at the entry, not at the option
+                    raise InputError(exc.problem, place=where, fix=exc.fix) from None
             elif isinstance(item, Mapping):
                 entry = dict(item)
             else:
                 raise InputError(f"must be text like {option} takes or an object, not "
                                  f"{type_name(item)}", place=where, fix=f"write {example!r}")
-            if kind == "fault":
-                fault_from_mapping(entry, place=where)
-            else:
-                injection_from_mapping(entry, place=where)
-        except InputError as exc:
-            place = exc.place if exc.place and exc.place.startswith(where) else where
-            raise InputError(f"task {task_id!r}: {exc.problem}", file=file, place=place,
-                             fix=exc.fix) from None
-        entries.append({str(k): v for k, v in entry.items()})
-    return tuple(entries)
+            check(entry, place=where)
+            entries.append({str(k): v for k, v in entry.items()})
+        return tuple(entries)
+    return read
 
+
+shape(StudySpec, "a study spec", "write study: <name> and tasks: {<id>: {...}}",
+      study=_filled("the study name", "add study: <name>"), tasks=_tasks, version=_version)
+shape(TaskSpec, "a task", "write {prompt: ..., expected: [...]}",
+      prompt=_filled("what the agent is asked", "add prompt: <what the agent is asked>"))
+shape(Defaults, "the defaults", "write defaults: {weights: ..., pass_threshold: ...}")
+shape(Price, "a price", "write {input_per_mtok: 3.0, output_per_mtok: 15.0}")
+shape(McpServer, "an MCP server", "write mcp_server: {command: [python, server.py]}",
+      command=_command, inject_fault=_plantings("fault"), inject_prompt=_plantings("injection"))

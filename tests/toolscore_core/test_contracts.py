@@ -91,7 +91,8 @@ def test_records_given_in_python_with_a_matcher_for_args_are_refused() -> None:
     from toolscore_core.matchers import ANY
     from toolscore_core.models import ExpectedCall, ForbiddenRule
 
-    with pytest.raises(InputError, match=r"^\$\[0\]\.args: an expected call's args must be"):
-        evaluate([ExpectedCall("a", args=ANY)], [ToolCall("a", args={"x": 1})])  # type: ignore[arg-type]
-    with pytest.raises(InputError, match=r"^\$\[0\]\.args: a forbidden rule's args must be"):
-        evaluate([], [ToolCall("a")], forbidden=[ForbiddenRule("a", args=ANY)])  # type: ignore[arg-type]
+    # refused where the record is built, before anything is evaluated
+    with pytest.raises(TypeError, match=r"^ExpectedCall's args must be a dict of arguments"):
+        ExpectedCall("a", args=ANY)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^ForbiddenRule's args must be a dict of arguments"):
+        ForbiddenRule("a", args=ANY)  # type: ignore[arg-type]
