@@ -49,7 +49,7 @@ def main() -> None:
     from toolscore_core.evaluation import evaluate
     from toolscore_core.models import ToolCall, Trace
     from toolscore_core.plugins import build_registry, get_plugin_manager
-    from toolscore_core.redaction import find_secrets, redact, redact_text
+    from toolscore_secrets.redaction import find_secrets, redact, redact_text
 
     tools = ("search_flights", "book_flight", "send_email", "get_weather")
     calls = tuple(

@@ -8,8 +8,8 @@ from typing import Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
 from toolscore_core.batches import BATCH
-from toolscore_core.redaction import find_in_value, secret_key, suspicious, suspicious_value
 from toolscore_core.wording import count, number
+from toolscore_secrets.redaction import find_in_value, secret_key, suspicious, suspicious_value
 
 _STR = frozenset((str,))
 

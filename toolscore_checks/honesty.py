@@ -18,8 +18,8 @@ from toolscore_checks.honesty_config import HonestyConfig, parse_honesty_config
 from toolscore_checks.injected import Injected, parse_injected
 from toolscore_core.canonical import file_sha256
 from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.redaction import blob, redact_text
 from toolscore_core.wording import number
+from toolscore_secrets.redaction import blob, redact_text
 
 MIN_WORDS = 3
 """An answer this long is English when the detector's best guess is English."""

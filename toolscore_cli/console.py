@@ -43,8 +43,8 @@ def error_line(exc: BaseException) -> str:
     """``error: <message>`` for bad input, with credentials masked and control characters
     shown as ``\\xNN``: messages quote the input (an unknown key, a value), which is untrusted."""
     from toolscore_core.errors import InputError
-    from toolscore_core.redaction import redact_text
     from toolscore_formats.reports.text import visible
+    from toolscore_secrets.redaction import redact_text
 
     if isinstance(exc, InputError) and exc.place in FLAGS:
         exc = InputError(exc.problem, file=exc.file, place=FLAGS[exc.place], fix=exc.fix)

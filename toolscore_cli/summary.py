@@ -79,8 +79,8 @@ def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from toolscore_core.redaction import redact_text
     from toolscore_formats.reports.text import visible
+    from toolscore_secrets.redaction import redact_text
     from toolscore_studies.render import regrade_cells
 
     out = _console(err)

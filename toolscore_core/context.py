@@ -33,8 +33,8 @@ from toolscore_core.models import (
     Trace,
 )
 from toolscore_core.pairing import Pairing
-from toolscore_core.redaction import redact, suspicious_json
 from toolscore_core.scoring import grade_for
+from toolscore_secrets.redaction import redact, suspicious_json
 
 SCHEMA_VERSION = "2"
 

@@ -12,7 +12,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.evaluation import run_evaluation
 from toolscore_core.models import Contract, ToolCall, Trace
 from toolscore_core.plugins import Registry
-from toolscore_core.redaction import redact, redact_text
+from toolscore_secrets.redaction import redact, redact_text
 from toolscore_studies.spec import Price, Study, Task
 
 KIND = "toolscore.agent_run"

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from toolscore_core.redaction import redact_text
+from toolscore_secrets.redaction import redact_text
 
 COLUMNS = ("Task", "Runs", "Passed", "Errors", "Pass rate", "pass^k", "Mean score",
            "Evidence pass/fail/unknown", "Latency", "Cost (total)")

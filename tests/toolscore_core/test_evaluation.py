@@ -156,7 +156,7 @@ def test_a_credential_anywhere_untrusted_is_masked_in_the_record() -> None:
     text = json.dumps(record, ensure_ascii=False)
     for place, (_, secret) in secrets.items():
         assert secret not in text, place
-    from toolscore_core.redaction import mask
+    from toolscore_secrets.redaction import mask
     assert mask(secrets["details"][1]) in record["evidence"]["checks"][-1]["details"]["said"]
     assert mask(secrets["note"][1]) in record["trace"]["notes"][0]
     assert mask(secrets["expected"][1]) in record["calls"]["expected"][0]["args"]["q"]

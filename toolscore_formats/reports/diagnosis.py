@@ -6,8 +6,8 @@ from typing import Any
 
 from toolscore_core.context import Evaluation
 from toolscore_core.matchers import to_repr, values_match
-from toolscore_core.redaction import known_secrets, mask_known, redact_text
 from toolscore_core.wording import number
+from toolscore_secrets.redaction import known_secrets, mask_known, redact_text
 
 
 def _short(value: Any, limit: int = 60, secrets: frozenset[str] = frozenset()) -> str:

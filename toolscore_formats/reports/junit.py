@@ -10,8 +10,8 @@ from typing import Any, TextIO
 
 from toolscore_core.context import Evaluation, ReportWriter
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.redaction import redact_text
 from toolscore_formats.reports.text import score_text, visible
+from toolscore_secrets.redaction import redact_text
 
 
 @cache

@@ -13,7 +13,6 @@ from typing import Any
 from attrs import frozen
 
 from toolscore_core.context import Evaluation
-from toolscore_core.redaction import redact_text
 from toolscore_core.version import toolscore_version
 from toolscore_core.wording import number
 from toolscore_formats.reports.diagnosis import findings
@@ -34,6 +33,7 @@ from toolscore_formats.reports.text import (
     usd_text,
     value_text,
 )
+from toolscore_secrets.redaction import redact_text
 
 SUMMARY_LIMIT = 120
 """Characters of a call or result shown in a table cell."""

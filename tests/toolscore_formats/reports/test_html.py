@@ -21,8 +21,8 @@ from tests.toolscore_formats.reports.dom import Element, parse, table_rows
 from tests.toolscore_formats.reports.samples import IMG, PIPE, SCRIPT, SECRET
 from toolscore_core.context import Evaluation
 from toolscore_core.evaluation import evaluate
-from toolscore_core.redaction import mask
 from toolscore_formats.reports.html import content_security_policy, stylesheet, write
+from toolscore_secrets.redaction import mask
 
 # Every element the report itself writes; anything else came from the trace.
 REPORT_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3",

@@ -21,8 +21,8 @@ from toolscore_core.plugins import (
     build_registry,
     get_plugin_manager,
 )
-from toolscore_core.redaction import mask
 from toolscore_formats.reports.markdown import code_block, escape, write
+from toolscore_secrets.redaction import mask
 
 # As GitHub renders it: raw HTML allowed, so escaping is what keeps it out.
 RENDERER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolscore_core.canonical import canonical_json
-from toolscore_core.redaction import (
+from toolscore_secrets.redaction import (
     _scan,
     find_credentials,
     find_in_value,

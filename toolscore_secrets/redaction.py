@@ -462,7 +462,7 @@ def _scan(text: str) -> tuple[Finding, ...]:
     for kind, value in _detect_secrets(text):
         spans.extend((s, e, kind) for s, e in _locate(text, value, kind)
                      if kind in _CONTEXT_KINDS or not _HEX.fullmatch(text[s:e]))
-    from toolscore_core.secret_detectors import own_patterns
+    from toolscore_secrets.detectors import own_patterns
 
     for kind, pattern in own_patterns():
         spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))

@@ -1,0 +1,1 @@
+"""Credentials: finding them in text and arguments, and masking them in every output."""
