@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 from toolscore_core.evaluation import evaluate_files
-from toolscore_core.receipts import verify_receipt, write_evaluation_receipt
+from toolscore_core.receipts import write_evaluation_receipt
+from toolscore_core.verify import verify_receipt
 
 MIB = 1 << 20
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "contracts"

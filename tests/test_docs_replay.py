@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, ROOT
-from toolscore_core.receipts import verify_receipt
+from toolscore_core.verify import verify_receipt
 
 DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
              *sorted(EXAMPLES.glob("*/README.md")))

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from toolscore_core.context import Check, Metric, ReportWriter
     from toolscore_core.hookspecs import hookimpl
     from toolscore_core.traces import load_trace
-    from toolscore_core.receipts import build_receipt, verify_receipt
+    from toolscore_core.receipts import build_receipt
+    from toolscore_core.verify import verify_receipt
     from toolscore_core.regrade import Regrade, regrade
     from toolscore import receipts
     from toolscore_studies.runner import run_study
@@ -70,7 +71,7 @@ _EXPORTS: dict[str, str] = {
     "regrade": "toolscore_core.regrade",
     "Regrade": "toolscore_core.regrade",
     "build_receipt": "toolscore_core.receipts",
-    "verify_receipt": "toolscore_core.receipts",
+    "verify_receipt": "toolscore_core.verify",
     "run_study": "toolscore_studies.runner",
 }
 

@@ -6,15 +6,12 @@ from toolscore_core.receipts import (
     INPUT_ROLES,
     RECEIPT_KIND,
     RECEIPT_VERSION,
-    Problem,
-    Recompute,
-    Verification,
     build_receipt,
     load_receipt,
-    verify_receipt,
     write_receipt,
 )
 from toolscore_core.regrade import Regrade, RegradeRefused, regrade
+from toolscore_core.verify import Problem, Recompute, Verification, verify_receipt
 
 __all__ = [
     "INPUT_ROLES",

@@ -27,7 +27,7 @@ def verify_command(
     file, or an edited receipt. Exits 1 on any problem (and, with --recompute, when an
     evaluation is not reproduced).
     """
-    from toolscore_core.receipts import verify_receipt
+    from toolscore_core.verify import verify_receipt
     from toolscore_formats.reports.text import visible
 
     answer = final_answer_text(final_answer)

@@ -15,18 +15,20 @@ from toolscore_core.errors import InputError, ToolscoreError
 from toolscore_core.evaluation import evaluate_files
 from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
-    Problem,
     build_receipt,
-    check_final_answer,
-    check_inputs,
-    check_seal,
     check_shape,
-    evaluate_bound,
     is_receipt,
     relative_path,
     write_receipt,
 )
 from toolscore_core.scoring import DIGITS
+from toolscore_core.verify import (
+    Problem,
+    check_final_answer,
+    check_inputs,
+    check_seal,
+    evaluate_bound,
+)
 
 RECEIPT_SUFFIX = ".receipt.json"
 _SNIFF_LIMIT = 16 << 20

@@ -9,6 +9,7 @@ import toolscore.receipts
 from tests.helpers import example_folder
 from toolscore_core import receipts as core_receipts
 from toolscore_core import regrade as core_regrade
+from toolscore_core import verify as core_verify
 
 
 def test_facade_exports() -> None:
@@ -17,8 +18,8 @@ def test_facade_exports() -> None:
     assert toolscore.regrade is core_regrade.regrade
     assert toolscore.Regrade is core_regrade.Regrade
     assert toolscore.build_receipt is core_receipts.build_receipt
-    assert toolscore.verify_receipt is core_receipts.verify_receipt
-    assert toolscore.receipts.verify_receipt is core_receipts.verify_receipt
+    assert toolscore.verify_receipt is core_verify.verify_receipt
+    assert toolscore.receipts.verify_receipt is core_verify.verify_receipt
     for name in toolscore.receipts.__all__:
         assert getattr(toolscore.receipts, name) is not None
 

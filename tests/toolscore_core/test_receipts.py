@@ -19,15 +19,10 @@ from toolscore_core.contracts import contract_json, load_contract
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate, evaluate_files
 from toolscore_core.plugins import build_registry, default_registry, get_plugin_manager
-from toolscore_core.receipts import (
-    RECEIPT_KIND,
-    build_receipt,
-    seal,
-    verify_receipt,
-    write_evaluation_receipt,
-)
+from toolscore_core.receipts import RECEIPT_KIND, build_receipt, seal, write_evaluation_receipt
 from toolscore_core.regrade import regrade
 from toolscore_core.scoring import resolve_weights
+from toolscore_core.verify import verify_receipt
 from toolscore_core.version import toolscore_version
 
 ROLES = ("gold", "trace", "forbidden", "honesty_config", "injected")

@@ -9,8 +9,9 @@ import pytest
 from tests.helpers import example_folder, flip_byte, read_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
-from toolscore_core.receipts import verify_receipt, write_evaluation_receipt
+from toolscore_core.receipts import write_evaluation_receipt
 from toolscore_core.regrade import RegradeRefused, regrade
+from toolscore_core.verify import verify_receipt
 
 
 @pytest.fixture
