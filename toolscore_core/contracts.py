@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
-from itertools import chain, repeat
+from collections.abc import Mapping
 from typing import Any
 
 from attrs import evolve, field, frozen
 
-from toolscore_core.batches import in_batches
 from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
 from toolscore_core.models import Contract, ExpectedCall, ForbiddenRule, SideEffect
+from toolscore_core.plain_calls import plain_calls
 from toolscore_core.structure import Refusal, at_least, get_converter, shape, structure
 
 
@@ -53,49 +52,10 @@ def parse_expected(
 ) -> tuple[ExpectedCall, ...]:
     """Expected calls from a list of objects or ExpectedCall records."""
     if isinstance(items, list | tuple):
-        plain = in_batches(items, _plain_calls)
+        plain = plain_calls(items)
         if plain is not None:
             return plain
     return structure(items, tuple[ExpectedCall, ...], source=file, place=path)
-
-
-_EXPECTED_KEYSET = frozenset(("tool", "args", "required", "description"))
-
-_PLAIN = frozenset((str, int, float, bool, type(None)))
-_STR = frozenset((str,))
-_BOOL = frozenset((bool,))
-_OPTIONAL_STR = frozenset((str, type(None)))
-_OPTIONAL_DICT = frozenset((dict, type(None)))
-
-
-def _plain_calls(items: Sequence[Any]) -> tuple[ExpectedCall, ...] | None:
-    """The common contract read in whole-list passes: objects of the known keys, a tool
-    name, arguments of plain scalars under ordinary keys (no matcher to parse). None sends
-    the list the long way, which reports the first problem with its place."""
-    if not items or set(map(type, items)) != {dict}:
-        return None
-    if not all(map(_EXPECTED_KEYSET.issuperset, items)):
-        return None
-    get = dict.get
-    tools = list(map(get, items, repeat("tool")))
-    args = list(map(get, items, repeat("args")))
-    required = list(map(get, items, repeat("required"), repeat(True)))
-    descriptions = list(map(get, items, repeat("description")))
-    if not (set(map(type, tools)) <= _STR and all(tools)
-            and set(map(type, required)) <= _BOOL
-            and set(map(type, descriptions)) <= _OPTIONAL_STR
-            and set(map(type, args)) <= _OPTIONAL_DICT):
-        return None
-    given = [a for a in args if a is not None]
-    try:
-        if not set(map(type, chain.from_iterable(map(dict.values, given)))) <= _PLAIN:
-            return None
-        if "$" in "".join(chain.from_iterable(given)):
-            return None
-    except TypeError:  # a key that is not a string: the long way reports it
-        return None
-    copies = [None if a is None else a.copy() for a in args]
-    return tuple(map(ExpectedCall, tools, copies, required, descriptions))  # type: ignore[arg-type]
 
 
 def parse_forbidden(
