@@ -73,13 +73,6 @@ def parse_forbidden(
     return structure(items, tuple[ForbiddenRule, ...], source=file, place=path)
 
 
-def parse_side_effects(
-    items: Any, *, file: str | None = None, path: str = "$"
-) -> tuple[SideEffect, ...]:
-    """Declared side effects: a list of ``{"type": ..., ...}`` objects."""
-    return structure(items, tuple[SideEffect, ...], source=file, place=path)
-
-
 def _arguments(value: Any) -> dict[str, Any] | None:
     """Expected arguments: an object whose values may be matchers (the object itself is
     not one: ``"args": {"$any": true}`` would leave every metric nothing to compare)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -321,13 +320,3 @@ def type_name(value: Any) -> str:
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
-
-
-def refuse_unknown(item: Mapping[str, Any], allowed: Iterable[str], *, path: str,
-                   file: str | None = None) -> None:
-    """Raise an InputError naming the first key of ``item`` not in ``allowed``."""
-    allowed = tuple(allowed)
-    for key in item:
-        if key not in allowed:
-            raise InputError(f"unknown key {key!r}", file=file, place=f"{path}.{key}",
-                             fix=f"use only {', '.join(allowed)}")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import repeat
 from typing import Any
 
 from toolscore_core.batches import in_batches
-from toolscore_core.documents import refuse_unknown, type_name
+from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ToolCall, Trace, TraceFormat
@@ -186,3 +186,13 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
               '"cost", "timestamp"}], "final_answer"} or a bare list of calls',
         detect=detect, parse=parse,
     )]
+
+
+def refuse_unknown(item: Mapping[str, Any], allowed: Iterable[str], *, path: str,
+                   file: str | None = None) -> None:
+    """Raise an InputError naming the first key of ``item`` not in ``allowed``."""
+    allowed = tuple(allowed)
+    for key in item:
+        if key not in allowed:
+            raise InputError(f"unknown key {key!r}", file=file, place=f"{path}.{key}",
+                             fix=f"use only {', '.join(allowed)}")
