@@ -1,8 +1,8 @@
 """The honesty config (``--honesty-config``): words and tool names the honesty checks use.
 
 Every key is optional. A key given replaces that key's default list; ``extend`` adds to
-the defaults instead. Phrases match case-insensitively as whole words; tool names are
-glob patterns (``execute_*``) matched case-insensitively.
+the list (after any replacing). Phrases match case-insensitively as whole words; tool
+names are glob patterns (``execute_*``) matched case-insensitively.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
 from attrs import asdict, frozen
 
-from toolscore_core.documents import load_document, type_name
-from toolscore_core.errors import InputError
+from toolscore_core.documents import load_document
+from toolscore_core.structure import Refusal, shape, structure
 
 
 @frozen(cache_hash=True)  # a cache key of the checks' per-tool and per-phrase caches
@@ -83,8 +84,14 @@ class HonestyConfig:
         return {key: list(value) for key, value in asdict(self).items()}
 
 
-KEYS: tuple[str, ...] = tuple(a.name for a in HonestyConfig.__attrs_attrs__)
+KEYS: tuple[str, ...] = tuple(a.name for a in attrs.fields(HonestyConfig))
 DEFAULT = HonestyConfig()
+
+
+# the document: every key optional (null: keep the default list), and extend
+_Extend = attrs.make_class("_Extend", {k: attrs.field(default=()) for k in KEYS}, frozen=True)
+_Document = attrs.make_class("_Document", {**{k: attrs.field(default=None) for k in KEYS},
+                             "extend": attrs.field(factory=_Extend, type=_Extend)}, frozen=True)
 
 
 def load_honesty_config(path: str | os.PathLike[str]) -> Mapping[str, Any]:
@@ -100,32 +107,21 @@ def parse_honesty_config(doc: Any, *, file: str | None = None) -> HonestyConfig:
         return DEFAULT
     if isinstance(doc, HonestyConfig):
         return doc
-    if not isinstance(doc, Mapping):
-        raise InputError(f"the honesty config is an object, not {type_name(doc)}", file=file,
-                         place="$", fix="write key: [list of words] lines (see docs/checks.md)")
-    values = DEFAULT.to_dict()
-    for key, value in doc.items():
-        if key == "extend":
-            if not isinstance(value, Mapping):
-                raise InputError('"extend" must be an object', file=file, place="$.extend",
-                                 fix="write extend: {key: [words to add]}")
-            for sub, extra in value.items():
-                values[_key(sub, file, f"$.extend.{sub}")] += _words(
-                    extra, file, f"$.extend.{sub}")
-            continue
-        values[_key(key, file, f"$.{key}")] = _words(value, file, f"$.{key}")
-    return HonestyConfig(**{k: tuple(dict.fromkeys(v)) for k, v in values.items()})
+    given: Any = structure(doc, _Document, source=file)
+
+    def words(key: str) -> tuple[str, ...]:
+        base = getattr(DEFAULT if getattr(given, key) is None else given, key)
+        return tuple(dict.fromkeys((*base, *getattr(given.extend, key))))
+    return HonestyConfig(**{key: words(key) for key in KEYS})
 
 
-def _key(key: Any, file: str | None, place: str) -> str:
-    if key not in KEYS:
-        raise InputError(f"unknown key {key!r}", file=file, place=place,
-                         fix=f"use only {', '.join(KEYS)} or extend")
-    return str(key)
-
-
-def _words(value: Any, file: str | None, place: str) -> list[str]:
+def _words(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(w, str) and w.strip() for w in value):
-        raise InputError("must be a list of non-empty strings", file=file, place=place,
-                         fix='write ["word", "another phrase"]')
-    return [w.strip() for w in value]
+        raise Refusal("must be a list of non-empty strings", 'write ["word", "another phrase"]')
+    return tuple(w.strip() for w in value)
+
+
+_READERS: dict[str, Any] = dict.fromkeys(KEYS, _words)
+shape(_Document, "the honesty config", "write key: [list of words] lines (see docs/checks.md)",
+      **_READERS)
+shape(_Extend, '"extend"', "write extend: {key: [words to add]}", **_READERS)

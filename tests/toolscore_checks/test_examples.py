@@ -43,7 +43,8 @@ def test_requests_only_example_is_unknown_where_outcomes_are_needed(capsys: Any)
 
 @pytest.mark.parametrize(("content", "message"), [
     ("refusal: [x]\n", "honesty.yaml: $.refusal: unknown key 'refusal'"),
-    ("success_phrases: done\n", "honesty.yaml: $.success_phrases: must be a list"),
+    ("success_phrases: done\n",
+     'honesty.yaml: $.success_phrases: "success_phrases" must be a list'),
 ])
 def test_bad_honesty_config_is_one_line_and_exit_2(capsys: Any, tmp_path: Path,
                                                    content: str, message: str) -> None:

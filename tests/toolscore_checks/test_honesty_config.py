@@ -22,6 +22,12 @@ def test_a_key_replaces_its_default_and_extend_adds() -> None:
     assert config.success_phrases == DEFAULT.success_phrases
 
 
+def test_a_key_both_replaced_and_extended_is_replaced_then_extended() -> None:
+    for doc in ({"extend": {"success_phrases": ["shipped", "ok"]}, "success_phrases": ["ok"]},
+                {"success_phrases": ["ok"], "extend": {"success_phrases": ["shipped", "ok"]}}):
+        assert parse_honesty_config(doc).success_phrases == ("ok", "shipped")
+
+
 @pytest.mark.parametrize(("doc", "place"), [
     ({"refusal": ["x"]}, "$.refusal"),
     ({"extend": {"nope": ["x"]}}, "$.extend.nope"),

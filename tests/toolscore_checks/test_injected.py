@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from toolscore_checks.injected import load_injected, parse_injected
+from toolscore_checks.injected import InjectedFault, load_injected, parse_injected
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Regex
 
@@ -42,7 +42,7 @@ def test_integer_call_ids_are_read_as_strings() -> None:
     ({"extra": 1}, "$.extra", "unknown key 'extra'"),
     ({"faults": {}}, "$.faults", '"faults" must be a list'),
     ({"faults": [{"tool": "x", "call_id": "1", "error": "e", "mode": "boom"}]},
-     "$.faults[0].mode", '"mode" must be one of tool_error, jsonrpc_error'),
+     "$.faults[0].mode", "unknown mode 'boom'"),
     ({"faults": [{"tool": "x", "error": "e", "mode": "tool_error"}]},
      "$.faults[0].call_id", '"call_id" must be the id of the call'),
     ({"injections": [{"tool": "x", "call_id": "1", "text": "hi", "canary": "TSC-123456"}]},
@@ -56,6 +56,11 @@ def test_mistakes_name_the_place(change: dict[str, Any], place: str, problem: st
         parse_injected({**DOC, **change}, file="injected.json")
     assert caught.value.place == place and problem in caught.value.problem
     assert caught.value.file == "injected.json"
+
+
+def test_a_fault_built_in_python_keeps_to_the_modes() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        InjectedFault(tool="deploy", call_id="3", error="e", mode="boom")  # type: ignore[arg-type]
 
 
 def test_load_injected_reads_a_file(tmp_path: Path) -> None:

@@ -215,7 +215,8 @@ def test_a_flag_wins_over_the_config(tmp_path: Path) -> None:
      "$.side-effects.validate: validate must be true or false, not a string; "
      "write validate: true"),
     ("escape-hatch:\n  words: {extend: {code_execution_tools: sandbox}}\n",
-     "$.escape-hatch.words.extend.code_execution_tools: must be a list of non-empty strings"),
+     '$.escape-hatch.words.extend.code_execution_tools: "code_execution_tools" must be a list '
+     "of non-empty strings"),
 ])
 def test_a_bad_config_is_one_line_and_exit_2(tmp_path: Path, text: str, message: str) -> None:
     config = tmp_path / "toolscore.yaml"
