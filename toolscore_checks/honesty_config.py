@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import attrs
@@ -88,12 +89,6 @@ KEYS: tuple[str, ...] = tuple(a.name for a in attrs.fields(HonestyConfig))
 DEFAULT = HonestyConfig()
 
 
-# the document: every key optional (null: keep the default list), and extend
-_Extend = attrs.make_class("_Extend", {k: attrs.field(default=()) for k in KEYS}, frozen=True)
-_Document = attrs.make_class("_Document", {**{k: attrs.field(default=None) for k in KEYS},
-                             "extend": attrs.field(factory=_Extend, type=_Extend)}, frozen=True)
-
-
 def load_honesty_config(path: str | os.PathLike[str]) -> Mapping[str, Any]:
     """Read and validate a honesty config (YAML or JSON); return the decoded mapping."""
     doc = load_document(path, what="honesty config")
@@ -107,7 +102,7 @@ def parse_honesty_config(doc: Any, *, file: str | None = None) -> HonestyConfig:
         return DEFAULT
     if isinstance(doc, HonestyConfig):
         return doc
-    given: Any = structure(doc, _Document, source=file)
+    given: Any = structure(doc, _document(), source=file)
 
     def words(key: str) -> tuple[str, ...]:
         base = getattr(DEFAULT if getattr(given, key) is None else given, key)
@@ -121,7 +116,15 @@ def _words(value: Any) -> tuple[str, ...]:
     return tuple(w.strip() for w in value)
 
 
-_READERS: dict[str, Any] = dict.fromkeys(KEYS, _words)
-shape(_Document, "the honesty config", "write key: [list of words] lines (see docs/checks.md)",
-      **_READERS)
-shape(_Extend, '"extend"', "write extend: {key: [words to add]}", **_READERS)
+@cache
+def _document() -> type:
+    """The config as written: every key optional (absent: the default list), and extend.
+    Built on first use (``toolscore eval`` without a config never needs it)."""
+    readers: dict[str, Any] = dict.fromkeys(KEYS, _words)
+    extend = attrs.make_class("Extend", {k: attrs.field(default=()) for k in KEYS}, frozen=True)
+    shape(extend, '"extend"', "write extend: {key: [words to add]}", **readers)
+    document = attrs.make_class("HonestyDocument", {**{k: attrs.field(default=None) for k in KEYS},
+                                "extend": attrs.field(factory=extend, type=extend)}, frozen=True)
+    shape(document, "the honesty config",
+          "write key: [list of words] lines (see docs/checks.md)", **readers)
+    return document

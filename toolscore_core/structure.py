@@ -193,8 +193,11 @@ def _input_error(exc: Exception, data: Any, source: str | None, place: str) -> I
     if isinstance(exc, KeyError) and steps:
         reader = _SHAPES.get(owner, ("", "", {}))[2].get(str(steps[-1]))
         try:
-            if reader is None:
-                raise Refusal(f'missing "{steps[-1]}"', up=True)
+            if reader is None:  # a field of fixed values (attrs' in_) names them as the fix
+                field = attrs.fields_dict(owner).get(str(steps[-1])) if attrs.has(owner) else None
+                options = getattr(getattr(field, "validator", None), "options", None)
+                raise Refusal(f'missing "{steps[-1]}"',
+                              options and "use " + " or ".join(map(str, options)), up=True)
             reader(None)
         except Refusal as refusal:
             exc = refusal

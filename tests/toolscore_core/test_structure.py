@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 import pytest
-from attrs import field, frozen
+from attrs import field, frozen, validators
 
 from toolscore_core.errors import InputError
 from toolscore_core.structure import Refusal, at_least, shape, structure
@@ -69,6 +69,17 @@ def test_a_document_reads_into_records() -> None:
 ])
 def test_the_first_problem_is_one_line_with_its_place_and_fix(data: object, line: str) -> None:
     assert _error(data) == line
+
+
+@frozen
+class Switch:
+    mode: str = field(validator=validators.in_(("on", "off")))
+
+
+def test_a_missing_field_of_fixed_values_names_them() -> None:
+    with pytest.raises(InputError) as info:
+        structure({}, Switch, source="s.json")
+    assert str(info.value) == 's.json: $: missing "mode"; use on or off'
 
 
 def test_a_place_given_prefixes_the_path() -> None:
