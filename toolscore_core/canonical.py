@@ -9,14 +9,17 @@ from typing import Any
 from toolscore_core.errors import CanonicalJSONError
 
 _CHUNK = 1 << 20
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+"""What ``json.dumps`` builds from these options on every call (it keeps no state between
+calls): built once, as a regrade serializes a few dozen values per row."""
 
 
 def canonical_json(value: Any) -> str:
     """Sorted keys, separators ``,`` and ``:``, UTF-8 characters kept, NaN/infinity refused."""
     try:
-        return json.dumps(
-            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        )
+        return _ENCODER.encode(value)
     except ValueError as exc:
         raise CanonicalJSONError(
             f"no canonical JSON for this value ({exc}); NaN and infinities are refused"
