@@ -1,13 +1,17 @@
-"""Benchmark: regrading agent-run JSONL (rows of 10 calls each).
+"""Benchmark: regrading agent-run JSONL (rows of 10 calls each) against #14's targets.
 
     python bench/bench_regrade_jsonl.py                 # the whole benchmark
     python bench/bench_regrade_jsonl.py --quick         # smaller sizes, for a smoke run
     python bench/bench_regrade_jsonl.py --throughput-only
+    python bench/bench_regrade_jsonl.py --repeat 5      # part [1] five times
 
 Prints (1) rows/s regrading 100,000 rows with --jobs 2, where trials repeat their evidence
-(100 distinct call sequences, as a deterministic agent produces); (2) rows/s when every
-row's calls differ (no two rows share an evaluation); (3) peak RSS regrading 10,000 vs
-1,000,000 rows, each in a fresh process, and the ratio (main process and workers).
+(100 distinct call sequences, as a deterministic agent produces), each of ``--repeat`` runs
+and the best, against the target of at least 5,000 rows/s; (2) rows/s when every row's
+calls differ (no two rows share an evaluation: no target, it is nearly all evaluation);
+(3) peak RSS regrading 10,000 vs 1,000,000 rows, each in a fresh process, and the ratio
+(main process and workers) against the target of at most 1.2x. Each figure shows the
+machine's load average when it was taken: other work on a small machine moves it.
 Data goes to bench/data/ (git-ignored) and is deleted as soon as it has been used.
 """
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -26,6 +31,15 @@ DATA = HERE / "data"
 TASKS = 5
 CALLS = 10
 TRIAL_SENTINEL = 987654321
+TARGET_ROWS_PER_S = 5_000
+"""#14: rows per second regrading with --jobs 2."""
+TARGET_RSS_RATIO = 1.2
+"""#14: peak RSS at 1,000,000 rows over that at 10,000."""
+
+
+def load() -> str:
+    """The 1-minute load average: on a 2-CPU machine, above 2 means work was waiting."""
+    return f"{os.getloadavg()[0]:.1f}"
 
 
 def spec(threshold: float = 0.8) -> dict:
@@ -117,6 +131,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3, help="Runs of part [1].")
     parser.add_argument("--throughput-only", action="store_true",
                         help="Skip the memory part (which regrades 1,000,000 rows).")
     parser.add_argument("--child", nargs=4, metavar=("SRC", "OUT", "JOBS", "SPEC"))
@@ -140,11 +155,15 @@ def main() -> None:
     size = source.stat().st_size
     print(f"  {throughput_rows:,} rows, {size / throughput_rows / 1024:.1f} KiB per row",
           flush=True)
-    result = measure(source, args.jobs, spec_path)
-    rate = result["rows"] / result["seconds"]
-    print(f"[1] regrade {result['rows']:,} rows (100 distinct evidence sets), jobs="
-          f"{args.jobs}: {result['seconds']:.1f}s = {rate:,.0f} rows/s (target >= 10,000)",
-          flush=True)
+    rates = []
+    for _ in range(args.repeat):
+        result = measure(source, args.jobs, spec_path)
+        rates.append(result["rows"] / result["seconds"])
+        print(f"    {result['rows']:,} rows in {result['seconds']:.1f}s = {rates[-1]:,.0f} rows/s"
+              f" (load {load()})", flush=True)
+    print(f"[1] regrade {throughput_rows:,} rows (100 distinct evidence sets), jobs="
+          f"{args.jobs}: best of {len(rates)} {max(rates):,.0f} rows/s (target >= "
+          f"{TARGET_ROWS_PER_S:,})", flush=True)
 
     distinct = templates(variants=distinct_rows // TASKS)  # every row its own calls
     generate(source, distinct_rows, distinct)
@@ -152,7 +171,8 @@ def main() -> None:
     result = measure(source, args.jobs, spec_path)
     rate = result["rows"] / result["seconds"]
     print(f"[2] regrade {result['rows']:,} rows, every row's calls distinct, jobs="
-          f"{args.jobs}: {result['seconds']:.1f}s = {rate:,.0f} rows/s", flush=True)
+          f"{args.jobs}: {result['seconds']:.1f}s = {rate:,.0f} rows/s (no target; load "
+          f"{load()})", flush=True)
 
     if args.throughput_only:
         source.unlink(missing_ok=True)
@@ -167,12 +187,12 @@ def main() -> None:
         print(f"  {rows:,} rows regraded in {time.perf_counter() - began:.1f}s "
               f"({result['rows'] / result['seconds']:,.0f} rows/s): main peak "
               f"{result['main_peak_kib'] / 1024:.1f} MiB, worker peak "
-              f"{result['worker_peak_kib'] / 1024:.1f} MiB", flush=True)
+              f"{result['worker_peak_kib'] / 1024:.1f} MiB (load {load()})", flush=True)
     source.unlink(missing_ok=True)
     for key, name in (("main_peak_kib", "main process"), ("worker_peak_kib", "each worker")):
         ratio = peaks[big][key] / peaks[small][key]
         print(f"[3] peak RSS {name}: {big:,} rows / {small:,} rows = {ratio:.3f}x "
-              "(target <= 1.2x)")
+              f"(target <= {TARGET_RSS_RATIO}x)")
 
 
 if __name__ == "__main__":
