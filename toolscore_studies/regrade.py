@@ -373,12 +373,8 @@ def _in_order(pool: ProcessPoolExecutor, chunks: Iterable[list[bytes]],
 def regrade_file(
     source: str | os.PathLike[str], output: str | os.PathLike[str],
     settings: RegradeSettings, *, jobs: int = 1, registry: Registry | None = None,
-    progress: Any = None,
 ) -> RegradeSummary:
-    """Regrade every row of ``source`` into ``output`` (atomically); return the summary.
-
-    ``progress``, when given, is called with the number of rows done so far.
-    """
+    """Regrade every row of ``source`` into ``output`` (atomically); return the summary."""
     src = Path(source)
     out = Path(output)
     if not src.is_file():
@@ -393,22 +389,20 @@ def regrade_file(
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
             _write(handle, (_regrade_chunk(judge, lines) for lines in _chunks(src)),
-                   summary, progress)
+                   summary)
         else:
             from concurrent.futures import ProcessPoolExecutor
 
             # each worker rebuilds the judge from the settings (with the default registry)
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:
-                _write(handle, _in_order(pool, _chunks(src), jobs * WINDOW_PER_JOB),
-                       summary, progress)
+                _write(handle, _in_order(pool, _chunks(src), jobs * WINDOW_PER_JOB), summary)
             finally:
                 pool.shutdown(cancel_futures=True)
     return summary
 
 
-def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary,
-           progress: Any) -> None:
+def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary) -> None:
     """Write the regraded chunks and count each line's facts into the summary."""
     number = 0
     for blob, facts in packs:
@@ -432,5 +426,3 @@ def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary,
             summary.before.add(*before)
             summary.after.add(*after)
             summary.flip(before[0], before[1], after[1])
-        if progress is not None:
-            progress(summary.rows)
