@@ -2,26 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
 
 
-def distance(expected: list[str], actual: list[str]) -> int:
-    """The exact edit distance, asked of rapidfuzz with a cutoff that grows x4.
+def distance(expected: Sequence[str], actual: Sequence[str]) -> int:
+    """The exact edit distance, asked of rapidfuzz with a cutoff that doubles.
 
     Under a cutoff rapidfuzz only looks at a band around the diagonal, so the cost grows
     with the distance rather than with the product of the lengths (an agent that follows
     its contract closely is cheap to compare however long the run). It answers
-    ``cutoff + 1`` when the distance is larger, and the cutoff grows.
+    ``cutoff + 1`` when the distance is larger, and the cutoff doubles. Tool names are
+    compared as one character per distinct name: rapidfuzz reads a string's characters
+    about twice as fast as hashed list items, and equal names get equal characters.
     """
     from rapidfuzz.distance import Levenshtein
 
+    distinct = dict.fromkeys([*expected, *actual])
+    if len(distinct) < 0xD800:  # below the surrogates every code is a plain character
+        names = dict(zip(distinct, map(chr, range(len(distinct))), strict=True))
+        expected = "".join(map(names.__getitem__, expected))
+        actual = "".join(map(names.__getitem__, actual))
     longest = max(len(expected), len(actual))
     cutoff = 64
     while True:
         found: int = Levenshtein.distance(expected, actual, score_cutoff=cutoff)
         if found <= cutoff or cutoff >= longest:
             return found
-        cutoff *= 4
+        cutoff *= 2
 
 
 def compute(context: EvaluationContext) -> MetricOutcome:

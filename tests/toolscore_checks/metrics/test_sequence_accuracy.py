@@ -50,3 +50,8 @@ def test_long_sequences_get_the_exact_distance(pair: tuple[list[str], list[str]]
     """Thousands of names, near or far from the contract: the growing cutoff stays exact."""
     expected, actual = pair
     assert distance(expected, actual) == Levenshtein.distance(expected, actual)
+
+
+def test_more_distinct_tools_than_characters_are_compared_as_names() -> None:
+    names = [f"t{i}" for i in range(60_000)]
+    assert distance(names, names[::-1]) == Levenshtein.distance(names, names[::-1])
