@@ -10,10 +10,8 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from functools import cache
-from json.scanner import make_scanner
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
@@ -21,13 +19,9 @@ from toolscore_core.atomic import atomic_writer
 from toolscore_core.canonical import canonical_json, sha256_hex
 from toolscore_core.contracts import parse_contract
 from toolscore_core.documents import (
-    JSON_FAILURES,
-    STRICT_DECODER,
     load_document,
-    loads,
     read_bytes,
 )
-from toolscore_core.documents import why_not_json as _why
 from toolscore_core.errors import InputError
 from toolscore_core.models import Contract
 from toolscore_core.plugins import Registry, default_registry
@@ -41,6 +35,7 @@ from toolscore_studies.records import (
     trace_from_row,
     verdict,
 )
+from toolscore_studies.row_json import decode_row, evaluation_piece, join_object
 from toolscore_studies.spec import Study, Task, load_study
 from toolscore_studies.summary import RegradeSummary, row_facts
 
@@ -164,7 +159,7 @@ class Judge:
     def regrade_text(self, text: str) -> RowResult:
         """Regrade a line given as its UTF-8 text (not blank)."""
         line = text.encode("utf-8")
-        decoded = _decode_row(text)
+        decoded = decode_row(text)
         if isinstance(decoded, str):
             return RowResult(line=line, problem=decoded)
         row, evaluation = decoded
@@ -177,8 +172,8 @@ class Judge:
             pieces = {key: canonical_json(value) for key, value in row.items()
                       if key != "evaluation"}
             if "evaluation" in row:
-                pieces["evaluation"] = _evaluation_piece(row, evaluation)
-            from_sha256 = sha256_hex(_join(pieces).encode("utf-8"))
+                pieces["evaluation"] = evaluation_piece(row, evaluation)
+            from_sha256 = sha256_hex(join_object(pieces).encode("utf-8"))
             found = self._verdict(row, pieces)
         except InputError as exc:
             return RowResult(line=line, problem=exc.one_line(), before=before)
@@ -189,7 +184,7 @@ class Judge:
         pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
         after = (before[0], outcome, score, evidence, before[4], before[5])
         study = row.get("study")
-        return RowResult(line=_join(pieces).encode("utf-8") + b"\n", before=before,
+        return RowResult(line=join_object(pieces).encode("utf-8") + b"\n", before=before,
                          after=after, study=study if isinstance(study, str) else None)
 
     def _verdict(self, row: Mapping[str, Any], pieces: Mapping[str, str]) -> Verdict | str:
@@ -246,80 +241,6 @@ def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
     parse_injected(injected)
     return injected
-
-
-_SCAN: Any = make_scanner(cast(Any, STRICT_DECODER))
-"""The C scanner of ``json.loads`` (refusing NaN and the infinities): ``_SCAN(text, index)``
-is ``(value, end)``."""
-
-
-def _decode_row(text: str) -> tuple[dict[str, Any], str | None] | str:
-    """The row, and the exact text of its ``evaluation`` when the line shows it; or why the
-    line is not a row. The row is what ``json.loads`` gives."""
-    walked = _walk_object(text.rstrip("\r\n"))
-    if walked is not None:
-        return walked
-    try:
-        row = loads(text)
-    except JSON_FAILURES as exc:
-        return f"not valid JSON ({_why(exc)})"
-    if not isinstance(row, dict):
-        return f"not a {KIND} row"
-    return row, None
-
-
-def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
-    """Decode a compact object (the shape toolscore writes) member by member, keeping the
-    text of its evaluation; None when the text is not in that shape.
-
-    The scanner tells where each value ends, which ``json.loads`` does not; the values are
-    the ones it gives.
-    """
-    if not text.startswith("{") or not text.endswith("}"):
-        return None
-    row: dict[str, Any] = {}
-    evaluation = None
-    index = 1
-    end = len(text) - 1
-    try:
-        while True:
-            if text[index] != '"':
-                return None
-            key, index = _SCAN(text, index)
-            if text[index] != ":" or key in row:
-                return None  # json.loads keeps the last of a repeated key
-            start = index + 1
-            row[key], index = _SCAN(text, start)
-            if key == "evaluation":
-                evaluation = text[start:index]
-            if index == end:
-                return row, evaluation
-            if text[index] != ",":
-                return None
-            index += 1
-    except (StopIteration, IndexError, *JSON_FAILURES):
-        return None
-
-
-def _evaluation_piece(row: Mapping[str, Any], text: str | None) -> str:
-    """The canonical JSON of the row's evaluation: its text as written when that hashes to
-    the row's ``record_sha256`` (the hash of the evaluation's canonical JSON), which spares
-    serializing the largest value of a row again."""
-    recorded = row.get("record_sha256")
-    if text is not None and isinstance(recorded, str) and (
-            sha256_hex(text.encode("utf-8")) == recorded):
-        return text
-    return canonical_json(row["evaluation"])
-
-
-def _join(pieces: Mapping[str, str]) -> str:
-    """Canonical JSON of an object from its values' canonical JSON (keys sorted)."""
-    return "{" + ",".join(_key(key) + pieces[key] for key in sorted(pieces)) + "}"
-
-
-@cache
-def _key(key: str) -> str:
-    return canonical_json(key) + ":"
 
 
 def _regrade_chunk(judge: Judge, lines: list[bytes]) -> Packed:

@@ -4,14 +4,12 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 import toolscore
 from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
-from toolscore_studies.regrade import Judge, RegradeSettings, _decode_row, regrade_file
+from toolscore_studies.regrade import Judge, RegradeSettings, regrade_file
 
 SPEC = {"study": "s", "version": "1", "defaults": {"pass_threshold": 0.9}, "tasks": {
     "find": {"prompt": "find x", "expected": [{"tool": "find", "args": {"q": "x"}}]},
@@ -165,23 +163,6 @@ def test_error_rows_stay_errors(tmp_path: Path) -> None:
     rows = _rows(tmp_path / "r.jsonl")
     assert {r["outcome"] for r in rows} == {"error"} and summary.regraded == 2
     assert all(r["error"]["message"] == "ValueError: no" for r in rows)
-
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=20,
-)
-
-
-@given(st.dictionaries(st.text(), json_values, max_size=6), st.booleans())
-def test_rows_decode_exactly_as_json_loads(row: dict, compact: bool) -> None:
-    text = (json.dumps(row, separators=(",", ":"), ensure_ascii=False) if compact
-            else json.dumps(row, indent=1))
-    decoded = _decode_row(text + "\n")
-    assert not isinstance(decoded, str)
-    assert decoded[0] == json.loads(text)
 
 
 def test_a_tampered_evaluation_is_hashed_as_it_now_is(runs: Path, tmp_path: Path) -> None:
