@@ -22,7 +22,7 @@ from toolscore_core.documents import (
     load_document,
     read_bytes,
 )
-from toolscore_core.errors import InputError
+from toolscore_core.errors import CanonicalJSONError, InputError
 from toolscore_core.models import Contract
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import resolve_weights
@@ -177,6 +177,9 @@ class Judge:
             found = self._verdict(row, pieces)
         except InputError as exc:
             return RowResult(line=line, problem=exc.one_line(), before=before)
+        except CanonicalJSONError:  # a number JSON cannot hold, e.g. 1E400 read as infinity
+            return RowResult(line=line, problem="not valid JSON (a number out of range: only "
+                             "finite numbers have canonical JSON)", before=before)
         if isinstance(found, str):
             return RowResult(line=line, problem=found, before=before)
         fields, outcome, score, evidence = found

@@ -91,22 +91,25 @@ def test_unknown_tasks_and_bad_lines_are_written_through(runs: Path, tmp_path: P
 
 def test_rows_that_are_json_only_to_javascript_are_written_through(runs: Path,
                                                                    tmp_path: Path) -> None:
-    """NaN, an infinity, 100,000 levels of nesting: each line is noted and kept, none is
-    regraded into a record that canonical JSON cannot hold."""
+    """NaN, an infinity, a number too large for a float, 100,000 levels of nesting: each
+    line is noted and kept, none is regraded into a record that canonical JSON cannot hold
+    and none stops the regrade."""
     first = runs.read_bytes().splitlines(keepends=True)[0]
     bad = [first.replace(b'"trial":', b'"nan":NaN,"trial":', 1),
            first.replace(b'"trial":', b'"far":-Infinity,"trial":', 1),
-           b'{"deep":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"]
+           b'{"deep":' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+           first.replace(b'"trial":', b'"huge":1E400,"trial":', 1)]
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_bytes(first + b"".join(bad))
     out = tmp_path / "out.jsonl"
     summary = regrade_file(mixed, out, RegradeSettings(spec=str(_write_yaml(
         tmp_path / "same.yaml", SPEC))))
-    assert (summary.rows, summary.regraded, summary.written_through) == (4, 1, 3)
+    assert (summary.rows, summary.regraded, summary.written_through) == (5, 1, 4)
     reasons = [reason for _, reason in summary.problems]
     assert "NaN is not a JSON number" in reasons[0]
     assert "-Infinity is not a JSON number" in reasons[1]
     assert "nested too deeply" in reasons[2]
+    assert "a number out of range" in reasons[3]
     assert out.read_bytes().splitlines(keepends=True)[1:] == bad
 
 
