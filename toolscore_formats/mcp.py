@@ -16,6 +16,8 @@ from toolscore_formats.common import (
     as_float,
     as_str,
     block_content,
+    decode_args,
+    dict_of,
     iso_timestamp,
     name_of,
     outcome,
@@ -55,12 +57,32 @@ def parse(document: Any) -> Trace:
     return reader.trace()
 
 
+class _Waiting:
+    """A call whose last answer was not final (``input_required``): a retry may complete it."""
+
+    __slots__ = ("kind", "row", "side", "spent", "state")
+
+    def __init__(self, row: CallRow, side: str | None, kind: str, state: Any,
+                 spent: float | None) -> None:
+        self.row, self.side, self.kind, self.state, self.spent = row, side, kind, state, spent
+
+
 class _Reader:
-    """Pairs requests with responses in the order seen (a reused id: first in, first out)."""
+    """Pairs requests with responses in the order seen (a reused id: first in, first out).
+
+    MCP 2026-07-28 multi round-trip requests: a ``tools/call`` answered with a result whose
+    ``resultType`` is not ``complete`` (``input_required``) has not finished; the client
+    retries it as a new request (new id, the same tool, ``inputResponses`` and the echoed
+    ``requestState``), and the retry's answer is the call's outcome. The rounds are one call.
+    """
 
     def __init__(self) -> None:
         self.table = CallTable()
         self.pending: dict[tuple[str | None, str], list[CallRow | None]] = {}
+        self.waiting: list[_Waiting] = []
+        self.spent: dict[int, float | None] = {}
+        """Time the earlier rounds of a retried call took (None: a round was not timed)."""
+        self.retries: list[tuple[str, str]] = []
         self.orphans: list[str] = []
         self.notes: list[str] = []
 
@@ -73,7 +95,7 @@ class _Reader:
         if isinstance(method, str):
             if key_id is None:
                 return  # a notification: never a call, never answered
-            row = self._request(message, method, key_id, place, timestamp)
+            row = self._request(message, method, key_id, place, side, timestamp)
             if row is not None:
                 row.clock = clock
             self.pending.setdefault((side, key_id), []).append(row)
@@ -89,24 +111,66 @@ class _Reader:
         row = queue.pop(0)
         if row is None:
             return
-        row.settle(**_outcome(message))
+        elapsed = None
         if clock is not None and row.clock is not None:
-            row.duration = max(0.0, round(clock - row.clock, 9))  # no float noise: ns
+            elapsed = max(0.0, round(clock - row.clock, 9))  # no float noise: ns
+        earlier = self.spent.pop(id(row), 0.0)
+        spent = None if elapsed is None or earlier is None else round(earlier + elapsed, 9)
+        kind = _unfinished(message)
+        if kind is not None:
+            result = message["result"]
+            self.waiting.append(_Waiting(row, asker, kind, result.get("requestState"), spent))
+            return
+        row.settle(**_outcome(message))
+        row.duration = spent
 
     def _request(self, message: dict[str, Any], method: str, key_id: str, place: str,
-                 timestamp: Any) -> CallRow | None:
+                 side: str | None, timestamp: Any) -> CallRow | None:
         if method != "tools/call":
             return None
-        params = message.get("params")
-        name = params.get("name") if isinstance(params, dict) else None
+        params = dict_of(message, "params")
+        name = params.get("name")
         if not isinstance(name, str) or not name:
             self.notes.append(f"{place}: tools/call request id {key_id} names no tool "
                               "(not counted as a call)")
             return None
-        return self.table.add(name, params.get("arguments"),  # type: ignore[union-attr]
-                              call_id=key_id, timestamp=iso_timestamp(timestamp))
+        arguments = params.get("arguments")
+        if "inputResponses" in params or "requestState" in params:
+            retried = self._retried(name, params.get("requestState"), side)
+            if retried is not None:
+                self.retries.append((key_id, retried.row.id or ""))
+                self.spent[id(retried.row)] = retried.spent
+                if arguments is not None:
+                    # The round that completes the call ran with these arguments.
+                    retried.row.args, retried.row.raw_args = decode_args(arguments)
+                return retried.row
+            self.notes.append(f"{place}: tools/call id {key_id} ({name}) carries the answers "
+                              "of a multi round-trip request, but no earlier call of that tool "
+                              "is waiting for them: read as a call of its own")
+        return self.table.add(name, arguments, call_id=key_id, timestamp=iso_timestamp(timestamp))
+
+    def _retried(self, name: str, state: Any, side: str | None) -> _Waiting | None:
+        """The waiting call this retry continues: the same tool, the same echoed state."""
+        for index, waiting in enumerate(self.waiting):
+            if waiting.row.tool == name and waiting.state == state and waiting.side == side:
+                return self.waiting.pop(index)
+        return None
 
     def trace(self, *, notes: tuple[str, ...] = ()) -> Trace:
+        if self.retries:
+            pairs = ", ".join(f"id {new} retries id {first}" for new, first in self.retries[:10])
+            more = " ..." if len(self.retries) > 10 else ""
+            self.notes.append(
+                f"{count(len(self.retries), 'tools/call request')} retried a call that needed "
+                f"input (MCP multi round-trip: {pairs}{more}): each is read as one call "
+                "with the id of its first request and the outcome of its last")
+        if self.waiting:
+            listed = ", ".join(f"{w.row.id} ({w.row.tool}, {w.kind})"
+                               for w in self.waiting[:10])
+            more = " ..." if len(self.waiting) > 10 else ""
+            self.notes.append(
+                f"{count(len(self.waiting), 'call')} ended on an answer that is not a final "
+                f"result and was not retried (ids {listed}{more}): outcome unknown")
         if self.orphans:
             listed = ", ".join(self.orphans[:10]) + (" ..." if len(self.orphans) > 10 else "")
             self.notes.append(f"{count(len(self.orphans), 'tool response')} without their request "
@@ -118,6 +182,20 @@ class _Reader:
                     "tools called are unknown", place="$",
                     fix="record the whole session (requests and responses)")
         return Trace(calls=self.table.calls(), notes=(*notes, *self.notes))
+
+
+def _unfinished(message: dict[str, Any]) -> str | None:
+    """The ``resultType`` of a result that is not a final one (``input_required``), else None.
+
+    Results before 2026-07-28 carry no ``resultType``; they, and ``complete``, are final.
+    """
+    result = message.get("result")
+    if message.get("error") is not None or not isinstance(result, dict):
+        return None
+    kind = result.get("resultType")
+    if kind is None or kind == "complete":
+        return None
+    return kind if isinstance(kind, str) else json.dumps(kind)
 
 
 def _looks_like_tool_answer(message: dict[str, Any]) -> bool:

@@ -1,9 +1,12 @@
-"""MCP JSON-RPC: tools/call requests and responses, proxy sessions, orphans."""
+"""MCP JSON-RPC: tools/call requests and responses, proxy sessions, orphans, multi round-trips."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from tests.toolscore_formats.conftest import FIXTURES
 from toolscore_core.errors import InputError
 from toolscore_core.traces import parse_trace
 
@@ -74,3 +77,131 @@ def test_a_session_reads_batches_and_skips_unparsed_lines() -> None:
     assert [(c.tool, c.result, c.is_error, c.duration) for c in trace.calls] == [
         ("a", "ok", False, 1.0), ("b", None, True, 1.0)]
     assert trace.notes == ()
+
+
+# MCP 2026-07-28, "Multi Round-Trip Requests" (basic/patterns/mrtr.mdx): "Server determines
+# that additional information is required to fulfill the request and responds requesting
+# more information. Client gathers the requested information from the user or other
+# sources, then retries the original request including the additional requested
+# information." and "The JSON-RPC `id` MUST be different between the initial request and
+# the retry". server/tools.mdx: "When retrying the request with input responses, clients
+# include `inputResponses` and, if provided by the server, `requestState`".
+
+def call(request_id: object, name: str, arguments: object, **extra: object) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, **extra}}
+
+
+def answer(request_id: object, result: dict[str, object]) -> dict[str, object]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def input_required(request_id: object, state: str | None = None) -> dict[str, object]:
+    result: dict[str, object] = {"resultType": "input_required", "inputRequests": {
+        "confirm": {"method": "elicitation/create", "params": {"message": "Proceed?"}}}}
+    if state is not None:
+        result["requestState"] = state
+    return answer(request_id, result)
+
+
+def text(value: str, **extra: object) -> dict[str, object]:
+    return {"resultType": "complete", "content": [{"type": "text", "text": value}], **extra}
+
+
+def test_an_input_required_answer_and_its_retry_are_one_call(read) -> None:
+    """The spec's own exchange (server/tools.mdx, "Input Required Tool Results").
+
+    The call asks for input and is retried as id 3 with the answers; the retry's answer
+    is not in the example, so the one call it makes has an unknown outcome, never a
+    success and never two calls.
+    """
+    trace, choice = read("mcp_mrtr.json")
+    assert choice.format == "mcp"
+    assert [(c.id, c.tool, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
+        ("2", "get_weather", {"location": "New York"}, None, None, None)]
+    assert trace.notes == (
+        "1 tools/call request retried a call that needed input (MCP multi round-trip: id 3 "
+        "retries id 2): each is read as one call with the id of its first request and the "
+        "outcome of its last",)
+
+
+def test_the_retry_answer_is_the_outcome_of_the_one_call(read) -> None:
+    """The spec's exchange, completed by the spec's own weather result (tools.mdx, "Calling
+    Tools"), given here under the retry's id 3 as the spec requires of the retry's answer."""
+    messages = json.loads((FIXTURES / "mcp_mrtr.json").read_text(encoding="utf-8"))
+    weather = "Current weather in New York:\nTemperature: 72°F\nConditions: Partly cloudy"
+    trace, _ = parse_trace([*messages, answer(3, text(weather, isError=False))])
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("2", "get_weather", {"location": "New York"}, weather, False)]
+
+
+@pytest.mark.parametrize("kind", ["input_required", "task"])
+def test_a_call_left_on_a_non_final_answer_has_an_unknown_outcome(kind: str) -> None:
+    messages = [call(1, "deploy", {"env": "prod"}),
+                answer(1, {"resultType": kind, "requestState": "s1"}),
+                call(2, "status", {}), answer(2, text("green"))]
+    trace, _ = parse_trace(messages)
+    assert [(c.id, c.tool, c.result, c.is_error) for c in trace.calls] == [
+        ("1", "deploy", None, None), ("2", "status", "green", False)]
+    assert trace.notes == (
+        f"1 call ended on an answer that is not a final result and was not retried "
+        f"(ids 1 (deploy, {kind})): outcome unknown",)
+
+
+def test_a_call_asked_again_and_failing_at_last_is_one_failed_call() -> None:
+    """Servers "MAY choose to return an InputRequiredResult on multiple attempts at the same
+    request" (mrtr.mdx): three rounds, one call, the last round's failure."""
+    responses = {"inputResponses": {"confirm": {"action": "accept"}}}
+    messages = [call(1, "deploy", {"env": "prod"}), input_required(1, "s1"),
+                call(2, "deploy", {"env": "prod"}, requestState="s1", **responses),
+                input_required(2, "s2"),
+                call(3, "deploy", {"env": "prod"}, requestState="s2", **responses),
+                answer(3, text("quota exceeded", isError=True))]
+    trace, _ = parse_trace(messages)
+    assert [(c.id, c.tool, c.is_error, c.error) for c in trace.calls] == [
+        ("1", "deploy", True, "quota exceeded")]
+    assert "id 2 retries id 1, id 3 retries id 1" in trace.notes[0]
+
+
+def test_parallel_calls_of_one_tool_are_told_apart_by_the_echoed_request_state() -> None:
+    responses = {"inputResponses": {"confirm": {"action": "accept"}}}
+    messages = [call("a", "deploy", {"env": "prod"}), call("b", "deploy", {"env": "dev"}),
+                input_required("a", "state-a"), input_required("b", "state-b"),
+                call("c", "deploy", {"env": "dev"}, requestState="state-b", **responses),
+                call("d", "deploy", {"env": "prod"}, requestState="state-a", **responses),
+                answer("c", text("dev done")), answer("d", text("prod done"))]
+    trace, _ = parse_trace(messages)
+    assert [(c.id, c.args, c.result) for c in trace.calls] == [
+        ("a", {"env": "prod"}, "prod done"), ("b", {"env": "dev"}, "dev done")]
+
+
+def test_a_retry_nothing_waits_for_is_a_call_of_its_own_with_a_note() -> None:
+    messages = [call(7, "deploy", {"env": "prod"}, requestState="s9",
+                     inputResponses={"confirm": {"action": "accept"}}),
+                answer(7, text("done"))]
+    trace, _ = parse_trace(messages)
+    assert [(c.id, c.tool, c.result, c.is_error) for c in trace.calls] == [
+        ("7", "deploy", "done", False)]
+    assert trace.notes == (
+        "$[0]: tools/call id 7 (deploy) carries the answers of a multi round-trip request, "
+        "but no earlier call of that tool is waiting for them: read as a call of its own",)
+
+
+def test_a_session_times_a_retried_call_by_its_rounds_not_the_users_answer() -> None:
+    def line(direction: str, clock: float, message: object) -> dict[str, object]:
+        return {"kind": "message", "direction": direction, "monotonic": clock,
+                "timestamp": f"2026-12-02T10:00:{int(clock):02d}.000000Z", "message": message,
+                "planted": None}
+
+    lines = [{"kind": "toolscore.mcp_session", "version": "1", "transport": "http",
+              "server": "http://127.0.0.1:9/mcp", "started_at": "2026-12-02T10:00:00Z"},
+             line("client_to_server", 1.0, call(1, "deploy", {"env": "prod"})),
+             line("server_to_client", 1.25, input_required(1)),
+             # The user took 30 seconds to answer: not the tool's time.
+             line("client_to_server", 31.0, call(2, "deploy", {"env": "prod"},
+                                                  inputResponses={"confirm": {}})),
+             line("server_to_client", 31.5, answer(2, text("deployed"))),
+             {"kind": "end", "ended_at": "2026-12-02T10:00:32Z", "exit_code": 0}]
+    trace, _ = parse_trace(lines)
+    assert [(c.id, c.result, c.is_error, c.duration, c.timestamp) for c in trace.calls] == [
+        ("1", "deployed", False, 0.75, "2026-12-02T10:00:01.000000Z")]
