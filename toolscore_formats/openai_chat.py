@@ -23,6 +23,8 @@ FOREIGN_BLOCKS = frozenset((
     "tool_use", "tool_result", "server_tool_use", "mcp_tool_use", "mcp_tool_result",
     "thinking", "redacted_thinking", "web_search_tool_result", "code_execution_tool_result",
 ))
+# Bedrock Converse blocks carry no "type": the key names the block.
+FOREIGN_BLOCK_KEYS = frozenset(("toolUse", "toolResult"))
 # Responses API item types: a list holding them is a Responses input/output list.
 RESPONSES_ITEMS = frozenset((
     "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output",
@@ -60,8 +62,12 @@ def is_chat_message(message: Any) -> bool:
     content = message.get("content")
     if type(content) is list:
         for block in content:
-            kind = name_of(block, "type") if isinstance(block, dict) else None
+            if not isinstance(block, dict):
+                continue
+            kind = name_of(block, "type")
             if kind is not None and (kind in FOREIGN_BLOCKS or kind.endswith("_tool_result")):
+                return False
+            if kind is None and not FOREIGN_BLOCK_KEYS.isdisjoint(block):
                 return False
     return True
 

@@ -24,6 +24,8 @@ KEYS = st.sampled_from([
     "data", "status", "$schemaVersion", "generated_items", "raw_item", "rawItem", "callId",
     "object", "steps", "total_cost_usd", "duration_ms", "parent_tool_use_id", "calls",
     "tool", "args", "requestBody", "responseBody", "url", "batches", "text", "object",
+    "toolUse", "toolResult", "toolUseId", "stopReason", "json", "resultType",
+    "inputResponses", "requestState",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -32,7 +34,8 @@ VALUES = st.sampled_from([
     "gen_ai.operation.name", "gen_ai.tool.call.arguments", "STATUS_CODE_ERROR", "constructor",
     "toolscore.mcp_session", "client_to_server", "server_to_client", "tool_call_item",
     "result", "response", "chat.completion", "interaction", "text", "{\"a\": 1}", "{bad",
-    "ai", "AIMessage", "error", "1790978944025514088",
+    "ai", "AIMessage", "error", "1790978944025514088", "success", "input_required",
+    "complete",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
