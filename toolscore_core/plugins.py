@@ -33,6 +33,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.agents_sdk",
     "toolscore_formats.claude_agent_sdk",
     "toolscore_formats.bedrock_converse",
+    "toolscore_formats.pydantic_ai",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

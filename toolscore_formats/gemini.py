@@ -27,8 +27,10 @@ def contents_of(document: Any) -> list[Any] | None:
 
 
 def _is_content(item: Any) -> bool:
+    # Pydantic AI messages have "parts" too, but each part names its "part_kind".
     return isinstance(item, dict) and isinstance(item.get("parts"), list) and (
-        item.get("role") is None or name_of(item, "role") in ROLES)
+        item.get("role") is None or name_of(item, "role") in ROLES) and not any(
+        isinstance(part, dict) and "part_kind" in part for part in item["parts"])
 
 
 def detect(document: Any) -> str | None:

@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from toolscore_cli.app import cli
 
 FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini", "mcp", "otel",
-           "langchain", "agents_sdk", "claude_agent_sdk", "bedrock_converse"}
+           "langchain", "agents_sdk", "claude_agent_sdk", "bedrock_converse",
+           "pydantic_ai"}
 
 
 def test_formats_json_lists_every_format_with_its_plugin() -> None:

@@ -26,6 +26,7 @@ KEYS = st.sampled_from([
     "tool", "args", "requestBody", "responseBody", "url", "batches", "text", "object",
     "toolUse", "toolResult", "toolUseId", "stopReason", "json", "resultType",
     "inputResponses", "requestState",
+    "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -36,6 +37,8 @@ VALUES = st.sampled_from([
     "result", "response", "chat.completion", "interaction", "text", "{\"a\": 1}", "{bad",
     "ai", "AIMessage", "error", "1790978944025514088", "success", "input_required",
     "complete",
+    "request", "tool-call", "tool-return", "retry-prompt", "user-prompt", "builtin-tool-call",
+    "failed", "denied",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
