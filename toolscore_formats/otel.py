@@ -134,7 +134,7 @@ def attributes_of(span: dict[str, Any]) -> Attributes:
     return Attributes(raw, otlp=True)
 
 
-class _Collector:
+class SpanCollector:
     """Keeps what matters of each span as it comes: the tool calls, the last chat, the agent."""
 
     def __init__(self) -> None:
@@ -185,7 +185,7 @@ def parse(document: Any) -> Trace:
     if detect(document) is None:
         raise InputError("not an OTLP export or a list of spans", place="$",
                          fix='give {"resourceSpans": [...]} or a list of spans')
-    collector = _Collector()
+    collector = SpanCollector()
     for span in spans_of(document):
         collector.feed(span)
     return collector.trace()
@@ -194,7 +194,7 @@ def parse(document: Any) -> Trace:
 def stream(data: bytes) -> tuple[Trace, str] | None:
     """Stream a large OTLP export (``resourceSpans`` or ``batches``), one span at a time."""
     cursor = TextCursor(data)
-    collector = _Collector()
+    collector = SpanCollector()
     if cursor.peek() != "{":
         return None
     group_key = None
@@ -212,7 +212,7 @@ def stream(data: bytes) -> tuple[Trace, str] | None:
     return collector.trace(), f'an OTLP JSON trace export ("{group_key}")'
 
 
-def _stream_group(cursor: TextCursor, collector: _Collector) -> None:
+def _stream_group(cursor: TextCursor, collector: SpanCollector) -> None:
     scoped = False
     for key in cursor.members():
         if key in SCOPE_KEYS and cursor.peek() == "[":

@@ -27,6 +27,8 @@ KEYS = st.sampled_from([
     "toolUse", "toolResult", "toolUseId", "stopReason", "json", "resultType",
     "inputResponses", "requestState",
     "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
+    "traceID", "spanID", "operationName", "tags", "references", "refType", "startTime",
+    "duration",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -38,7 +40,7 @@ VALUES = st.sampled_from([
     "ai", "AIMessage", "error", "1790978944025514088", "success", "input_required",
     "complete",
     "request", "tool-call", "tool-return", "retry-prompt", "user-prompt", "builtin-tool-call",
-    "failed", "denied",
+    "failed", "denied", "CHILD_OF", "otel.status_code", "ERROR", "execute_tool f",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES

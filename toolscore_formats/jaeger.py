@@ -1,0 +1,90 @@
+"""Jaeger JSON exports (``{"data": [traces]}``) of OpenTelemetry GenAI ``execute_tool`` spans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_formats.common import as_int, as_str, list_of
+from toolscore_formats.otel import NAME_PREFIXES, SpanCollector
+
+ERROR_STATUS = frozenset(("ERROR", "Error", "error"))
+
+
+def _is_jaeger_span(span: Any) -> bool:
+    return isinstance(span, dict) and isinstance(span.get("operationName"), str) and \
+        "spanID" in span
+
+
+def _traces(document: Any) -> list[Any] | None:
+    if isinstance(document, dict) and isinstance(document.get("data"), list) and document["data"]:
+        traces = document["data"]
+        if all(isinstance(t, dict) and isinstance(t.get("spans"), list) and "traceID" in t and
+               all(_is_jaeger_span(s) for s in t["spans"]) for t in traces):
+            return traces
+    return None
+
+
+def detect(document: Any) -> str | None:
+    if _traces(document) is not None:
+        return 'a Jaeger JSON trace export ("data": [{"traceID", "spans"}])'
+    return None
+
+
+def _as_otel_span(span: dict[str, Any]) -> dict[str, Any]:
+    """The span in the OpenTelemetry SDK's JSON shape the otel reader reads.
+
+    Jaeger keeps OpenTelemetry attributes as typed tags and the span status as the
+    ``otel.status_code`` / ``otel.status_description`` tags; times are microseconds.
+    """
+    attributes = {tag["key"]: tag.get("value") for tag in list_of(span, "tags")
+                  if isinstance(tag, dict) and isinstance(tag.get("key"), str)}
+    name = span["operationName"]
+    # Older GenAI instrumentations (ADK's) name the span "execute_tool {tool}" but set no
+    # gen_ai.operation.name: the span name is the convention's own signal.
+    if "gen_ai.operation.name" not in attributes and name.startswith(NAME_PREFIXES[0]):
+        attributes["gen_ai.operation.name"] = "execute_tool"
+    parent = next((ref.get("spanID") for ref in list_of(span, "references")
+                   if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF"), None)
+    start, duration = as_int(span.get("startTime")), as_int(span.get("duration"))
+    failed = attributes.get("otel.status_code") in ERROR_STATUS or attributes.get("error") is True
+    status = {"code": "ERROR", "message": as_str(attributes.get("otel.status_description"))} \
+        if failed else {}
+    otel_span: dict[str, Any] = {"name": name, "spanId": as_str(span.get("spanID")),
+                                 "parentSpanId": as_str(parent), "attributes": attributes,
+                                 "status": status}
+    if start is not None:
+        otel_span["startTimeUnixNano"] = start * 1000
+        if duration is not None and duration >= 0:
+            otel_span["endTimeUnixNano"] = (start + duration) * 1000
+    return otel_span
+
+
+def parse(document: Any) -> Trace:
+    traces = _traces(document)
+    if traces is None:
+        raise InputError("not a Jaeger JSON trace export", place="$",
+                         fix='give {"data": [{"traceID", "spans": [...]}]} as Jaeger exports it')
+    collector = SpanCollector()
+    for trace in traces:
+        for span in trace["spans"]:
+            collector.feed(_as_otel_span(span))
+    if not collector.found:
+        raise InputError("a Jaeger export without OpenTelemetry GenAI tool spans: no span is an "
+                         "execute_tool (gen_ai.operation.name) or MCP tools/call span", place="$",
+                         fix="export the traces of an instrumented agent, or pass --format")
+    return collector.trace()
+
+
+@hookimpl
+def toolscore_register_trace_formats() -> list[TraceFormat]:
+    return [TraceFormat(
+        id="jaeger",
+        description="Jaeger JSON exports of OpenTelemetry GenAI spans",
+        reads='{"data": [{"traceID", "spans"}]} as the Jaeger UI and API export it: '
+              'execute_tool spans (tags as in the otel format), otel.status_code ERROR or '
+              'error.type as failure, duration from the microsecond duration',
+        detect=detect, parse=parse,
+    )]
