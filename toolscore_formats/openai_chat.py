@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions: a response (``choices``), a message list, or ``{"messages": [...]}``."""
+"""OpenAI Chat Completions and look-alikes (Ollama, vLLM, LiteLLM): responses and message lists."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.wording import count
 from toolscore_formats.common import (
+    CallRow,
     CallTable,
     TextCursor,
     as_str,
@@ -46,8 +48,29 @@ def messages_of(document: Any) -> list[Any] | None:
             return None
         messages = document.get("messages")
         if isinstance(messages, list):
-            return messages
+            reply = logged_reply(document)
+            return messages if reply is None else [*messages, reply]
+        if is_ollama_response(document):
+            return [document["message"]]
     return None
+
+
+def logged_reply(document: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply a LiteLLM log keeps beside the request's ``messages``: its ``response``
+    (a Chat Completions response), whose message is the conversation's next turn."""
+    response = document.get("response")
+    if not isinstance(response, dict) or not isinstance(response.get("choices"), list):
+        return None
+    replies = messages_of(response)
+    return replies[0] if replies else None
+
+
+def is_ollama_response(document: dict[str, Any]) -> bool:
+    """An Ollama ``/api/chat`` reply: one assistant ``message`` beside a ``done`` flag."""
+    message = document.get("message")
+    return (type(document.get("done")) is bool and type(message) is dict and
+            message.get("role") == "assistant" and "messages" not in document and
+            "choices" not in document and is_chat_message(message))
 
 
 def is_chat_message(message: Any) -> bool:
@@ -80,6 +103,10 @@ def detect(document: Any) -> str | None:
     messages = messages_of(document)
     if not messages or not all(is_chat_message(m) for m in messages):
         return None
+    if isinstance(document, dict) and "messages" not in document:
+        return OLLAMA
+    if isinstance(document, dict) and logged_reply(document) is not None:
+        return LITELLM
     return WRAPPED if isinstance(document, dict) else LISTED
 
 
@@ -87,34 +114,90 @@ def detect(document: Any) -> str | None:
 SMALL_KEYS = frozenset(("usage", "metadata", "tools", "tool_choice", "response_format"))
 WRAPPED = 'an object with "messages": a list of Chat Completions role messages'
 LISTED = "a list of Chat Completions role messages (system/user/assistant/tool)"
+LITELLM = ('a LiteLLM log: "messages" (Chat Completions role messages) and the "response" '
+           'to them')
+OLLAMA = 'an Ollama /api/chat response ("message" beside "done")'
+# Ollama reports token counts under its own names; they are kept as given.
+OLLAMA_USAGE = ("prompt_eval_count", "eval_count")
 
 
 class _Reader:
     """Reads messages one at a time (from a decoded list or a stream)."""
 
-    def __init__(self) -> None:
+    def __init__(self, place: str = "$.messages") -> None:
+        self.place = place
+        """The JSON path of the message list, for errors."""
         self.table = CallTable()
         self.notes: list[str] = []
         self.final_answer: str | None = None
+        # The latest assistant message's calls: what a tool message without a usable
+        # tool_call_id answers (Ollama and other look-alikes write none), by position.
+        self.turn: list[CallRow] = []
+        self.turn_index = -1
+        self.paired_by_position = 0
 
     def read(self, message: Any, index: int) -> None:
         if not isinstance(message, dict):
-            raise InputError("a message is an object", place=f"$.messages[{index}]")
+            raise InputError("a message is an object", place=f"{self.place}[{index}]")
         role = message.get("role")
         if role == "assistant":
+            self._end_turn()
+            self.turn_index = index
             self.final_answer = self._assistant(message, index)
         elif role == "tool":
             result = block_content(message.get("content"))
-            if not self.table.answer_result(message.get("tool_call_id"), result):
+            call_id = message.get("tool_call_id")
+            if call_id is not None and self.table.answer_result(call_id, result):
+                return
+            if call_id is None or any(row.id is None for row in self._open()):
+                self._answer_by_position(message, result, index)
+            else:
                 self.notes.append(f"message {index}: tool result for unknown call id "
-                                  f"{as_str(message.get('tool_call_id'))!r} (not counted as a "
-                                  "call)")
+                                  f"{as_str(call_id)!r} (not counted as a call)")
         elif role == "function":
             # Legacy function results carry no id: they answer the oldest open call by name.
             name = message.get("name") if isinstance(message.get("name"), str) else None
             result = block_content(message.get("content"))
             if not self.table.answer_next(name, **outcome(result, failed=None)):
                 self.notes.append(f"message {index}: function result with no open call")
+
+    def _open(self) -> list[CallRow]:
+        return [row for row in self.turn if not row.answered]
+
+    def _answer_by_position(self, message: dict[str, Any], result: Any, index: int) -> None:
+        """Give the turn's next open call (of the tool the message names, if it names one)
+        this result; a result no call can take becomes a call of the tool it names."""
+        name = message.get("tool_name", message.get("name"))
+        name = name if isinstance(name, str) and name else None
+        open_rows = self._open()
+        row = next((r for r in open_rows if name is None or r.tool == name), None)
+        if row is not None:
+            row.settle(**outcome(result, failed=None))
+            self.paired_by_position += 1
+            return
+        if name is None:
+            where = (f"after message {self.turn_index}, whose calls are all answered"
+                     if self.turn else "with no assistant tool_calls before it")
+            raise InputError(
+                f"a tool message with no tool_call_id and no tool_name comes {where}",
+                place=f"{self.place}[{index}]",
+                fix="give it the tool_call_id (or tool_name) of the call it answers, or put it "
+                    "right after the assistant message whose tool_calls it answers")
+        call = self.table.add(name, None)
+        call.settle(**outcome(result, failed=None))
+        self.notes.append(
+            f"message {index}: a result of {name} that no call of {name} in its turn "
+            "(the assistant message before it) asked for: read as a call of "
+            f"{name} with unknown arguments")
+
+    def _end_turn(self) -> None:
+        if self.paired_by_position:
+            self.notes.append(
+                f"message {self.turn_index}: its tool calls were paired with the "
+                f"{count(self.paired_by_position, 'tool message')} after it by position (no "
+                "tool_call_id joins them)")
+        self.turn = []
+        self.paired_by_position = 0
 
     def _assistant(self, message: dict[str, Any], index: int) -> str | None:
         """Record the message's calls; its text is the final answer only when it calls none."""
@@ -127,16 +210,18 @@ class _Reader:
                 if isinstance(custom, dict) and isinstance(custom.get("name"), str):
                     # A custom tool's input is free text, not JSON: kept whole under "input".
                     text = custom.get("input")
-                    self.table.add(custom["name"], {"input": text} if isinstance(text, str)
-                                   else text, call_id=item.get("id"))
+                    self.turn.append(self.table.add(
+                        custom["name"], {"input": text} if isinstance(text, str) else text,
+                        call_id=item.get("id")))
                     called = True
                     continue
                 if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                     self.notes.append(f"message {index}: tool_calls[{position}] has no function "
                                       "name (not read)")
                     continue
-                self.table.add(function["name"], function.get("arguments"),
-                               call_id=item.get("id"))
+                # Ollama gives "arguments" as an object: CallTable takes it as it is.
+                self.turn.append(self.table.add(function["name"], function.get("arguments"),
+                                                call_id=item.get("id")))
                 called = True
         legacy = message.get("function_call")
         if isinstance(legacy, dict) and isinstance(legacy.get("name"), str):
@@ -145,6 +230,7 @@ class _Reader:
         return None if called else text_of(message.get("content"))
 
     def trace(self, model: Any = None, usage: Any = None) -> Trace:
+        self._end_turn()
         return Trace(calls=self.table.calls(), final_answer=self.final_answer,
                      model=as_str(model), usage=usage if isinstance(usage, dict) else None,
                      notes=tuple(self.notes))
@@ -155,11 +241,16 @@ def parse(document: Any) -> Trace:
     if messages is None:
         raise InputError("not a Chat Completions response or message list", place="$",
                          fix='give {"choices": [...]}, a list of messages, or {"messages": [...]}')
-    reader = _Reader()
+    reader = _Reader("$.messages" if isinstance(document, dict) else "$")
     for index, message in enumerate(messages):
         reader.read(message, index)
     if isinstance(document, dict):
-        return reader.trace(document.get("model"), document.get("usage"))
+        usage = document.get("usage")
+        if "message" in document and usage is None:
+            usage = {key: document[key] for key in OLLAMA_USAGE if key in document} or None
+        if logged_reply(document) is not None and usage is None:
+            usage = document["response"].get("usage")
+        return reader.trace(document.get("model"), usage)
     return reader.trace()
 
 
@@ -206,9 +297,11 @@ def stream(data: bytes) -> tuple[Trace, str] | None:
 def toolscore_register_trace_formats() -> list[TraceFormat]:
     return [TraceFormat(
         id="openai_chat",
-        description="OpenAI Chat Completions (and compatible APIs): responses and message lists",
-        reads='{"choices": [{"message"}]}, a list of role messages or {"messages": [...]}: '
-              'tool_calls (JSON-string arguments), legacy function_call, role tool/function '
-              'results joined by tool_call_id (legacy: by position)',
+        description="OpenAI Chat Completions and compatible APIs (Ollama, vLLM, LM Studio, "
+                    "llama.cpp, LiteLLM logs): responses and message lists",
+        reads='{"choices": [{"message"}]}, a list of role messages, {"messages": [...]} '
+              '(with a LiteLLM "response"), an Ollama {"message", "done"}: tool_calls (JSON '
+              'string or object arguments), legacy function_call, role tool/function results '
+              'joined by tool_call_id (without one: by position in the turn)',
         detect=detect, parse=parse, stream=stream,
     )]

@@ -69,3 +69,109 @@ def test_custom_tool_calls_keep_their_free_text_input() -> None:
     trace, _ = parse_trace(messages)
     assert [(c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
         ("sql", {"input": "SELECT 1"}, "1", False)]
+
+
+def test_an_ollama_log_pairs_id_less_results_by_position_with_object_arguments(read) -> None:
+    trace, choice = read("ollama_chat_parallel.json")
+    assert choice.format == "openai_chat"
+    assert [(c.id, c.tool, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
+        (None, "get_temperature", {"city": "New York"}, "22°C", False, None),
+        (None, "get_conditions", {"city": "New York"}, "Partly cloudy", False, None),
+        (None, "get_temperature", {"city": "London"}, "15°C", False, None),
+        (None, "get_conditions", {"city": "London"}, "Rainy", False, None),
+    ]
+    assert all(c.raw_args is None for c in trace.calls)
+    assert trace.final_answer is None  # the log ends with the results, before the reply
+    assert trace.model == "qwen3"
+    assert trace.notes == ("message 1: its tool calls were paired with the 4 tool messages "
+                           "after it by position (no tool_call_id joins them)",)
+
+
+def test_an_ollama_response_is_read_with_its_token_counts(read) -> None:
+    trace, choice = read("ollama_chat_response.json")
+    assert choice.reason == 'an Ollama /api/chat response ("message" beside "done")'
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        (None, "get_current_weather", {"format": "celsius", "location": "Paris, FR"}, None,
+         None)]
+    assert trace.final_answer is None  # content "" beside a tool call
+    assert (trace.model, trace.usage) == ("llama3.2", {"prompt_eval_count": 122,
+                                                       "eval_count": 33})
+
+
+def test_a_litellm_log_reads_the_response_after_the_messages(read) -> None:
+    trace, choice = read("litellm_standard_logging_payload.json")
+    assert choice.reason.startswith("a LiteLLM log")
+    assert trace.calls == () and trace.final_answer == "hi" and trace.model == "gpt-4o"
+    assert trace.usage is not None and trace.usage["total_tokens"] == 30
+    assert trace.run_cost is None  # response_cost prices the model call, not the run
+
+
+def test_the_tool_calls_of_a_logged_response_are_calls() -> None:
+    document = {"messages": [{"role": "user", "content": "weather?"}], "response": {
+        "choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_1", "type": "function",
+             "function": {"name": "weather", "arguments": "{\"city\": \"Oslo\"}"}}]}}]}}
+    trace, _ = parse_trace(document)
+    assert [(c.id, c.tool, c.args, c.is_error) for c in trace.calls] == [
+        ("call_1", "weather", {"city": "Oslo"}, None)]
+
+
+def _ollama_turn(*results: dict) -> list[dict]:
+    calls = [{"function": {"name": name, "arguments": {"n": n}}}
+             for n, name in enumerate(("a", "b", "a"))]
+    return [{"role": "user", "content": "go"}, {"role": "assistant", "tool_calls": calls},
+            *results]
+
+
+def test_a_named_result_answers_the_next_open_call_of_its_tool() -> None:
+    # Results given out of order keep to their tools: b's result does not go to a's call.
+    trace, _ = parse_trace(_ollama_turn({"role": "tool", "tool_name": "b", "content": "B"},
+                                        {"role": "tool", "tool_name": "a", "content": "A0"}))
+    assert [(c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("a", {"n": 0}, "A0", False), ("b", {"n": 1}, "B", False), ("a", {"n": 2}, None, None)]
+
+
+def test_unnamed_id_less_results_pair_in_order_and_stay_within_their_turn() -> None:
+    messages = [*_ollama_turn({"role": "tool", "content": "1"}, {"role": "tool", "content": "2"}),
+                {"role": "assistant", "tool_calls": [{"function": {"name": "c", "arguments": {}}}]},
+                {"role": "tool", "content": "3"}, {"role": "assistant", "content": "done"}]
+    trace, _ = parse_trace(messages)
+    # The third "a" call (message 1) got no result: the next turn's result is not its.
+    assert [(c.tool, c.result, c.is_error) for c in trace.calls] == [
+        ("a", "1", False), ("b", "2", False), ("a", None, None), ("c", "3", False)]
+    assert trace.final_answer == "done"
+    assert trace.notes == (
+        "message 1: its tool calls were paired with the 2 tool messages after it by position "
+        "(no tool_call_id joins them)",
+        "message 4: its tool calls were paired with the 1 tool message after it by position "
+        "(no tool_call_id joins them)")
+
+
+def test_id_less_results_answer_calls_that_have_ids() -> None:
+    messages = [{"role": "assistant", "tool_calls": [
+        {"id": "call_x", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "content": "ok"}]
+    trace, _ = parse_trace(messages)
+    assert [(c.id, c.result, c.is_error) for c in trace.calls] == [("call_x", "ok", False)]
+
+
+def test_a_named_result_no_call_asked_for_becomes_a_call_with_a_note() -> None:
+    trace, _ = parse_trace(_ollama_turn({"role": "tool", "tool_name": "zzz", "content": "?"}))
+    extra = trace.calls[-1]
+    assert (extra.tool, extra.id, extra.args, extra.result, extra.is_error) == (
+        "zzz", None, None, "?", False)
+    assert "message 2: a result of zzz that no call of zzz in its turn" in trace.notes[0]
+
+
+@pytest.mark.parametrize("document, place, where", [
+    ([{"role": "user", "content": "hi"}, {"role": "tool", "content": "lost"}], "$[1]",
+     "with no assistant tool_calls before it"),
+    ({"messages": _ollama_turn(*[{"role": "tool", "content": str(n)} for n in range(4)])},
+     "$.messages[5]", "after message 1, whose calls are all answered"),
+])
+def test_an_unnamed_result_no_call_can_take_is_an_error(document: object, place: str,
+                                                        where: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_trace(document)
+    assert caught.value.place == place
+    assert where in str(caught.value) and "tool_call_id" in str(caught.value.fix)

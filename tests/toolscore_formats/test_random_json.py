@@ -24,6 +24,7 @@ KEYS = st.sampled_from([
     "data", "status", "$schemaVersion", "generated_items", "raw_item", "rawItem", "callId",
     "object", "steps", "total_cost_usd", "duration_ms", "parent_tool_use_id", "calls",
     "tool", "args", "requestBody", "responseBody", "url", "batches", "text", "object",
+    "tool_name", "done",
     "toolUse", "toolResult", "toolUseId", "stopReason", "json", "resultType",
     "inputResponses", "requestState",
     "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
