@@ -17,6 +17,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate
 from toolscore_core.models import ToolCall
 from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
+from toolscore_core.traces import choose_format
 
 PLUGINS_MD = (ROOT / "plugins.md").read_text(encoding="utf-8")
 HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("toolscore_register_"))
@@ -71,6 +72,9 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
         assert fmt.detect(doc)
         trace = fmt.parse(doc)
         assert trace.calls[0].is_error is False and trace.calls[0].duration == 2.0
+        with pytest.raises(InputError, match=r'closest: acme_log \("acme_log" is there, but '
+                           r'not a list\)'):
+            choose_format({"acme_log": "build"}, registry.trace_formats)
     if hook == "toolscore_register_report_writers":
         import io
 

@@ -221,6 +221,11 @@ class TraceFormat:
     shape it streams (the loader then decodes the document and asks ``detect``). Used for
     large logs; it must check every element, as ``detect`` would.
     """
+    near: Callable[[Any], str | None] | None = None
+    """Optional: given a decoded document ``detect`` did not claim, what it almost is and
+    what it misses, as a phrase ("a Chat Completions message list, but $[2] has role
+    'ipython', not a Chat Completions role"), or None when it is nothing like this format.
+    When no format claims a document, the error names these near misses."""
 
 
 @frozen

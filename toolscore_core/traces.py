@@ -199,16 +199,67 @@ def choose_format(
     if len(claims) == 1:
         return FormatChoice(format=claims[0][0], reason=claims[0][1], explicit=False)
     if not claims:
+        problem = f"no trace format recognises this document ({describe_document(document)})"
+        misses = near_misses(document, formats)
+        if not misses:
+            raise InputError(
+                problem, file=file, place="$", fix=f"pass --format with one of "
+                f"{', '.join(formats)}, or install a plugin for this format (toolscore "
+                "formats lists them)")
+        listed = "; ".join(f"{fid} ({why})" for fid, why in misses)
         raise InputError(
-            f"no trace format recognises this document ({type_name(document)})", file=file,
-            place="$", fix=f"pass --format with one of {', '.join(formats)}, or install a "
-            "plugin for this format (toolscore formats lists them)",
-        )
+            f"{problem}; closest: {listed}", file=file, place="$",
+            fix="if it is meant to be one of these, fix what it misses; otherwise install a "
+            "plugin that reads its format (toolscore formats lists what each format reads)")
     listed = "; ".join(f"{fid} ({why})" for fid, why in claims)
     raise InputError(
         f"more than one trace format claims this document: {listed}", file=file, place="$",
         fix=f"pass --format with one of {', '.join(fid for fid, _ in claims)}",
     )
+
+
+NEAR_MISSES_SHOWN = 3
+"""Near misses named in the error: more would not fit one line a person reads."""
+
+
+def near_misses(document: Any, formats: Mapping[str, TraceFormat]) -> list[tuple[str, str]]:
+    """Each format that says what ``document`` almost is (``TraceFormat.near``), in order."""
+    misses: list[tuple[str, str]] = []
+    for fmt in formats.values():
+        if fmt.near is None:
+            continue
+        try:
+            why = fmt.near(document)
+        except Exception:  # a near-miss hint that breaks is no hint
+            why = None
+        if isinstance(why, str) and why.strip():
+            misses.append((fmt.id, why))
+    return misses[:NEAR_MISSES_SHOWN]
+
+
+KEYS_SHOWN = 5
+KEY_CHARS = 40
+
+
+def describe_document(document: Any) -> str:
+    """The document's outline for an error: an object's first keys, a list's length."""
+    if isinstance(document, dict):
+        if not document:
+            return "an empty object"
+        keys = [json.dumps(str(key)[:KEY_CHARS], ensure_ascii=False)
+                for key in list(document)[:KEYS_SHOWN]]
+        more = len(document) - len(keys)
+        return (f"an object with keys {', '.join(keys)}"
+                f"{f' and {more} more' if more else ''}")
+    if isinstance(document, list):
+        if not document:
+            return "an empty list"
+        kinds = {type_name(item).split(" ")[-1] for item in document}
+        kind = kinds.pop() if len(kinds) == 1 else "value"
+        if len(document) == 1:
+            return f"a list of one {kind}"
+        return f"a list of {len(document)} {kind}s"
+    return type_name(document)
 
 
 def parse_trace(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
@@ -75,13 +77,19 @@ def is_ollama_response(document: dict[str, Any]) -> bool:
 
 def is_chat_message(message: Any) -> bool:
     """A role message with none of another provider's blocks or item types."""
+    return not_chat(message) is None
+
+
+def not_chat(message: Any) -> str | None:
+    """Why ``message`` is not a Chat Completions role message (a phrase), or None if it is."""
     if type(message) is not dict:
-        return False
+        return "is not an object"
     role = message.get("role")
     if type(role) is not str or role not in ROLES:
-        return False
+        return "has no role" if role is None else f"has role {shown(role)}, not one of " \
+            "system/developer/user/assistant/tool/function"
     if "type" in message and name_of(message, "type") in RESPONSES_ITEMS:
-        return False
+        return f"is a Responses API item (type {shown(message['type'])})"
     content = message.get("content")
     if type(content) is list:
         for block in content:
@@ -89,10 +97,20 @@ def is_chat_message(message: Any) -> bool:
                 continue
             kind = name_of(block, "type")
             if kind is not None and (kind in FOREIGN_BLOCKS or kind.endswith("_tool_result")):
-                return False
+                return f"holds another provider's content block (type {shown(kind)})"
             if kind is None and not FOREIGN_BLOCK_KEYS.isdisjoint(block):
-                return False
-    return True
+                key = min(FOREIGN_BLOCK_KEYS.intersection(block))
+                return f"holds a Bedrock Converse block ({shown(key)})"
+    return None
+
+
+SHOWN_CHARS = 40
+
+
+def shown(value: Any) -> str:
+    """A value from the document, quoted and cut short, for a message."""
+    return json.dumps(value if isinstance(value, str) else str(value),
+                      ensure_ascii=False)[:SHOWN_CHARS]
 
 
 def detect(document: Any) -> str | None:
@@ -108,6 +126,44 @@ def detect(document: Any) -> str | None:
     if isinstance(document, dict) and logged_reply(document) is not None:
         return LITELLM
     return WRAPPED if isinstance(document, dict) else LISTED
+
+
+def near(document: Any) -> str | None:
+    """What an unclaimed document that is almost a chat log misses."""
+    if isinstance(document, list) and document and all(isinstance(d, dict) for d in document):
+        if all(_first_choice(d, "delta") for d in document):
+            return ("a stream of Chat Completions chunks (choices[].delta), which it does not "
+                    "join: save the assembled response or the conversation's messages")
+        if all(_first_choice(d, "message") for d in document):
+            return (f"{len(document)} Chat Completions responses, one per line: it reads one "
+                    "response, or one conversation's message list")
+        if all(isinstance(d.get("message"), dict) and "done" in d for d in document):
+            return ("a stream of Ollama /api/chat chunks: save the final response, or the "
+                    "conversation's messages")
+    if isinstance(document, dict):
+        if "messages" in document and not isinstance(document["messages"], list):
+            return (f'an object whose "messages" is {type_name(document["messages"])}, not a '
+                    "list of role messages")
+        if isinstance(document.get("choices"), list) and not messages_of(document):
+            return 'a Chat Completions response whose first "choices" item has no "message"'
+    messages = messages_of(document)
+    if not messages:
+        return None
+    reasons = [not_chat(message) for message in messages]
+    misses = [(index, why) for index, why in enumerate(reasons) if why is not None]
+    if not misses or len(misses) * 2 > len(messages):
+        return None  # mostly something else: not close
+    index, why = misses[0]
+    place = f"$.messages[{index}]" if isinstance(document, dict) else f"$[{index}]"
+    others = f" (and {count(len(misses) - 1, 'other message')})" if len(misses) > 1 else ""
+    return (f"a Chat Completions message list ({len(messages) - len(misses)} of "
+            f"{len(messages)} messages are), but {place} {why}{others}")
+
+
+def _first_choice(document: dict[str, Any], key: str) -> bool:
+    choices = document.get("choices")
+    return (isinstance(choices, list) and bool(choices) and isinstance(choices[0], dict) and
+            isinstance(choices[0].get(key), dict))
 
 
 # Object-valued keys a message log may carry besides "messages" (a request body's settings).
@@ -303,5 +359,5 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
               '(with a LiteLLM "response"), an Ollama {"message", "done"}: tool_calls (JSON '
               'string or object arguments), legacy function_call, role tool/function results '
               'joined by tool_call_id (without one: by position in the turn)',
-        detect=detect, parse=parse, stream=stream,
+        detect=detect, parse=parse, stream=stream, near=near,
     )]

@@ -53,6 +53,39 @@ def detect(document: Any) -> str | None:
     return None
 
 
+def near(document: Any) -> str | None:
+    """What an unclaimed document that holds spans in another layout misses."""
+    traces = document.get("data") if isinstance(document, dict) else document
+    if isinstance(document, dict) and "spans" in document:
+        traces = [document]  # one Jaeger trace, as the UI shows it
+    if isinstance(traces, list) and traces and all(_is_jaeger_trace(t) for t in traces):
+        return ("OpenTelemetry spans in Jaeger's JSON layout (traceID, spans with "
+                "operationName and tags), which it does not read: export OTLP JSON "
+                "(resourceSpans) instead")
+    if isinstance(document, list) and document:
+        if all(_is_zipkin_span(item) for item in document):
+            return ("Zipkin v2 spans (id, localEndpoint), which it does not read: export OTLP "
+                    "JSON (resourceSpans) instead")
+        spans = sum(1 for item in document if _is_span(item))
+        if spans * 2 >= len(document):
+            index = next(i for i, item in enumerate(document) if not _is_span(item))
+            return (f"a list of OpenTelemetry spans ({spans} of {len(document)} items are), "
+                    f"but $[{index}] is not a span (a name and a spanId)")
+    return None
+
+
+def _is_jaeger_trace(trace: Any) -> bool:
+    spans = trace.get("spans") if isinstance(trace, dict) else None
+    return isinstance(spans, list) and bool(spans) and all(
+        isinstance(span, dict) and "spanID" in span and "operationName" in span
+        for span in spans)
+
+
+def _is_zipkin_span(item: Any) -> bool:
+    return (isinstance(item, dict) and "traceId" in item and "id" in item and
+            "spanId" not in item and ("localEndpoint" in item or "remoteEndpoint" in item))
+
+
 def spans_of(document: Any) -> Iterator[dict[str, Any]]:
     """Every span in an export, a list of exports, or a list of spans, in document order."""
     exports = document if isinstance(document, list) else [document]
@@ -351,5 +384,5 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
               'list of spans: execute_tool and MCP tools/call spans (gen_ai.tool.name, '
               'gen_ai.tool.call.id/.arguments/.result), ERROR status or error.type as '
               'failure, duration from start/end nanoseconds',
-        detect=detect, parse=parse, stream=stream,
+        detect=detect, parse=parse, stream=stream, near=near,
     )]

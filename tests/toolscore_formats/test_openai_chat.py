@@ -175,3 +175,43 @@ def test_an_unnamed_result_no_call_can_take_is_an_error(document: object, place:
         parse_trace(document)
     assert caught.value.place == place
     assert where in str(caught.value) and "tool_call_id" in str(caught.value.fix)
+
+
+@pytest.mark.parametrize("document, missed", [
+    ([{"role": "user", "content": "hi"}, {"role": "ipython", "content": "42"},
+      {"role": "assistant", "content": "42"}],
+     'a Chat Completions message list (2 of 3 messages are), but $[1] has role "ipython", '
+     "not one of system/developer/user/assistant/tool/function"),
+    ({"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
+                   {"type": "function_call_output", "role": "tool", "output": "c"},
+                   {"role": "x"}, {"role": "user", "content": "d"}]},
+     "a Chat Completions message list (3 of 5 messages are), but $.messages[2] is a Responses "
+     'API item (type "function_call_output") (and 1 other message)'),
+    ([{"choices": [{"delta": {"role": "assistant", "content": "x"}}]},
+      {"choices": [{"delta": {"content": "y"}}]}],
+     "a stream of Chat Completions chunks (choices[].delta), which it does not join: save the "
+     "assembled response or the conversation's messages"),
+    ([{"choices": [{"message": {"role": "assistant", "content": "x"}}]}] * 2,
+     "2 Chat Completions responses, one per line: it reads one response, or one "
+     "conversation's message list"),
+    ([{"model": "m", "message": {"role": "assistant", "content": "x"}, "done": False}] * 2,
+     "a stream of Ollama /api/chat chunks: save the final response, or the conversation's "
+     "messages"),
+    ({"messages": "user: hi"}, 'an object whose "messages" is a string, not a list of role '
+                              "messages"),
+    ({"choices": [{"text": "hi"}]}, 'a Chat Completions response whose first "choices" item '
+                                    'has no "message"'),
+])
+def test_a_near_chat_log_is_refused_with_what_it_misses(document: object, missed: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_trace(document)
+    assert f"closest: openai_chat ({missed})" in caught.value.problem
+
+
+@pytest.mark.parametrize("document", [
+    [{"role": "user", "content": "a"}, {"x": 1}, {"y": 2}],  # mostly not messages
+    {"hello": "world"}, [1, 2, 3], "text",
+])
+def test_documents_unlike_a_chat_log_are_no_near_miss(document: object) -> None:
+    from toolscore_formats.openai_chat import near
+    assert near(document) is None

@@ -42,3 +42,15 @@ def test_a_span_without_end_has_unknown_outcome_and_no_duration() -> None:
     trace, _ = parse_trace(spans)
     call = trace.calls[0]
     assert (call.tool, call.is_error, call.duration) == ("f", None, None)
+
+
+def test_zipkin_spans_and_a_list_with_a_stray_item_are_near_misses() -> None:
+    from toolscore_formats.otel import near
+    zipkin = [{"traceId": "a", "id": "b", "name": "get", "timestamp": 1, "duration": 2,
+               "localEndpoint": {"serviceName": "x"}}]
+    assert near(zipkin) == ("Zipkin v2 spans (id, localEndpoint), which it does not read: "
+                            "export OTLP JSON (resourceSpans) instead")
+    spans = [{"name": "execute_tool f", "spanId": "1"}, {"name": "x", "spanId": "2"}, {"x": 1}]
+    assert near(spans) == ("a list of OpenTelemetry spans (2 of 3 items are), but $[2] is not "
+                           "a span (a name and a spanId)")
+    assert near([{"x": 1}, {"y": 2}]) is None and near({"resourceSpans": 1}) is None
