@@ -72,16 +72,12 @@ def is_ollama_response(document: dict[str, Any]) -> bool:
     message = document.get("message")
     return (type(document.get("done")) is bool and type(message) is dict and
             message.get("role") == "assistant" and "messages" not in document and
-            "choices" not in document and is_chat_message(message))
-
-
-def is_chat_message(message: Any) -> bool:
-    """A role message with none of another provider's blocks or item types."""
-    return not_chat(message) is None
+            "choices" not in document and not_chat(message) is None)
 
 
 def not_chat(message: Any) -> str | None:
-    """Why ``message`` is not a Chat Completions role message (a phrase), or None if it is."""
+    """Why ``message`` is not a Chat Completions role message (a phrase), or None if it is:
+    a role message with none of another provider's blocks or item types."""
     if type(message) is not dict:
         return "is not an object"
     role = message.get("role")
@@ -119,7 +115,7 @@ def detect(document: Any) -> str | None:
             return 'a Chat Completions response ("choices" with a "message")'
         return None
     messages = messages_of(document)
-    if not messages or not all(is_chat_message(m) for m in messages):
+    if not messages or any(not_chat(m) is not None for m in messages):
         return None
     if isinstance(document, dict) and "messages" not in document:
         return OLLAMA
@@ -197,7 +193,8 @@ class _Reader:
             raise InputError("a message is an object", place=f"{self.place}[{index}]")
         role = message.get("role")
         if role == "assistant":
-            self._end_turn()
+            if self.turn:
+                self._end_turn()
             self.turn_index = index
             self.final_answer = self._assistant(message, index)
         elif role == "tool":
@@ -320,7 +317,7 @@ def stream(data: bytes) -> tuple[Trace, str] | None:
     def read_messages() -> bool:
         nonlocal count
         for message in cursor.values():
-            if not is_chat_message(message):
+            if not_chat(message) is not None:
                 return False
             reader.read(message, count)
             count += 1
