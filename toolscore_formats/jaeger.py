@@ -33,6 +33,36 @@ def detect(document: Any) -> str | None:
     return None
 
 
+def near(document: Any) -> str | None:
+    """What an unclaimed document holding Jaeger traces misses."""
+    if isinstance(document, dict) and _is_trace(document):
+        return ('one Jaeger trace without the export\'s "data" wrapper: save it as '
+                '{"data": [trace]}, as the Jaeger UI and API export it')
+    if isinstance(document, list) and document and all(_is_trace(t) for t in document):
+        return 'Jaeger traces as a bare list: wrap them as {"data": [...]}'
+    traces = document.get("data") if isinstance(document, dict) else None
+    if not isinstance(traces, list) or not traces:
+        return None
+    for index, trace in enumerate(traces):
+        spans = trace.get("spans") if isinstance(trace, dict) else None
+        if not isinstance(spans, list) or "traceID" not in trace:
+            if index or any(_is_trace(t) for t in traces):
+                return (f'a Jaeger export, but $.data[{index}] is not a trace ("traceID" and '
+                        'a "spans" list)')
+            return None
+        for position, span in enumerate(spans):
+            if not _is_jaeger_span(span):
+                return (f"a Jaeger export, but $.data[{index}].spans[{position}] is not a "
+                        "Jaeger span (operationName and spanID)")
+    return None
+
+
+def _is_trace(trace: Any) -> bool:
+    spans = trace.get("spans") if isinstance(trace, dict) else None
+    return isinstance(spans, list) and bool(spans) and "traceID" in trace and \
+        all(_is_jaeger_span(span) for span in spans)
+
+
 def _as_otel_span(span: dict[str, Any]) -> dict[str, Any]:
     """The span in the OpenTelemetry SDK's JSON shape the otel reader reads.
 
@@ -86,5 +116,5 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         reads='{"data": [{"traceID", "spans"}]} as the Jaeger UI and API export it: '
               'execute_tool spans (tags as in the otel format), otel.status_code ERROR or '
               'error.type as failure, duration from the microsecond duration',
-        detect=detect, parse=parse,
+        detect=detect, parse=parse, near=near,
     )]

@@ -55,13 +55,6 @@ def detect(document: Any) -> str | None:
 
 def near(document: Any) -> str | None:
     """What an unclaimed document that holds spans in another layout misses."""
-    traces = document.get("data") if isinstance(document, dict) else document
-    if isinstance(document, dict) and "spans" in document:
-        traces = [document]  # one Jaeger trace, as the UI shows it
-    if isinstance(traces, list) and traces and all(_is_jaeger_trace(t) for t in traces):
-        return ("OpenTelemetry spans in Jaeger's JSON layout (traceID, spans with "
-                "operationName and tags), which it does not read: export OTLP JSON "
-                "(resourceSpans) instead")
     if isinstance(document, list) and document:
         if all(_is_zipkin_span(item) for item in document):
             return ("Zipkin v2 spans (id, localEndpoint), which it does not read: export OTLP "
@@ -72,13 +65,6 @@ def near(document: Any) -> str | None:
             return (f"a list of OpenTelemetry spans ({spans} of {len(document)} items are), "
                     f"but $[{index}] is not a span (a name and a spanId)")
     return None
-
-
-def _is_jaeger_trace(trace: Any) -> bool:
-    spans = trace.get("spans") if isinstance(trace, dict) else None
-    return isinstance(spans, list) and bool(spans) and all(
-        isinstance(span, dict) and "spanID" in span and "operationName" in span
-        for span in spans)
 
 
 def _is_zipkin_span(item: Any) -> bool:

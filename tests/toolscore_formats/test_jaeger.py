@@ -83,3 +83,17 @@ def test_an_error_tag_without_a_description_fails_the_call_and_otlp_is_not_claim
     (call,) = parse_trace(export)[0].calls
     assert (call.tool, call.is_error, call.error) == ("f", True, None)
     assert parse_trace({"resourceSpans": []}, trace_format="auto")[1].format == "otel"
+
+
+def test_near_misses_name_what_a_jaeger_export_misses() -> None:
+    from toolscore_formats.jaeger import near
+    span = {"traceID": "t", "spanID": "1", "operationName": "execute_tool f", "tags": []}
+    trace = {"traceID": "t", "spans": [span]}
+    assert near([trace, trace]) == 'Jaeger traces as a bare list: wrap them as {"data": [...]}'
+    assert near({"data": [{"traceID": "t", "spans": [span, {"name": "x"}]}]}) == (
+        "a Jaeger export, but $.data[0].spans[1] is not a Jaeger span (operationName and "
+        "spanID)")
+    assert near({"data": [trace, {"spans": "none"}]}) == (
+        'a Jaeger export, but $.data[1] is not a trace ("traceID" and a "spans" list)')
+    assert near({"data": [1, 2]}) is None and near({"data": []}) is None
+    assert near({"hello": 1}) is None and near([1]) is None
