@@ -6,7 +6,7 @@ import importlib
 import os
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 import pluggy
 from attrs import evolve, frozen
@@ -69,7 +69,6 @@ KINDS: dict[str, tuple[str, type]] = {
     "toolscore_register_settings": ("settings", Settings),
 }
 
-R = TypeVar("R", TraceFormat, Check, Metric, ReportWriter)
 
 def _split_env(value: str | None) -> list[str]:
     return [item.strip() for item in (value or "").split(",") if item.strip()]
