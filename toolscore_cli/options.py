@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import click
 
 from toolscore_core.errors import InputError
-from toolscore_core.scoring import GRADES, parse_weight
+from toolscore_core.scoring import GRADES
 from toolscore_core.wording import count
 
 
@@ -17,6 +18,20 @@ def weights_from(values: Sequence[str]) -> dict[str, float] | None:
     if not values:
         return None
     return dict(parse_weight(v) for v in values)
+
+
+def parse_weight(text: str) -> tuple[str, float]:
+    """``NAME=VALUE`` from the command line."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    try:
+        number = float(value)
+    except ValueError:
+        number = math.nan
+    if not sep or not name or not math.isfinite(number):
+        raise InputError(f"bad weight {text!r}", place="--weight",
+                         fix="write NAME=VALUE, e.g. --weight required_call_recall=0.3")
+    return name, number
 
 
 def parse_fail_under(text: str) -> float:

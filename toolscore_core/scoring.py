@@ -22,20 +22,6 @@ def grade_for(score: float) -> str:
     return "F"
 
 
-def parse_weight(text: str) -> tuple[str, float]:
-    """``NAME=VALUE`` from the command line."""
-    name, sep, value = text.partition("=")
-    name = name.strip()
-    try:
-        number = float(value)
-    except ValueError:
-        number = math.nan
-    if not sep or not name or not math.isfinite(number):
-        raise InputError(f"bad weight {text!r}", place="--weight",
-                         fix="write NAME=VALUE, e.g. --weight required_call_recall=0.3")
-    return name, number
-
-
 class Weighted(Protocol):
     """What weighting reads of a metric (``toolscore.Metric``)."""
 

@@ -6,7 +6,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate
 from toolscore_core.models import ToolCall
 from toolscore_core.plugins import default_registry
-from toolscore_core.scoring import grade_for, parse_weight, resolve_weights
+from toolscore_core.scoring import grade_for, resolve_weights
 
 
 def test_default_weights() -> None:
@@ -26,8 +26,6 @@ def test_overrides_are_merged_and_renormalized() -> None:
 def test_unknown_weight_names_are_an_error() -> None:
     with pytest.raises(InputError, match=r"unknown weight 'speed'.*use one of argument_f1"):
         resolve_weights(default_registry().metrics, {"speed": 1})
-    with pytest.raises(InputError, match="write NAME=VALUE"):
-        parse_weight("selection_accuracy")
 
 
 @pytest.mark.parametrize(("score", "grade"), [(1.0, "A"), (0.9, "A"), (0.8999, "B"),
