@@ -83,7 +83,7 @@ __all__ = [*sorted(_EXPORTS), *_SUBMODULES, "__version__"]
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":
-        from toolscore_core.version import toolscore_version
+        from toolscore_core.components import toolscore_version
 
         return toolscore_version()
     if name in _SUBMODULES:

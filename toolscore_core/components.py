@@ -1,4 +1,5 @@
-"""Components besides the plugins whose versions can change a result, and their versions."""
+"""toolscore's own version, and the components besides the plugins whose versions can change
+a result."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 
 from toolscore_core.models import Component
+
+DISTRIBUTION = "toolscore"
 
 
 @cache
@@ -18,6 +21,11 @@ def distribution_version(name: str) -> str | None:
         return version(name)
     except PackageNotFoundError:
         return None
+
+
+def toolscore_version() -> str:
+    """The installed version of the ``toolscore`` distribution."""
+    return distribution_version(DISTRIBUTION) or "0+unknown"
 
 
 def python_version() -> str:

@@ -17,6 +17,7 @@ from attrs import frozen
 
 from toolscore_core.atomic import atomic_writer
 from toolscore_core.canonical import canonical_json, sha256_hex
+from toolscore_core.components import toolscore_version
 from toolscore_core.contracts import parse_contract
 from toolscore_core.documents import (
     load_document,
@@ -26,7 +27,6 @@ from toolscore_core.errors import CanonicalJSONError, InputError
 from toolscore_core.models import Contract
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import resolve_weights
-from toolscore_core.version import toolscore_version
 from toolscore_studies.records import (
     KIND,
     evaluate_trace,

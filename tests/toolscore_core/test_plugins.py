@@ -8,13 +8,13 @@ import types
 
 import pytest
 
+from toolscore_core.components import toolscore_version
 from toolscore_core.context import Check, Metric
 from toolscore_core.errors import InputError, PluginError
 from toolscore_core.evaluation import evaluate
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import CheckOutcome, MetricOutcome, Setting, Settings, ToolCall
 from toolscore_core.plugins import BUILTIN_PLUGINS, build_registry, get_plugin_manager
-from toolscore_core.version import toolscore_version
 
 
 def make_plugin(name: str, **hooks: object) -> types.ModuleType:

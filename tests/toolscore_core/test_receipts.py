@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers import example_folder, flip_byte, read_json, write_json
 from toolscore_core.canonical import canonical_sha256
+from toolscore_core.components import toolscore_version
 from toolscore_core.contracts import contract_json, load_contract
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate, evaluate_files
@@ -23,7 +24,6 @@ from toolscore_core.receipts import RECEIPT_KIND, build_receipt, seal, write_eva
 from toolscore_core.regrade import regrade
 from toolscore_core.scoring import resolve_weights
 from toolscore_core.verify import verify_receipt
-from toolscore_core.version import toolscore_version
 
 ROLES = ("gold", "trace", "forbidden", "honesty_config", "injected")
 FILES = {"gold": "gold.json", "trace": "trace.json", "forbidden": "forbidden.json",

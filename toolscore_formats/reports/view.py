@@ -12,8 +12,8 @@ from typing import Any
 
 from attrs import frozen
 
+from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation
-from toolscore_core.version import toolscore_version
 from toolscore_core.wording import number
 from toolscore_formats.reports.diagnosis import findings
 from toolscore_formats.reports.text import (
