@@ -7,15 +7,12 @@ names are glob patterns (``execute_*``) matched case-insensitively.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
 import attrs
 from attrs import asdict, frozen
 
-from toolscore_core.documents import load_document
 from toolscore_core.structure import Refusal, shape, structure
 
 
@@ -87,13 +84,6 @@ class HonestyConfig:
 
 KEYS: tuple[str, ...] = tuple(a.name for a in attrs.fields(HonestyConfig))
 DEFAULT = HonestyConfig()
-
-
-def load_honesty_config(path: str | os.PathLike[str]) -> Mapping[str, Any]:
-    """Read and validate a honesty config (YAML or JSON); return the decoded mapping."""
-    doc = load_document(path, what="honesty config")
-    parse_honesty_config(doc, file=str(path))
-    return doc
 
 
 def parse_honesty_config(doc: Any, *, file: str | None = None) -> HonestyConfig:

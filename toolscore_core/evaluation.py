@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from toolscore_core.components import CORE
@@ -37,12 +37,6 @@ from toolscore_core.pairing import pair_calls
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import composite, resolve_weights
 from toolscore_core.traces import AUTO, load_trace, parse_trace
-
-
-def _as_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:
-    if all(isinstance(c, ToolCall) for c in items):
-        return tuple(items)
-    return None
 
 
 def evaluate(
@@ -85,7 +79,7 @@ def _evaluate(
     choice: FormatChoice | None = None
     if isinstance(actual, Trace):
         trace = actual
-    elif isinstance(actual, list | tuple) and _as_calls(actual) is not None:
+    elif isinstance(actual, list | tuple) and all(isinstance(c, ToolCall) for c in actual):
         trace = Trace(calls=tuple(actual))
     else:
         trace, choice = parse_trace(actual, trace_format=trace_format, registry=registry)

@@ -200,17 +200,6 @@ def values_match(expected: Any, actual: Any) -> bool:
     return type(expected) is type(actual) and bool(expected == actual)
 
 
-def has_matcher(value: Any) -> bool:
-    """Whether a matcher appears anywhere in ``value``."""
-    if isinstance(value, Matcher):
-        return True
-    if isinstance(value, dict):
-        return any(has_matcher(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(has_matcher(v) for v in value)
-    return False
-
-
 def to_json(value: Any) -> Any:
     """The JSON form of a value that may hold matchers (matchers as ``{"$...": ...}``)."""
     if isinstance(value, Matcher):

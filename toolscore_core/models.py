@@ -65,10 +65,6 @@ class ToolCall:
     raw_args: str | None = None
     """The arguments exactly as given when they were not a JSON object (flagged as malformed)."""
 
-    @property
-    def outcome_known(self) -> bool:
-        return self.is_error is not None
-
 
 @frozen
 class Trace:

@@ -58,12 +58,6 @@ class Pairing:
     unpaired_expected: tuple[int, ...]
     unpaired_actual: tuple[int, ...]
 
-    def actual_for(self, expected_index: int) -> int | None:
-        for pair in self.pairs:
-            if pair.expected == expected_index:
-                return pair.actual
-        return None
-
 
 def _key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
     """A hashable key shared by equal argument objects (None if a value is unhashable).

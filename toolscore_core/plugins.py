@@ -12,10 +12,10 @@ import pluggy
 from attrs import evolve, frozen
 
 from toolscore_core import hookspecs
+from toolscore_core.components import DISTRIBUTION, toolscore_version
 from toolscore_core.context import Check, Metric, ReportWriter
 from toolscore_core.errors import PluginError
 from toolscore_core.models import PluginInfo, Setting, Settings, TraceFormat
-from toolscore_core.version import DISTRIBUTION, toolscore_version
 
 ENTRY_POINT_GROUP = "toolscore"
 LOAD_ENV = "TOOLSCORE_LOAD_PLUGINS"

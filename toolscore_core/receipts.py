@@ -13,13 +13,13 @@ from attrs import fields, frozen
 
 from toolscore_core.atomic import write_text_atomic
 from toolscore_core.canonical import canonical_sha256, file_sha256, sha256_hex
+from toolscore_core.components import toolscore_version
 from toolscore_core.config import shorthand_value
 from toolscore_core.context import Evaluation
 from toolscore_core.contracts import contract_json
 from toolscore_core.documents import parse_json, read_bytes
 from toolscore_core.errors import InputError
 from toolscore_core.structure import shape, structure
-from toolscore_core.version import toolscore_version
 
 RECEIPT_KIND = "toolscore.evaluation"
 RECEIPT_VERSION = "1"
@@ -196,15 +196,11 @@ def seal(receipt: Mapping[str, Any]) -> dict[str, Any]:
     return {**body, "receipt_sha256": canonical_sha256(body)}
 
 
-def receipt_text(receipt: Mapping[str, Any]) -> str:
-    """A receipt as the text written to disk: indented JSON with sorted keys, UTF-8."""
-    return json.dumps(receipt, indent=2, sort_keys=True, ensure_ascii=False,
-                      allow_nan=False) + "\n"
-
-
 def write_receipt(receipt: Mapping[str, Any], path: str | os.PathLike[str]) -> Path:
-    """Write ``receipt`` to ``path`` atomically (temp file + rename)."""
-    write_text_atomic(path, receipt_text(receipt))
+    """Write ``receipt`` to ``path`` atomically (temp file + rename): indented JSON with
+    sorted keys, UTF-8."""
+    write_text_atomic(path, json.dumps(receipt, indent=2, sort_keys=True, ensure_ascii=False,
+                                       allow_nan=False) + "\n")
     return Path(path)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from attrs import evolve
@@ -177,7 +177,7 @@ def _stream(data: bytes, trace_format: str, registry: Registry
             read = None  # the whole-document path gives the precise error
         if read is not None and read[0].calls:
             trace, reason = read
-            trace = trace if trace.format else _with_format(trace, fmt.id)
+            trace = trace if trace.format else evolve(trace, format=fmt.id)
             explicit = trace_format != AUTO
             return trace, FormatChoice(format=fmt.id, reason="given with --format" if explicit
                                        else reason, explicit=explicit)
@@ -294,12 +294,7 @@ def parse_trace(
                 f"{marker}", file=file,
                 fix="pass --format with the right format; if it is right, this is a reader bug",
             )
-    trace = trace if trace.format else _with_format(trace, choice.format)
-    return trace, choice
-
-
-def _with_format(trace: Trace, format_id: str) -> Trace:
-    return evolve(trace, format=format_id)
+    return (trace if trace.format else evolve(trace, format=choice.format)), choice
 
 
 _MARKER_KEYS = {"tool_calls", "function_call", "functionCall", "tool_use_id", "toolUse"}
@@ -328,9 +323,5 @@ def find_call_marker(document: Any, *, budget: int = 200_000) -> str | None:
                 elif isinstance(item, str) and key == "value" and item == "execute_tool":
                     return 'an "execute_tool" span'
         elif isinstance(value, list):
-            stack.extend(_containers(value))
+            stack.extend(v for v in value if isinstance(v, dict | list))
     return None
-
-
-def _containers(values: Iterable[Any]) -> list[Any]:
-    return [v for v in values if isinstance(v, dict | list)]

@@ -11,11 +11,11 @@ from typing import Any, Literal
 from attrs import frozen
 
 from toolscore_core.canonical import canonical_sha256, file_sha256
+from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation
 from toolscore_core.contracts import contract_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
-from toolscore_core.models import PluginInfo
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.receipts import (
     INPUT_ROLES,
@@ -25,7 +25,6 @@ from toolscore_core.receipts import (
     load_receipt,
 )
 from toolscore_core.scoring import grade_for
-from toolscore_core.version import toolscore_version
 
 ProblemKind = Literal[
     "input_missing", "input_changed", "receipt_edited", "receipt_field", "final_answer",
@@ -102,7 +101,6 @@ class Verification:
         return {"source": self.source, "ok": self.ok,
                 "problems": [p.to_dict() for p in self.problems],
                 "recompute": None if self.recompute is None else self.recompute.to_dict()}
-
 
 
 def check_inputs(receipt: Mapping[str, Any], base: str | os.PathLike[str]) -> list[Problem]:
@@ -230,20 +228,12 @@ def verify_receipt(
                         recompute=result)
 
 
-def installed_plugins(registry: Registry) -> dict[str, PluginInfo]:
-    """Every plugin that provides a format, metric or check, by name."""
-    found: dict[str, PluginInfo] = {}
-    for records in (registry.trace_formats, registry.metrics, registry.checks):
-        for record in records.values():
-            if record.plugin is not None:
-                found.setdefault(record.plugin.name, record.plugin)
-    return found
-
-
 def missing_plugins(receipt: Mapping[str, Any], registry: Registry) -> list[str]:
     """The plugins that took part in the receipt's evaluation and are not loaded, each as
     ``name (distribution version)``."""
-    loaded = installed_plugins(registry)
+    loaded = {record.plugin.name
+              for records in (registry.trace_formats, registry.metrics, registry.checks)
+              for record in records.values() if record.plugin is not None}
     return [f"{p['name']} ({p.get('distribution') or '?'} {p.get('version') or '?'})"
             for p in receipt["plugins"]
             if isinstance(p, Mapping) and isinstance(p.get("name"), str)

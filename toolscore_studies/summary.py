@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from attrs import define, field
@@ -323,11 +323,4 @@ def summarize_file(path: str | os.PathLike[str]) -> StudySummary:
         line, problem = summary.skipped[0]
         raise InputError(problem, file=str(path), place=f"line {line}",
                          fix="give a file written by toolscore agent run or regrade")
-    return summary
-
-
-def summarize_rows(rows: Iterable[Mapping[str, Any]]) -> StudySummary:
-    summary = StudySummary()
-    for row in rows:
-        summary.add_row(row)
     return summary
