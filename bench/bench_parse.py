@@ -5,13 +5,17 @@ Run from the repository root::
     python bench/bench_parse.py            # 50 MB files (the targets)
     python bench/bench_parse.py --mb 5     # a quicker look
 
-It writes a 50 MB OTLP JSON export and a 50 MB OpenAI Chat Completions message log in a
-temporary folder, times ``json.load`` and ``toolscore_core.traces.load_trace`` (auto
-detection included) on each, best of 3, and measures each one's peak memory with
-tracemalloc in a fresh subprocess. Targets: load_trace at least 0.5x the speed of
-json.load; peak memory under 3x the file size. load_trace pauses the garbage collector
-while it reads (json.load as users call it does not), so json.load with the collector off
-is printed too, for reference.
+It writes a 50 MB OTLP JSON export, a 50 MB OpenAI Chat Completions message log and a
+50 MB Amazon Bedrock Converse message list in a temporary folder, times ``json.load`` and
+``toolscore_core.traces.load_trace`` (auto detection included) on each, best of 3, and
+measures each one's peak memory with tracemalloc in a fresh subprocess.
+
+Targets: load_trace at least 0.5x the speed of json.load on each file. Memory: the OTLP
+export and the chat log are streamed, and must peak under 3x the file size; the Converse
+list (a format #15 added, read whole like every format without a streaming reader) must
+peak under 3x what json.load of it peaks at. load_trace pauses the garbage collector while
+it reads (json.load as users call it does not), so json.load with the collector off is
+printed too, for reference.
 """
 
 from __future__ import annotations
@@ -127,6 +131,34 @@ def chat_log(target_bytes: int, rng: random.Random) -> dict[str, object]:
     return {"model": "gpt-4.1-mini", "messages": messages}
 
 
+def converse_log(target_bytes: int, rng: random.Random) -> dict[str, object]:
+    """A long Bedrock Converse conversation: questions, parallel toolUse blocks, toolResult
+    blocks (one in ten an error), answers."""
+    messages: list[dict[str, object]] = []
+    size = 0
+    turn = 0
+    while size < target_bytes:
+        turn += 1
+        text = " ".join(rng.choice(("where", "is", "my", "order", "refund", "please"))
+                        for _ in range(40))
+        uses = [{"toolUseId": f"tooluse_{turn}_{i}", "name": "lookup_order",
+                 "input": {"order_id": f"A-{turn}-{i}"}} for i in range(2)]
+        results = [{"toolResult": {
+            "toolUseId": use["toolUseId"],
+            "content": [{"json": {"status": "shipped", "items": [text[:80]] * 3}}],
+            **({"status": "error"} if rng.random() < 0.1 else {})}} for use in uses]
+        batch: list[dict[str, object]] = [
+            {"role": "user", "content": [{"text": text}]},
+            {"role": "assistant", "content": [{"text": "Let me look."},
+                                              *({"toolUse": use} for use in uses)]},
+            {"role": "user", "content": results},
+            {"role": "assistant", "content": [{"text": f"Both orders shipped. {text}"}]},
+        ]
+        messages.extend(batch)
+        size += len(json.dumps(batch))
+    return {"messages": messages}
+
+
 MEASURE = """
 import json, sys, tracemalloc
 path, what = sys.argv[1], sys.argv[2]
@@ -174,7 +206,9 @@ def main() -> int:
     ok = True
     with tempfile.TemporaryDirectory() as folder:
         files = {"otlp export": (Path(folder) / "export.json", otlp_export),
-                 "openai chat log": (Path(folder) / "chat.json", chat_log)}
+                 "openai chat log": (Path(folder) / "chat.json", chat_log),
+                 "bedrock converse": (Path(folder) / "converse.json", converse_log)}
+        streamed = ("otlp export", "openai chat log")
         print(f"{'file':<16} {'MB':>6} {'calls':>7} {'json.load':>10} {'(gc off)':>9} "
               f"{'load_trace':>11} {'speed':>6} {'(gc off)':>9} {'mem json':>9} {'mem trace':>10}")
         for label, (path, build) in files.items():
@@ -199,8 +233,12 @@ def main() -> int:
             print(f"{label:<16} {megabytes:>6.1f} {calls:>7} {json_time:>9.3f}s "
                   f"{json_quiet:>8.3f}s {trace_time:>10.3f}s {speed:>5.2f}x "
                   f"{json_quiet / trace_time:>8.2f}x {json_mem:>8.2f}x {trace_mem:>9.2f}x")
-            ok = ok and speed >= SPEED_TARGET and trace_mem < MEMORY_TARGET
-    print(f"targets: speed >= {SPEED_TARGET}x json.load, memory < {MEMORY_TARGET}x file size: "
+            memory_ok = (trace_mem < MEMORY_TARGET if label in streamed
+                         else trace_mem < MEMORY_TARGET * json_mem)
+            ok = ok and speed >= SPEED_TARGET and memory_ok
+    print(f"memory columns: peak / file size. targets: speed >= {SPEED_TARGET}x json.load; "
+          f"memory < {MEMORY_TARGET}x file size (streamed: {', '.join(streamed)}), < "
+          f"{MEMORY_TARGET}x json.load's (read whole: the others): "
           + ("met" if ok else "NOT met"))
     return 0 if ok else 1
 
