@@ -20,12 +20,15 @@ from toolscore_formats.common import (
     outcome,
     text_of,
 )
+from toolscore_formats.vercel_ai import is_ui_tool_part
 
 ROLES = frozenset(("system", "developer", "user", "assistant", "tool", "function"))
 # Content block types that belong to other providers' message lists, never to Chat Completions.
 FOREIGN_BLOCKS = frozenset((
     "tool_use", "tool_result", "server_tool_use", "mcp_tool_use", "mcp_tool_result",
     "thinking", "redacted_thinking", "web_search_tool_result", "code_execution_tool_result",
+    # Vercel AI SDK model messages: their tool parts are joined by the vercel_ai reader.
+    "tool-call", "tool-result", "tool-error",
 ))
 # Bedrock Converse blocks carry no "type": the key names the block.
 FOREIGN_BLOCK_KEYS = frozenset(("toolUse", "toolResult"))
@@ -86,6 +89,9 @@ def not_chat(message: Any) -> str | None:
             "system/developer/user/assistant/tool/function"
     if "type" in message and name_of(message, "type") in RESPONSES_ITEMS:
         return f"is a Responses API item (type {shown(message['type'])})"
+    parts = message.get("parts")
+    if type(parts) is list and any(map(is_ui_tool_part, parts)):
+        return 'is a Vercel AI SDK UI message (tool calls in "parts")'
     content = message.get("content")
     if type(content) is list:
         for block in content:

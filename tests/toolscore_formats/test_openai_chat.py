@@ -215,3 +215,19 @@ def test_a_near_chat_log_is_refused_with_what_it_misses(document: object, missed
 def test_documents_unlike_a_chat_log_are_no_near_miss(document: object) -> None:
     from toolscore_formats.openai_chat import near
     assert near(document) is None
+
+
+def test_vercel_ai_sdk_messages_are_not_chat_completions_messages() -> None:
+    """Tool parts of AI SDK model or UI messages are not Chat Completions content: claiming
+    them read every call as missing (0 calls, nothing flagged)."""
+    from toolscore_formats.openai_chat import detect as chat_detect
+
+    model = [{"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "c", "toolName": "f", "input": {}}]},
+             {"role": "tool", "content": [
+                {"type": "tool-result", "toolCallId": "c", "toolName": "f",
+                 "output": {"type": "text", "value": "ok"}}]}]
+    ui = [{"id": "m", "role": "assistant", "parts": [
+        {"type": "tool-f", "toolCallId": "c", "state": "output-available", "input": {},
+         "output": "ok"}]}]
+    assert chat_detect(model) is None and chat_detect(ui) is None

@@ -30,6 +30,8 @@ KEYS = st.sampled_from([
     "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
     "traceID", "spanID", "operationName", "tags", "references", "refType", "startTime",
     "duration",
+    "toolCallId", "toolName", "isError", "toolCalls", "toolResults", "finishReason",
+    "stepType", "totalUsage", "modelId", "state",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -42,6 +44,8 @@ VALUES = st.sampled_from([
     "complete",
     "request", "tool-call", "tool-return", "retry-prompt", "user-prompt", "builtin-tool-call",
     "failed", "denied", "CHILD_OF", "otel.status_code", "ERROR", "execute_tool f",
+    "tool-result", "tool-error", "error-text", "error-json", "json", "execution-denied",
+    "tool-invocation", "output-available", "tool-calls",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
