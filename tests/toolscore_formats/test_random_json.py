@@ -30,6 +30,8 @@ KEYS = st.sampled_from([
     "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
     "traceID", "spanID", "operationName", "tags", "references", "refType", "startTime",
     "duration",
+    "run_type", "child_runs", "runs", "parent_run_id", "trace_id", "dotted_order",
+    "start_time", "end_time", "inputs", "outputs", "post", "patch", "total_cost",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -42,6 +44,8 @@ VALUES = st.sampled_from([
     "complete",
     "request", "tool-call", "tool-return", "retry-prompt", "user-prompt", "builtin-tool-call",
     "failed", "denied", "CHILD_OF", "otel.status_code", "ERROR", "execute_tool f",
+    "chain", "llm", "pending", "2025-01-10T12:02:01.000Z", "{'a': (1, 2)}",
+    "20250110T120000000000Z.2",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
