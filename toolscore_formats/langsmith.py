@@ -27,8 +27,8 @@ USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
 def _is_run(item: Any) -> bool:
-    return isinstance(item, dict) and item.get("run_type") in RUN_TYPES and \
-        isinstance(item.get("name"), str)
+    return isinstance(item, dict) and isinstance(item.get("run_type"), str) and \
+        item["run_type"] in RUN_TYPES and isinstance(item.get("name"), str)
 
 
 def _tree_runs(root: dict[str, Any]) -> list[dict[str, Any]] | None:
