@@ -36,6 +36,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.pydantic_ai",
     "toolscore_formats.jaeger",
     "toolscore_formats.vercel_ai",
+    "toolscore_formats.langsmith",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

@@ -32,6 +32,8 @@ KEYS = st.sampled_from([
     "duration",
     "toolCallId", "toolName", "isError", "toolCalls", "toolResults", "finishReason",
     "stepType", "totalUsage", "modelId", "state",
+    "run_type", "child_runs", "runs", "parent_run_id", "trace_id", "dotted_order",
+    "start_time", "end_time", "inputs", "outputs", "post", "patch", "total_cost",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -46,6 +48,8 @@ VALUES = st.sampled_from([
     "failed", "denied", "CHILD_OF", "otel.status_code", "ERROR", "execute_tool f",
     "tool-result", "tool-error", "error-text", "error-json", "json", "execution-denied",
     "tool-invocation", "output-available", "tool-calls",
+    "chain", "llm", "pending", "2025-01-10T12:02:01.000Z", "{'a': (1, 2)}",
+    "20250110T120000000000Z.2",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
