@@ -30,6 +30,8 @@ KEYS = st.sampled_from([
     "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
     "traceID", "spanID", "operationName", "tags", "references", "refType", "startTime",
     "duration",
+    "author", "invocation_id", "invocationId", "function_call", "function_response", "events",
+    "app_name", "partial", "thought", "error_code",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -42,6 +44,7 @@ VALUES = st.sampled_from([
     "complete",
     "request", "tool-call", "tool-return", "retry-prompt", "user-prompt", "builtin-tool-call",
     "failed", "denied", "CHILD_OF", "otel.status_code", "ERROR", "execute_tool f",
+    "e-1",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
