@@ -1,0 +1,246 @@
+"""Google ADK: a ``Session``'s events (or a bare list of ``Event``s), snake_case or camelCase."""
+
+from __future__ import annotations
+
+from collections import deque
+from datetime import datetime
+from typing import Any
+
+from toolscore_core.errors import InputError
+from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_formats.common import CallRow, CallTable, as_float, as_str, iso_timestamp, outcome
+
+SESSION_KEYS = ("app_name", "appName", "user_id", "userId")
+EVAL_SET_KEYS = ("eval_set_id", "eval_cases")
+
+
+def _get(mapping: dict[str, Any], snake: str, camel: str) -> Any:
+    """A field under its Python name, else under its alias (``by_alias=True``, the web API)."""
+    return mapping[snake] if snake in mapping else mapping.get(camel)
+
+
+def _has_invocation_id(event: dict[str, Any]) -> bool:
+    return isinstance(_get(event, "invocation_id", "invocationId"), str)
+
+
+def _is_event(event: Any) -> bool:
+    """An ADK event: who appended it (``author``) and the invocation it belongs to.
+
+    Gemini contents have a role and parts but no author; community look-alikes often have
+    an author but no invocation id: both are left to other readers (or to ``near``).
+    """
+    return isinstance(event, dict) and isinstance(event.get("author"), str) and \
+        _has_invocation_id(event) and isinstance(event.get("content", {}), dict | None)
+
+
+def _is_session(document: Any) -> bool:
+    return isinstance(document, dict) and isinstance(document.get("events"), list) and \
+        "id" in document and any(key in document for key in SESSION_KEYS)
+
+
+def events_of(document: Any) -> list[Any] | None:
+    if isinstance(document, dict):
+        events = document.get("events")
+        return events if isinstance(events, list) else None
+    return document if isinstance(document, list) else None
+
+
+def detect(document: Any) -> str | None:
+    events = events_of(document)
+    if events is None or not all(_is_event(event) for event in events):
+        return None
+    if _is_session(document):
+        return ('a Google ADK session ("id", "app_name" and "events", each with "author" and '
+                'an invocation id)')
+    if not events:
+        return None
+    if isinstance(document, dict):
+        return 'Google ADK events ("events": each with "author" and an invocation id)'
+    return 'a list of Google ADK events (each with "author" and an invocation id)'
+
+
+def near(document: Any) -> str | None:
+    """What an unclaimed document that is almost an ADK dump misses."""
+    if isinstance(document, dict) and any(key in document for key in EVAL_SET_KEYS):
+        return ("an ADK eval set (expected conversations and tool uses, not a recorded run), "
+                "which it does not read: give the session the run left (adk run "
+                "--save_session, or GET .../sessions/{id} of the API server)")
+    events = events_of(document)
+    if not events or not all(isinstance(event, dict) for event in events):
+        return None
+    authored = [event for event in events if isinstance(event.get("author"), str)
+                and isinstance(event.get("content"), dict)]
+    if len(authored) * 2 <= len(events):
+        return None
+    place = "$.events" if isinstance(document, dict) else "$"
+    missing = [index for index, event in enumerate(events) if not _is_event(event)]
+    if not missing:
+        return None
+    if len(authored) == len(events) and not any(_has_invocation_id(e) for e in events):
+        return ("ADK-style events (author and content) without an invocation_id / "
+                "invocationId, which every ADK event has: if it is an ADK dump, pass "
+                "--format google_adk")
+    return (f"a list of Google ADK events, but {place}[{missing[0]}] is not one (an object "
+            'with "author" and "invocation_id"/"invocationId")')
+
+
+def _timestamp(event: dict[str, Any]) -> tuple[str | None, float | None]:
+    """The event's ISO time and its epoch seconds (None when it is not a plausible time).
+
+    Python ADK writes float seconds. A value no calendar date has (Java ADK's milliseconds
+    read as seconds) gives neither, so it never becomes a duration a thousand times too long.
+    """
+    seconds = as_float(event.get("timestamp"))
+    iso = iso_timestamp(seconds) if seconds is not None else None
+    if iso is None:
+        text = event.get("timestamp")
+        if isinstance(text, str):
+            try:
+                return text, datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                return text, None
+        return None, None
+    return iso, seconds
+
+
+def parse(document: Any) -> Trace:
+    events = events_of(document)
+    if events is None:
+        raise InputError("not a Google ADK session or event list", place="$",
+                         fix='give a Session {"id", "app_name", "events": [...]} or a list of '
+                             "events")
+    table = CallTable()
+    open_calls = OpenCalls()
+    notes: list[str] = []
+    final_answer: str | None = None
+    partial = 0
+    model: str | None = None
+    for index, event in enumerate(events):
+        if not isinstance(event, dict):
+            raise InputError("an event is an object", place=f"$.events[{index}]"
+                             if isinstance(document, dict) else f"$[{index}]")
+        if event.get("partial") is True:
+            # A streamed chunk: the complete event that follows repeats its content.
+            partial += 1
+            continue
+        model = as_str(_get(event, "model_version", "modelVersion")) or model
+        _note_error(event, index, notes)
+        content = event.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if not isinstance(parts, list):
+            continue
+        iso, seconds = _timestamp(event)
+        texts: list[str] = []
+        acted = False
+        for part in parts:
+            if not isinstance(part, dict):
+                continue
+            call = _get(part, "function_call", "functionCall")
+            response = _get(part, "function_response", "functionResponse")
+            if isinstance(call, dict) and isinstance(call.get("name"), str):
+                row = table.add(call["name"], call.get("args"), call_id=call.get("id"),
+                                timestamp=iso)
+                row.clock = seconds
+                open_calls.add(row)
+                acted = True
+            elif isinstance(response, dict):
+                _read_response(response, open_calls, notes, index, seconds)
+                acted = True
+            elif isinstance(part.get("text"), str) and not part.get("thought"):
+                texts.append(part["text"])
+        if acted or event.get("author") == "user":
+            final_answer = None
+        elif texts:
+            final_answer = "".join(texts) or None
+    if partial:
+        notes.append(f"{partial} partial (streamed) event(s) not read: the complete events "
+                     "repeat their content")
+    if final_answer is not None and open_calls.pending():
+        final_answer = None  # the run still waits on a tool: its last text is not the answer
+    return Trace(calls=table.calls(), final_answer=final_answer, model=model,
+                 notes=tuple(notes))
+
+
+def _read_response(response: dict[str, Any], open_calls: OpenCalls, notes: list[str],
+                   index: int, seconds: float | None) -> None:
+    body = response.get("response")
+    if isinstance(body, dict) and "error" in body:
+        # ADK's own tools answer a failure with {"error": text} (a missing mandatory
+        # argument, an MCP tool error); the model reads it as the tool's response.
+        result = outcome(None, failed=True, error=body["error"])
+    else:
+        # ADK wraps a tool's non-dict return value as {"result": value}.
+        if isinstance(body, dict) and set(body) == {"result"}:
+            body = body["result"]
+        result = outcome(body, failed=None)
+    call_id, name = response.get("id"), as_str(response.get("name"))
+    row = open_calls.take(call_id, name)
+    if row is None:
+        notes.append(f"event {index}: function_response for {name!r} with no open call "
+                     "(not counted as a call)")
+        return
+    if row.clock is not None and seconds is not None and seconds >= row.clock:
+        # Both are float seconds of microsecond precision: the difference is rounded to it.
+        result["duration"] = round(seconds - row.clock, 6)
+    row.settle(**result)
+
+
+class OpenCalls:
+    """The calls not yet answered, found by id or by tool name in constant time."""
+
+    __slots__ = ("_all", "_by_id", "_by_name", "_ids")
+
+    def __init__(self) -> None:
+        self._all: deque[CallRow] = deque()
+        self._by_id: dict[str, deque[CallRow]] = {}
+        self._by_name: dict[str, deque[CallRow]] = {}
+        self._ids: set[str] = set()
+
+    def add(self, row: CallRow) -> None:
+        self._all.append(row)
+        self._by_name.setdefault(row.tool, deque()).append(row)
+        if row.id is not None:
+            self._ids.add(row.id)
+            self._by_id.setdefault(row.id, deque()).append(row)
+
+    def pending(self) -> bool:
+        return _first_open(self._all) is not None
+
+    def take(self, call_id: Any, name: str | None) -> CallRow | None:
+        """The call a response answers: by id (a reused id first in, first out), else the
+        oldest open call of that tool (calls without ids, as some models leave them)."""
+        key = as_str(call_id)
+        if key is not None and key in self._ids:
+            return _first_open(self._by_id[key])
+        if name is None:
+            return _first_open(self._all)
+        return _first_open(self._by_name.get(name, deque()))
+
+
+def _first_open(rows: deque[CallRow]) -> CallRow | None:
+    while rows and rows[0].answered:
+        rows.popleft()
+    return rows[0] if rows else None
+
+
+def _note_error(event: dict[str, Any], index: int, notes: list[str]) -> None:
+    code = as_str(_get(event, "error_code", "errorCode"))
+    if code is not None:
+        message = as_str(_get(event, "error_message", "errorMessage"))
+        notes.append(f"event {index}: {event.get('author')} ended with error {code}"
+                     f"{f': {message}' if message else ''} (a model or agent error, not a "
+                     "tool's)")
+
+
+@hookimpl
+def toolscore_register_trace_formats() -> list[TraceFormat]:
+    return [TraceFormat(
+        id="google_adk",
+        description="Google ADK sessions and event lists (snake_case or camelCase dumps)",
+        reads='a Session {"id", "app_name", "events": [...]} or a list of events {"author", '
+              '"invocation_id", "timestamp", "content": {"parts"}}: function_call parts joined '
+              'to function_response parts by id (else by tool name), a response holding '
+              '"error" as failure, duration from the call event to its response event',
+        detect=detect, parse=parse, near=near,
+    )]
