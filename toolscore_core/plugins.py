@@ -35,6 +35,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.bedrock_converse",
     "toolscore_formats.pydantic_ai",
     "toolscore_formats.jaeger",
+    "toolscore_formats.openinference",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",
