@@ -277,10 +277,10 @@ def _from_messages(llms: list[Span]) -> tuple[list[ToolCall], list[str]]:
 
 def _from_tool_spans(tools: list[Span], llms: list[Span]) -> tuple[list[ToolCall], list[str]]:
     """TOOL spans are the calls; a call an LLM asked for that no TOOL span ran is added."""
-    rows: list[tuple[int, int, ToolCall]] = [
-        (span.start if span.start is not None else -1, span.order, _tool_call(span))
+    rows: list[tuple[tuple[int, int, int], ToolCall]] = [
+        ((span.start if span.start is not None else -1, span.order, 0), _tool_call(span))
         for span in tools]
-    ids = {row[2].id for row in rows if row[2].id is not None}
+    by_id = {call.id: index for index, (_, call) in enumerate(rows) if call.id is not None}
     taken: set[int] = set()
     notes: list[str] = []
     asked: set[str] = set()
@@ -291,30 +291,33 @@ def _from_tool_spans(tools: list[Span], llms: list[Span]) -> tuple[list[ToolCall
             if call.id is not None and (known is None or known.is_error is None):
                 history[call.id] = call
     for span in llms:
+        # An unrun call sits after the calls asked before it in the same message.
+        place = (span.end if span.end is not None else -1, span.order, 0)
         for call in _conversation_calls(span.messages(OUTPUT)):
+            match = by_id.get(call.id) if call.id is not None else None
             if call.id is not None:
                 asked.add(call.id)
-                if call.id in ids:
-                    continue
-            match = next((i for i, (_, _, c) in enumerate(rows) if i not in taken and
-                          c.id is None and c.tool == call.tool and
-                          (span.start is None or rows[i][0] >= span.start)), None)
-            if match is not None:  # an id-less TOOL span: the LLM's call gives its id
+            if match is None:
+                match = next((i for i, (key, c) in enumerate(rows) if i not in taken and
+                              c.id is None and c.tool == call.tool and
+                              (span.start is None or key[0] >= span.start)), None)
+                if match is not None:  # an id-less TOOL span: the LLM's call gives its id
+                    rows[match] = (rows[match][0], evolve(rows[match][1], id=call.id))
+            if match is not None:
                 taken.add(match)
-                start, order, tool_call = rows[match]
-                rows[match] = (start, order, evolve(tool_call, id=call.id))
+                place = rows[match][0]
                 continue
+            place = (place[0], place[1], place[2] + 1)
             answer = history.get(call.id) if call.id is not None else None
-            when = span.end if span.end is not None else -1
-            rows.append((when, span.order, answer or call))
+            rows.append((place, answer or call))
             notes.append(f"the LLM asked for {call.tool}"
                          f"{f' ({call.id})' if call.id else ''}, but no TOOL span ran it")
-    earlier = sorted(key for key in history if key not in asked and key not in ids)
+    earlier = sorted(key for key in history if key not in asked and key not in by_id)
     if earlier:
         notes.append(f"{count(len(earlier), 'call')} in the LLM spans' input history "
                      f"({', '.join(earlier)}) ran before this trace (no TOOL span): not counted")
-    rows.sort(key=lambda row: (row[0], row[1]))
-    return [row[2] for row in rows], notes
+    rows.sort(key=lambda row: row[0])
+    return [row[1] for row in rows], notes
 
 
 def _final_answer(spans: list[Span], llms: list[Span]) -> str | None:

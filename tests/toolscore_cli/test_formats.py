@@ -10,7 +10,7 @@ from toolscore_cli.app import cli
 
 FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini", "mcp", "otel",
            "langchain", "agents_sdk", "claude_agent_sdk", "bedrock_converse",
-           "pydantic_ai", "jaeger"}
+           "pydantic_ai", "jaeger", "openinference"}
 
 
 def test_formats_json_lists_every_format_with_its_plugin() -> None:

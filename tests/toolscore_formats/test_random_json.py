@@ -30,6 +30,10 @@ KEYS = st.sampled_from([
     "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
     "traceID", "spanID", "operationName", "tags", "references", "refType", "startTime",
     "duration",
+    "span_kind", "context", "span_id", "parent_id", "start_time", "end_time", "status_code",
+    "status_message", "openinference.span.kind", "tool.name", "input.value", "output.value",
+    "tool_call.id", "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+    "llm.input_messages.0.message.role", "context.span_id", "attributes.tool.name", "events",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -42,6 +46,7 @@ VALUES = st.sampled_from([
     "complete",
     "request", "tool-call", "tool-return", "retry-prompt", "user-prompt", "builtin-tool-call",
     "failed", "denied", "CHILD_OF", "otel.status_code", "ERROR", "execute_tool f",
+    "TOOL", "LLM", "AGENT", "CHAIN", "openinference.span.kind", "exception",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
