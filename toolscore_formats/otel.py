@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -31,6 +31,7 @@ RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
                "gcp.vertex.agent.tool_response")
 NAME_PREFIXES = ("execute_tool ", "tools/call ")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+OPENINFERENCE_KIND = "openinference.span.kind"
 
 
 def _is_span(item: Any) -> bool:
@@ -39,6 +40,13 @@ def _is_span(item: Any) -> bool:
 
 
 def detect(document: Any) -> str | None:
+    reason = _layout(document)
+    if reason is None or openinference_only(spans_of(document)):
+        return None  # OpenInference spans without GenAI tool spans: the openinference format's
+    return reason
+
+
+def _layout(document: Any) -> str | None:
     if isinstance(document, dict):
         for key in GROUP_KEYS:
             if isinstance(document.get(key), list):
@@ -51,6 +59,21 @@ def detect(document: Any) -> str | None:
         if all(_is_span(item) for item in document):
             return "a list of OpenTelemetry spans (name, span id, attributes)"
     return None
+
+
+def openinference_only(spans: Iterable[dict[str, Any]]) -> bool:
+    """Whether spans carry OpenInference span kinds and none is a GenAI tool span.
+
+    Such a document is the openinference format's; one with a GenAI tool span is read here,
+    by its gen_ai attributes, whatever OpenInference attributes it also has.
+    """
+    seen = False
+    for span in spans:
+        attributes = attributes_of(span)
+        if _is_tool_span(attributes.text("gen_ai.operation.name"), attributes):
+            return False
+        seen = seen or OPENINFERENCE_KIND in attributes or isinstance(span.get("span_kind"), str)
+    return seen
 
 
 def near(document: Any) -> str | None:
@@ -163,14 +186,17 @@ class SpanCollector:
         self.last_chat: tuple[int, int, Attributes] | None = None
         self.agents: list[float] = []
         self.order = 0
+        self.openinference = False
 
     def feed(self, span: dict[str, Any]) -> None:
         order = self.order
         self.order += 1
         attributes = attributes_of(span)
         operation = attributes.text("gen_ai.operation.name")
+        self.openinference = self.openinference or OPENINFERENCE_KIND in attributes or \
+            isinstance(span.get("span_kind"), str)
         if _is_tool_span(operation, attributes):
-            start = _nanos(span, "start")
+            start = nanos(span, "start")
             name = attributes.text("gen_ai.tool.name") or attributes.text(
                 "mcp.tool.name") or _name_from(span.get("name"))
             context = dict_of(span, "context")
@@ -182,12 +208,12 @@ class SpanCollector:
             self.found.append((start if start is not None else -1, order, span_id, parent, name,
                                call_id, call))
         elif "gen_ai.output.messages" in attributes:
-            end = _nanos(span, "end")
+            end = nanos(span, "end")
             key = (end if end is not None else -1, order)
             if self.last_chat is None or key >= self.last_chat[:2]:
                 self.last_chat = (*key, attributes)
         elif operation == "invoke_agent":
-            duration = _duration(_nanos(span, "start"), _nanos(span, "end"))
+            duration = _duration(nanos(span, "start"), nanos(span, "end"))
             if duration is not None:
                 self.agents.append(duration)
 
@@ -201,7 +227,7 @@ class SpanCollector:
 
 
 def parse(document: Any) -> Trace:
-    if detect(document) is None:
+    if _layout(document) is None:
         raise InputError("not an OTLP export or a list of spans", place="$",
                          fix='give {"resourceSpans": [...]} or a list of spans')
     collector = SpanCollector()
@@ -228,6 +254,8 @@ def stream(data: bytes) -> tuple[Trace, str] | None:
             cursor.value()
     if group_key is None or not cursor.at_end():
         return None
+    if not collector.found and collector.openinference:
+        return None  # the openinference format's (see detect)
     return collector.trace(), f'an OTLP JSON trace export ("{group_key}")'
 
 
@@ -291,7 +319,7 @@ def _call(span: dict[str, Any], attributes: Attributes, name: str, call_id: str 
     mcp_error = isinstance(result, dict) and result.get("isError") is True
     failed = code in ERROR_CODES or "error.type" in attributes or mcp_error or \
         attributes.get("gen_ai.tool.result.is_error") is True
-    end = _nanos(span, "end")
+    end = nanos(span, "end")
     error = None
     if failed:
         # The span's own words first; an error without any text stays without text.
@@ -324,7 +352,7 @@ def _name_from(span_name: Any) -> str | None:
     return None
 
 
-def _nanos(span: dict[str, Any], edge: str) -> int | None:
+def nanos(span: dict[str, Any], edge: str) -> int | None:
     """Start or end in integer nanoseconds (OTLP strings or numbers, or the SDK's ISO text)."""
     value = as_int(span.get(f"{edge}TimeUnixNano"))
     if value is not None:

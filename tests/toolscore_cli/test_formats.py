@@ -14,6 +14,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "vercel_ai",
            "langsmith",
            "google_adk",
+           "openinference",
            }
 
 

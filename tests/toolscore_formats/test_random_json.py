@@ -36,6 +36,10 @@ KEYS = st.sampled_from([
     "start_time", "end_time", "inputs", "outputs", "post", "patch", "total_cost",
     "author", "invocation_id", "invocationId", "function_call", "function_response", "events",
     "app_name", "partial", "thought", "error_code",
+    "span_kind", "context", "span_id", "parent_id", "start_time", "end_time", "status_code",
+    "status_message", "openinference.span.kind", "tool.name", "input.value", "output.value",
+    "tool_call.id", "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
+    "llm.input_messages.0.message.role", "context.span_id", "attributes.tool.name", "events",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -53,6 +57,7 @@ VALUES = st.sampled_from([
     "chain", "llm", "pending", "2025-01-10T12:02:01.000Z", "{'a': (1, 2)}",
     "20250110T120000000000Z.2",
     "e-1",
+    "TOOL", "LLM", "AGENT", "CHAIN", "openinference.span.kind", "exception",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
