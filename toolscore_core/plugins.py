@@ -37,6 +37,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.jaeger",
     "toolscore_formats.vercel_ai",
     "toolscore_formats.langsmith",
+    "toolscore_formats.inspect_ai",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

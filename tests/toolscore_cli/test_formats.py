@@ -13,6 +13,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "pydantic_ai", "jaeger",
            "vercel_ai",
            "langsmith",
+           "inspect_ai",
            }
 
 

@@ -34,6 +34,8 @@ KEYS = st.sampled_from([
     "stepType", "totalUsage", "modelId", "state",
     "run_type", "child_runs", "runs", "parent_run_id", "trace_id", "dotted_order",
     "start_time", "end_time", "inputs", "outputs", "post", "patch", "total_cost",
+    "version", "eval", "task", "samples", "epoch", "target", "events", "event", "working_time",
+    "completed", "pending", "parse_error", "transcript", "total_time", "model_usage", "limit",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -50,6 +52,7 @@ VALUES = st.sampled_from([
     "tool-invocation", "output-available", "tool-calls",
     "chain", "llm", "pending", "2025-01-10T12:02:01.000Z", "{'a': (1, 2)}",
     "20250110T120000000000Z.2",
+    "started", "2025-05-12T20:27:39.762878-04:00", "timeout",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
