@@ -30,6 +30,9 @@ STREAM_MIN_BYTES = 1_000_000
 """Smaller files are decoded whole: streaming only pays off (in memory) on large logs."""
 
 
+ZIP_MAGIC = b"PK\x03\x04"
+"""How a zip archive begins: Inspect's .eval logs are zips, which no trace reader decodes."""
+
 TORN_LINE_NOTE = ("the file's last line was cut off mid-write (a recorder killed while "
                   "writing?) and was not read")
 
@@ -91,6 +94,11 @@ def _decode(data: bytes, *, file: str) -> tuple[Any, bool, list[str]]:
     newline: that is what a writer killed mid-line leaves. Any other bad line is an error.
     """
     refuse_empty(data, file=file)
+    if data.startswith(ZIP_MAGIC):
+        raise InputError(
+            "a zip archive, not a JSON trace", file=file,
+            fix="give the trace inside it as JSON (an Inspect .eval log: `inspect log dump "
+            "LOG.eval > log.json` writes it as JSON)")
     decoder, met = nulls_for_non_finite()
     try:
         return loads(data, decoder=decoder), False, met

@@ -20,6 +20,7 @@ from toolscore_formats.common import (
     outcome,
     text_of,
 )
+from toolscore_formats.inspect_ai import is_sample
 from toolscore_formats.vercel_ai import is_ui_tool_part
 
 ROLES = frozenset(("system", "developer", "user", "assistant", "tool", "function"))
@@ -122,6 +123,8 @@ def detect(document: Any) -> str | None:
         return None
     messages = messages_of(document)
     if not messages or any(not_chat(m) is not None for m in messages):
+        return None
+    if is_sample(document):  # its messages look like a chat log, but the sample is inspect_ai's
         return None
     if isinstance(document, dict) and "messages" not in document:
         return OLLAMA

@@ -15,6 +15,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "langsmith",
            "google_adk",
            "openinference",
+           "inspect_ai",
            }
 
 

@@ -40,6 +40,8 @@ KEYS = st.sampled_from([
     "status_message", "openinference.span.kind", "tool.name", "input.value", "output.value",
     "tool_call.id", "llm.output_messages.0.message.tool_calls.0.tool_call.function.name",
     "llm.input_messages.0.message.role", "context.span_id", "attributes.tool.name", "events",
+    "version", "eval", "task", "samples", "epoch", "target", "events", "event", "working_time",
+    "completed", "pending", "parse_error", "transcript", "total_time", "model_usage", "limit",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -58,6 +60,7 @@ VALUES = st.sampled_from([
     "20250110T120000000000Z.2",
     "e-1",
     "TOOL", "LLM", "AGENT", "CHAIN", "openinference.span.kind", "exception",
+    "started", "2025-05-12T20:27:39.762878-04:00", "timeout",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
