@@ -20,15 +20,38 @@ def format_table(registry: Registry) -> list[dict[str, Any]]:
     ]
 
 
+def format_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per format: its id and description, and the plugin's distribution when it is
+    not toolscore itself."""
+    width = max((len(row["id"]) for row in rows), default=0)
+    lines = []
+    for row in rows:
+        plugin = row["plugin"] or {}
+        origin = ""
+        if plugin.get("distribution") != "toolscore":
+            shipped = " ".join(str(v) for v in (plugin.get("distribution"),
+                                                 plugin.get("version")) if v)
+            origin = f"  [plugin {plugin.get('name', '?')}{': ' + shipped if shipped else ''}]"
+        lines.append(f"{row['id']:<{width}}  {row['description']}{origin}")
+    return lines
+
+
 @click.command("formats")
-@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
-def formats_command(as_json: bool) -> None:
-    """List the trace formats --format accepts (auto picks the one that claims the file)."""
+@click.option("--long", "long_", is_flag=True,
+              help="Also show what each format reads and the plugin that provides it.")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON (what --long shows).")
+def formats_command(long_: bool, as_json: bool) -> None:
+    """List the trace formats --format accepts, one line each (auto picks the one that claims
+    the file)."""
     from toolscore_core.plugins import default_registry
 
     rows = format_table(default_registry())
     if as_json:
         click.echo(jsonlib.dumps(rows, indent=2, sort_keys=True, ensure_ascii=False))
+        return
+    if not long_:
+        for line in format_lines(rows):
+            click.echo(line)
         return
     from rich.table import Table
 

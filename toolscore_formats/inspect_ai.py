@@ -241,8 +241,7 @@ def _run_notes(sample: dict[str, Any], notes: list[str]) -> None:
 def toolscore_register_trace_formats() -> list[TraceFormat]:
     return [TraceFormat(
         id="inspect_ai",
-        description="Inspect AI eval logs (UK AISI's inspect_ai): a .json log of one sample, "
-                    "or one sample",
+        description="Inspect AI eval logs (.json) of one sample, or one sample",
         reads='{"version", "status", "eval", "samples"} holding one sample, or a sample '
               '{"id", "epoch", "messages", "events"}: assistant tool_calls joined to role tool '
               'messages by tool_call_id, error {type, message} as failure, tool events\' '

@@ -359,8 +359,8 @@ def stream(data: bytes) -> tuple[Trace, str] | None:
 def toolscore_register_trace_formats() -> list[TraceFormat]:
     return [TraceFormat(
         id="openai_chat",
-        description="OpenAI Chat Completions and compatible APIs (Ollama, vLLM, LM Studio, "
-                    "llama.cpp, LiteLLM logs): responses and message lists",
+        description="OpenAI Chat Completions and compatible servers (Ollama, vLLM, LM "
+                    "Studio, llama.cpp, LiteLLM)",
         reads='{"choices": [{"message"}]}, a list of role messages, {"messages": [...]} '
               '(with a LiteLLM "response"), an Ollama {"message", "done"}: tool_calls (JSON '
               'string or object arguments), legacy function_call, role tool/function results '

@@ -1,4 +1,4 @@
-"""``toolscore formats``: every format with what it reads and the plugin that provides it."""
+"""``toolscore formats``: one line per format; --long and --json say what each reads."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from click.testing import CliRunner
 
 from toolscore_cli.app import cli
+from toolscore_cli.formats import format_lines
 
 FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini", "mcp", "otel",
            "langchain", "agents_sdk", "claude_agent_sdk", "bedrock_converse",
@@ -30,13 +31,6 @@ def test_formats_json_lists_every_format_with_its_plugin() -> None:
     assert rows["mcp"]["plugin"]["name"] == "toolscore_formats.mcp"
 
 
-def test_formats_table_names_each_format() -> None:
-    result = CliRunner().invoke(cli, ["formats"], env={"COLUMNS": "160"})
-    assert result.exit_code == 0, result.output
-    for fid in FORMATS:
-        assert fid in result.output
-
-
 def test_plugins_hook_filter_lists_the_format_plugins() -> None:
     result = CliRunner().invoke(cli, ["plugins", "--json", "--hook",
                                       "toolscore_register_trace_formats"])
@@ -44,3 +38,36 @@ def test_plugins_hook_filter_lists_the_format_plugins() -> None:
     provided = {fid for row in json.loads(result.output)
                 for fid in row["provides"].get("trace_formats", [])}
     assert provided == FORMATS
+
+
+def test_formats_lists_one_line_per_format() -> None:
+    result = CliRunner().invoke(cli, ["formats"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [line.split()[0] for line in lines] == [
+        row["id"] for row in json.loads(CliRunner().invoke(cli, ["formats", "--json"]).output)]
+    assert set(line.split()[0] for line in lines) == FORMATS
+    assert all("[plugin" not in line for line in lines)  # every built-in is toolscore's
+
+
+def test_a_plugin_format_names_its_distribution() -> None:
+    rows = [{"id": "toolscore", "description": "native", "reads": "",
+             "plugin": {"name": "toolscore_formats.native", "distribution": "toolscore",
+                        "version": "0.1.0"}},
+            {"id": "mylog", "description": "My agent's log", "reads": "",
+             "plugin": {"name": "mylog", "distribution": "acme-toolscore", "version": "1.2"}},
+            {"id": "adhoc", "description": "Registered in Python", "reads": "",
+             "plugin": {"name": "adhoc", "distribution": None, "version": None}}]
+    assert format_lines(rows) == [
+        "toolscore  native",
+        "mylog      My agent's log  [plugin mylog: acme-toolscore 1.2]",
+        "adhoc      Registered in Python  [plugin adhoc]",
+    ]
+
+
+def test_formats_long_shows_what_each_reads() -> None:
+    result = CliRunner().invoke(cli, ["formats", "--long"], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    for fid in FORMATS:
+        assert fid in result.output
+    assert "toolUseId" in result.output and "toolscore_formats.jaeger" in result.output
