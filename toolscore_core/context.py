@@ -50,8 +50,19 @@ class Options:
     plugins read theirs with ``EvaluationContext.config_for``."""
     base_dir: str | None = None
     """The folder relative side-effect paths are read from (the gold file's; None: cwd)."""
-    judge_model: str | None = None
-    """The LLM judge model, when one was asked for (none by default)."""
+    judge: Judging | None = None
+    """The LLM judge, when one was asked for (none by default)."""
+
+
+@frozen
+class Judging:
+    """An LLM judge taking part (``toolscore_judge`` asks it; the core only carries it)."""
+
+    model: str
+    judgments: str | None
+    """The judgments file the verdicts are read from and new ones written to."""
+    client: Any = None
+    """What asks the model a judgment the file lacks; None: the file alone (a regrade)."""
 
 
 @frozen
