@@ -104,10 +104,12 @@ def judge_from(
                          fix="add --judgments FILE or --receipt FILE")
     from toolscore_core.context import Judging
     from toolscore_judge.client import chat_client
+    from toolscore_judge.store import read_judgments
 
     if judgments is None:
         name = Path(str(receipt)).name.removesuffix(".json").removesuffix(".receipt")
         judgments = str(Path(str(receipt)).with_name(f"{name}.judgments.jsonl"))
+    read_judgments(judgments)  # a damaged file is bad input before any model is asked
     return Judging(model=model, judgments=judgments,
                    client=chat_client(model, base_url=base_url, timeout=timeout,
                                       retries=retries))

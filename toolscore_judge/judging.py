@@ -10,6 +10,7 @@ from typing import Any
 from attrs import frozen
 
 from toolscore_core.context import EvaluationContext, Judging
+from toolscore_core.errors import InputError
 from toolscore_core.models import CheckOutcome, Status
 from toolscore_judge.client import chat_request
 from toolscore_judge.store import Judgment, Verdict, read_judgments, record, request_sha256
@@ -79,16 +80,21 @@ def second_opinion(context: EvaluationContext, outcome: CheckOutcome,
     judge = context.options.judge
     if judge is None or outcome.status != "unknown":
         return outcome
-    found = judgment(judge, question.template, question.fields)
+    try:
+        found = judgment(judge, question.template, question.fields)
+    except InputError as exc:  # the file's path is left out: records name no host paths
+        return CheckOutcome("unknown", f"{outcome.reason}; the judgments file cannot be read "
+                            f"({exc.place}: {exc.problem})", {**outcome.details,
+                                                              "rules": outcome.reason})
     details = {**outcome.details, "rules": outcome.reason,
                "judge": {"model": judge.model, "template": question.template.id,
                          "template_sha256": question.template.sha256,
                          "judgment_sha256": None if found is None else found.sha256,
                          "verdict": None if found is None else found.verdict}}
     if found is None:
-        where = judge.judgments or "no judgments file"
         return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model}'s judgment "
-                            f"is not in {where} (`toolscore eval --judge` asks again)", details)
+                            "is not in the judgments file (`toolscore eval --judge` asks again)",
+                            details)
     if found.verdict is None:
         return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model} gave no "
                             f"verdict: {found.why}", details)
