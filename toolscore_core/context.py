@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from operator import attrgetter, itemgetter
+from os import PathLike
 from typing import Any, TextIO
 
 from attrs import field, frozen
@@ -56,13 +57,13 @@ class Options:
 
 @frozen
 class Judging:
-    """An LLM judge taking part (``toolscore_judge`` asks it; the core only carries it)."""
+    """An LLM judge taking part: its model, the judgments file its verdicts are read from and
+    added to, and the client asking what the file lacks (None: the file alone, as a regrade
+    does). ``toolscore_judge`` asks it; the core only carries it."""
 
     model: str
-    judgments: str | None
-    """The judgments file the verdicts are read from and new ones written to."""
+    judgments: str | PathLike[str] | None
     client: Any = None
-    """What asks the model a judgment the file lacks; None: the file alone (a regrade)."""
 
 
 @frozen

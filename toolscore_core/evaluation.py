@@ -60,8 +60,7 @@ def evaluate(
     contract object. ``weights`` override the default weights and are renormalized.
     ``config`` holds plugin options by plugin id (``{"side-effects": {"validate": True}}``);
     ``injected``, ``honesty_config`` and ``validate_side_effects`` are shorthands for
-    built-in checks' options and win over the same options in ``config``. ``judge``: the
-    LLM judge asked what the rules leave unknown (``toolscore_judge.judging``).
+    built-in checks' options and win over the same options in ``config``; ``judge`` is asked.
     """
     registry = registry or default_registry()
     with paused_gc():

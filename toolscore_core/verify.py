@@ -290,9 +290,8 @@ def evaluate_bound(
                              place=f"$.inputs.{role}",
                              fix="re-evaluate with `toolscore eval GOLD TRACE --receipt`")
     settings = receipt["settings"]
-    judgments = paths["judgments"]
-    judge = None if settings.get("judge_model") is None else Judging(
-        model=settings["judge_model"], judgments=None if judgments is None else str(judgments))
+    judge = None if settings.get("judge_model") is None else Judging(  # verdicts: the file's
+        model=settings["judge_model"], judgments=paths["judgments"])
     registry = registry or default_registry()
     trace_format = settings["trace_format"] or "auto"
     if trace_format != "auto" and trace_format not in registry.trace_formats:
