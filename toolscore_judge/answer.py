@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
-from toolscore_judge.judging import Question, second_opinion
-from toolscore_judge.templates import ANSWER_CORRECT
 
 ID = "answer-correct"
 _TRAILING = " .!。"
@@ -29,6 +27,12 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
     outcome = CheckOutcome(
         "unknown", "the final answer words the reference answer differently or not at all; "
         "whether it means the same needs a judge (--judge MODEL)", details)
+    if context.options.judge is None:
+        return outcome
+    # Imported here: an evaluation without a judge loads none of it (start-up time).
+    from toolscore_judge.judging import Question, second_opinion
+    from toolscore_judge.templates import ANSWER_CORRECT
+
     return second_opinion(context, outcome, Question(
         template=ANSWER_CORRECT, fields={"reference": reference, "answer": answer},
         on_yes=("pass", "the final answer gives the reference answer"),
