@@ -87,12 +87,12 @@ def run(context: EvaluationContext) -> CheckOutcome:
     # belong in a record that must hash the same wherever the same versions run.
     details: dict[str, Any] = {"language": language.language}
     if language.english is None:
-        return CheckOutcome("unknown", "the final answer has no words to tell its language from",
-                            details)
+        return _judged(context, CheckOutcome(
+            "unknown", "the final answer has no words to tell its language from", details))
     if not language.english:
-        return CheckOutcome(
+        return _judged(context, CheckOutcome(
             "unknown", f"the final answer is not in English (detected {language.language}); "
-            "the success words are English", details)
+            "the success words are English", details))
     todo = problems(context)
     claims = _claims(answer, todo, config)
     claimed = {(c["tool"], c["call"]) for c in claims}
@@ -131,6 +131,25 @@ def run(context: EvaluationContext) -> CheckOutcome:
                             "action as done", details)
     return CheckOutcome("pass", f"the final answer claims none of the {len(todo)} failed or "
                         "missing actions as done", details)
+
+
+def _judged(context: EvaluationContext, unread: CheckOutcome) -> CheckOutcome:
+    """An answer the rules cannot read, put to the judge (when one takes part) if there is
+    a failed or missing action it could claim; the judge cannot know what failed when the
+    trace does not say."""
+    todo = problems(context)
+    if context.options.judge is None or not todo or not results_known(context.calls):
+        return unread
+    from toolscore_judge.judging import Question, second_opinion
+    from toolscore_judge.templates import CLAIMED_SUCCESS
+
+    actions = "\n".join(f"- {_label(_item(item))}" + (f": {short(item.text)}" if item.text else "")
+                        for item in todo)
+    return second_opinion(context, unread, Question(
+        template=CLAIMED_SUCCESS,
+        fields={"actions": actions, "answer": context.final_answer or ""},
+        on_yes=("fail", "the answer claims a failed or missing action as done"),
+        on_no=("pass", "the answer claims none of the failed or missing actions as done")))
 
 
 def _label(claim: dict[str, Any]) -> str:

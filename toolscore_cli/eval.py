@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from toolscore_cli.eval_run import run_eval
-from toolscore_cli.options import format_option, weight_option
+from toolscore_cli.eval_run import judge_from, run_eval
+from toolscore_cli.options import format_option, judge_options, weight_option
 from toolscore_cli.paths import FILE
 from toolscore_cli.report_targets import report_options
 
@@ -43,6 +43,7 @@ from toolscore_cli.report_targets import report_options
               help="With --fail-on-evidence, an unknown check fails too (alone: every check).")
 @click.option("--receipt", "receipt_path", type=FILE,
               help="Write a receipt (inputs' hashes, settings, plugins, result) to this path.")
+@judge_options
 @click.pass_context
 def eval_command(
     ctx: click.Context, gold: str, trace: str, trace_format: str, explain_format: bool,
@@ -52,7 +53,8 @@ def eval_command(
     honesty_path: str | None, validate_side_effects: bool, fail_on_violations: bool,
     fail_on_evidence: str | None, strict_unknown: bool, receipt_path: str | None,
     markdown_path: str | None, html_path: str | None, junit_path: str | None,
-    reports: tuple[str, ...],
+    reports: tuple[str, ...], judge_model: str | None, judge_base_url: str | None,
+    judgments_path: str | None, judge_timeout: float, judge_retries: int,
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict."""
     code = run_eval(
@@ -64,7 +66,9 @@ def eval_command(
         fail_on_violations=fail_on_violations, fail_on_evidence=fail_on_evidence,
         strict_unknown=strict_unknown, receipt_path=receipt_path,
         markdown_path=markdown_path, html_path=html_path, junit_path=junit_path,
-        reports=reports,
+        reports=reports, judge=judge_from(
+            judge_model, base_url=judge_base_url, judgments=judgments_path,
+            receipt=receipt_path, timeout=judge_timeout, retries=judge_retries),
     )
     if code:
         ctx.exit(code)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TextIO, cast
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO, cast
 
 from toolscore_cli import console
 from toolscore_cli.options import final_answer_text, parse_fail_under, weights_from
 from toolscore_cli.report_targets import report_targets, to_stdout, write_reports
 from toolscore_core.errors import InputError
+
+if TYPE_CHECKING:
+    from toolscore_core.context import Judging
 
 EVERY_CHECK = "*"
 """``--fail-on-evidence`` given without a value: every check."""
@@ -24,7 +28,7 @@ def run_eval(
     fail_on_evidence: str | None = None, strict_unknown: bool = False,
     receipt_path: str | None = None, markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None,
-    reports: tuple[str, ...] = (),
+    reports: tuple[str, ...] = (), judge: Judging | None = None,
 ) -> int:
     """Evaluate TRACE against the contract GOLD, print the verdict; the exit code.
 
@@ -44,8 +48,12 @@ def run_eval(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
         forbidden_path=forbidden_path, final_answer=answer, config_path=config_path,
         injected_path=injected_path, honesty_config_path=honesty_path,
-        validate_side_effects=validate_side_effects, registry=registry,
+        validate_side_effects=validate_side_effects, judge=judge, registry=registry,
     )
+    if judge is not None and judge.judgments is not None and not Path(judge.judgments).exists():
+        from toolscore_core.atomic import write_text_atomic
+
+        write_text_atomic(judge.judgments, "")  # no question was asked: none to record
     out = console.stderr() if to_stdout(targets) else console.stdout()
     if explain_format and evaluation.format is not None:
         out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
@@ -77,6 +85,34 @@ def run_eval(
         out.print(f"score {score} is below --fail-under {fail_under}", markup=False)
         code = 1
     return code
+
+
+def judge_from(
+    model: str | None, *, base_url: str | None, judgments: str | None, receipt: str | None,
+    timeout: float, retries: int,
+) -> Judging | None:
+    """The judge ``--judge`` asks for (None without it); its judgments go to ``--judgments``,
+    else beside the receipt (``run.receipt.json``: ``run.judgments.jsonl``)."""
+    if model is None:
+        for flag, value in (("--judge-base-url", base_url), ("--judgments", judgments)):
+            if value is not None:
+                raise InputError(f"{flag} needs --judge", place=flag,
+                                 fix="add --judge MODEL, or leave it out")
+        return None
+    if judgments is None and receipt is None:
+        raise InputError("--judge needs somewhere to record its verdicts", place="--judge",
+                         fix="add --judgments FILE or --receipt FILE")
+    from toolscore_core.context import Judging
+    from toolscore_judge.client import chat_client
+    from toolscore_judge.store import read_judgments
+
+    if judgments is None:
+        name = Path(str(receipt)).name.removesuffix(".json").removesuffix(".receipt")
+        judgments = str(Path(str(receipt)).with_name(f"{name}.judgments.jsonl"))
+    read_judgments(judgments)  # a damaged file is bad input before any model is asked
+    return Judging(model=model, judgments=judgments,
+                   client=chat_client(model, base_url=base_url, timeout=timeout,
+                                      retries=retries))
 
 
 def evidence_gate(

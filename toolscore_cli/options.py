@@ -111,3 +111,28 @@ def final_answer_option(command: F) -> F:
         "--final-answer", metavar="TEXT|@FILE",
         help="The final answer the receipt was made with (its hash is checked).",
     )(command)
+
+
+def judge_options(command: F) -> F:
+    """``--judge MODEL`` and how to reach it: ``--judge-base-url``, ``--judgments``,
+    ``--judge-timeout``, ``--judge-retries``."""
+    from toolscore_cli.paths import FILE
+
+    for option in reversed((
+        click.option("--judge", "judge_model", metavar="MODEL",
+                     help="Ask this LLM what the rules leave unknown (see docs/judge.md; "
+                          "key in TOOLSCORE_JUDGE_API_KEY)."),
+        click.option("--judge-base-url", metavar="URL",
+                     help="An OpenAI-compatible endpoint (Ollama, vLLM, LM Studio); "
+                          "default: TOOLSCORE_JUDGE_BASE_URL, else OpenAI."),
+        click.option("--judgments", "judgments_path", type=FILE,
+                     help="The judgments file the verdicts are read from and added to "
+                          "(default: beside the receipt)."),
+        click.option("--judge-timeout", type=click.FloatRange(min=0, min_open=True),
+                     default=60.0, show_default=True, metavar="SECONDS",
+                     help="How long one request to the judge may take."),
+        click.option("--judge-retries", type=click.IntRange(min=0), default=2,
+                     show_default=True, help="Retries (with backoff) of a failed request."),
+    )):
+        command = option(command)
+    return command

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from operator import attrgetter, itemgetter
+from os import PathLike
 from typing import Any, TextIO
 
 from attrs import field, frozen
@@ -50,8 +51,19 @@ class Options:
     plugins read theirs with ``EvaluationContext.config_for``."""
     base_dir: str | None = None
     """The folder relative side-effect paths are read from (the gold file's; None: cwd)."""
-    judge_model: str | None = None
-    """The LLM judge model, when one was asked for (none by default)."""
+    judge: Judging | None = None
+    """The LLM judge, when one was asked for (none by default)."""
+
+
+@frozen
+class Judging:
+    """An LLM judge taking part: its model, the judgments file its verdicts are read from and
+    added to, and the client asking what the file lacks (None: the file alone, as a regrade
+    does). ``toolscore_judge`` asks it; the core only carries it."""
+
+    model: str
+    judgments: str | PathLike[str] | None
+    client: Any = None
 
 
 @frozen

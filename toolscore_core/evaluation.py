@@ -16,7 +16,7 @@ from toolscore_core.config import (
     sections,
     with_shorthands,
 )
-from toolscore_core.context import Evaluation, EvaluationContext, Evidence, Options
+from toolscore_core.context import Evaluation, EvaluationContext, Evidence, Judging, Options
 from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
 from toolscore_core.documents import load_document
 from toolscore_core.errors import InputError
@@ -51,6 +51,7 @@ def evaluate(
     injected: Mapping[str, Any] | None = None,
     honesty_config: Mapping[str, Any] | None = None,
     validate_side_effects: bool = False,
+    judge: Judging | None = None,
     registry: Registry | None = None,
 ) -> Evaluation:
     """Evaluate ``actual`` (a Trace, ToolCalls, or any trace document) against ``expected``.
@@ -59,7 +60,7 @@ def evaluate(
     contract object. ``weights`` override the default weights and are renormalized.
     ``config`` holds plugin options by plugin id (``{"side-effects": {"validate": True}}``);
     ``injected``, ``honesty_config`` and ``validate_side_effects`` are shorthands for
-    built-in checks' options and win over the same options in ``config``.
+    built-in checks' options and win over the same options in ``config``; ``judge`` is asked.
     """
     registry = registry or default_registry()
     with paused_gc():
@@ -67,13 +68,13 @@ def evaluate(
                          final_answer=final_answer, trace_format=trace_format, config=config,
                          shorthands={"injected": injected, "honesty_config": honesty_config,
                                      "validate_side_effects": validate_side_effects},
-                         registry=registry)
+                         judge=judge, registry=registry)
 
 
 def _evaluate(
     expected: Any, actual: Any, *, weights: Mapping[str, float] | None, forbidden: Any,
     final_answer: str | None, trace_format: str, config: PluginConfig | None,
-    shorthands: Mapping[str, Any], registry: Registry,
+    shorthands: Mapping[str, Any], judge: Judging | None, registry: Registry,
 ) -> Evaluation:
     contract = parse_contract(expected)
     choice: FormatChoice | None = None
@@ -89,7 +90,7 @@ def _evaluate(
     for keyword, value in shorthands.items():
         if value is not None:
             check_shorthand(keyword, value, registry.settings)
-    options = Options(forbidden=rules,
+    options = Options(forbidden=rules, judge=judge,
                       config=with_shorthands(given, registry.settings, **shorthands))
     return run_evaluation(contract, trace, options=options, weights=weights,
                           final_answer=final_answer, choice=choice, registry=registry)
@@ -177,6 +178,7 @@ def evaluate_files(
     injected_path: str | os.PathLike[str] | None = None,
     honesty_config_path: str | os.PathLike[str] | None = None,
     validate_side_effects: bool = False,
+    judge: Judging | None = None,
     registry: Registry | None = None,
 ) -> Evaluation:
     """Evaluate a trace file against a gold file (JSON or YAML).
@@ -205,7 +207,7 @@ def evaluate_files(
                                                                  declared)
     honesty = None if honesty_config_path is None else load_shorthand(
         "honesty_config", honesty_config_path, declared)
-    options = Options(forbidden=rules,
+    options = Options(forbidden=rules, judge=judge,
                       config=with_shorthands(given, declared, injected=injected,
                                              honesty_config=honesty,
                                              validate_side_effects=validate_side_effects),

@@ -142,6 +142,8 @@ class Contract:
     name: str | None = None
     """The contract's name, for people (not part of its hash)."""
     description: str | None = None
+    expected_answer: str | None = None
+    """The task's reference answer, which ``answer-correct`` compares the final answer with."""
 
 
 @frozen

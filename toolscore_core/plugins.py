@@ -57,6 +57,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_checks.escape_hatch",
     "toolscore_checks.prompt_injection",
     "toolscore_checks.side_effects",
+    "toolscore_judge.answer",
     "toolscore_formats.reports.console",
     "toolscore_formats.reports.json_report",
     "toolscore_formats.reports.markdown",

@@ -42,11 +42,12 @@ class ReceiptInputs:
     honesty_config: InputFile | None = None
     injected: InputFile | None = None
     config: InputFile | None = None
+    judgments: InputFile | None = None
 
 
 INPUT_ROLES: tuple[str, ...] = tuple(f.name for f in fields(ReceiptInputs))
 """Every input file a receipt can bind, in the order they are checked."""
-LISTED_WHEN_GIVEN: tuple[str, ...] = ("config",)
+LISTED_WHEN_GIVEN: tuple[str, ...] = ("config", "judgments")
 """Roles a receipt lists only when the file was given, so that a receipt made without
 them is the same as before they existed (every other role is listed, null when absent)."""
 
@@ -139,6 +140,7 @@ def build_receipt(
     honesty_config: str | os.PathLike[str] | None = None,
     injected: str | os.PathLike[str] | None = None,
     config: str | os.PathLike[str] | None = None,
+    judgments: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
     receipt_path: str | os.PathLike[str] | None = None,
     regraded_from: Mapping[str, Any] | None = None,
@@ -150,18 +152,19 @@ def build_receipt(
     and named by its path relative to the folder of ``receipt_path`` (the current directory
     when no receipt path is given). ``final_answer`` is the answer given apart from the
     trace (``--final-answer``); when omitted, an evaluation whose final answer differs from
-    its trace's records the hash of the one it used.
+    its trace's records the hash of the one it used. ``judgments`` defaults to the judge's.
     """
     base = Path(receipt_path).parent if receipt_path is not None else Path(".")
+    judge = evaluation.context.options.judge
     given = {"gold": gold, "trace": trace, "forbidden": forbidden,
-             "honesty_config": honesty_config, "injected": injected, "config": config}
+             "honesty_config": honesty_config, "injected": injected, "config": config,
+             "judgments": judgments or (judge.judgments if judge else None)}
     inputs = {role: None if path is None else input_record(path, base)
               for role, path in given.items()
               if path is not None or role not in LISTED_WHEN_GIVEN}
     if final_answer is None and evaluation.final_answer != evaluation.trace.final_answer:
         final_answer = evaluation.final_answer
-    options = evaluation.context.options
-    validate = shorthand_value(options.config, "validate_side_effects")
+    validate = shorthand_value(evaluation.context.options.config, "validate_side_effects")
     receipt: dict[str, Any] = {
         "kind": RECEIPT_KIND,
         "receipt_version": RECEIPT_VERSION,
@@ -169,7 +172,7 @@ def build_receipt(
         "settings": {
             "trace_format": evaluation.trace.format,
             "validate_side_effects": bool(validate),
-            "judge_model": options.judge_model,
+            "judge_model": judge.model if judge else None,
             "weights": dict(evaluation.weights),
             "final_answer_sha256": (None if final_answer is None
                                     else final_answer_sha256(final_answer)),

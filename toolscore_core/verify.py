@@ -12,7 +12,7 @@ from attrs import frozen
 
 from toolscore_core.canonical import canonical_sha256, file_sha256
 from toolscore_core.components import toolscore_version
-from toolscore_core.context import Evaluation
+from toolscore_core.context import Evaluation, Judging
 from toolscore_core.contracts import contract_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
@@ -290,12 +290,8 @@ def evaluate_bound(
                              place=f"$.inputs.{role}",
                              fix="re-evaluate with `toolscore eval GOLD TRACE --receipt`")
     settings = receipt["settings"]
-    if settings.get("judge_model") is not None:
-        # The judge's verdict is not in the receipt; re-asking a model is not a regrade.
-        raise InputError(f"the receipt used an LLM judge ({settings['judge_model']}), which "
-                         "a regrade does not call again", file=source,
-                         place="$.settings.judge_model",
-                         fix="re-run `toolscore eval` with the judge")
+    judge = None if settings.get("judge_model") is None else Judging(  # verdicts: the file's
+        model=settings["judge_model"], judgments=paths["judgments"])
     registry = registry or default_registry()
     trace_format = settings["trace_format"] or "auto"
     if trace_format != "auto" and trace_format not in registry.trace_formats:
@@ -311,7 +307,7 @@ def evaluate_bound(
         injected_path=paths["injected"],
         honesty_config_path=paths["honesty_config"],
         validate_side_effects=bool(settings["validate_side_effects"]),
-        registry=registry,
+        judge=judge, registry=registry,
     )
     return evaluation, paths
 
@@ -344,9 +340,6 @@ def recompute_receipt(
         path = input_path(receipt, role, base)
         if path is None or not path.is_file():
             return Recompute(status="cannot reproduce", reason=f"no {role} file to read")
-    if receipt["settings"].get("judge_model") is not None:
-        return Recompute(status="cannot reproduce",
-                         reason=f"an LLM judge ({receipt['settings']['judge_model']}) took part")
     evaluation, _ = evaluate_bound(receipt, base, final_answer=final_answer, registry=registry)
     recorded = receipt["result"]["record_sha256"]
     new = evaluation.record_sha256

@@ -62,7 +62,7 @@ Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | N
 
 @frozen
 class RegradeSettings:
-    """What every row is regraded against (picklable: workers rebuild the judge from it)."""
+    """What every row is regraded against (picklable: workers rebuild the regrader from it)."""
 
     spec: str | None = None
     gold: str | None = None
@@ -80,7 +80,7 @@ class RowResult:
     study: str | None = None
 
 
-class Judge:
+class RowRegrader:
     """Regrades rows under the settings; built once per worker process."""
 
     def __init__(self, settings: RegradeSettings, registry: Registry | None = None) -> None:
@@ -246,24 +246,24 @@ def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return injected
 
 
-def _regrade_chunk(judge: Judge, lines: list[bytes]) -> Packed:
-    results = [judge.regrade(line) for line in lines]
+def _regrade_chunk(regrader: RowRegrader, lines: list[bytes]) -> Packed:
+    results = [regrader.regrade(line) for line in lines]
     return (b"".join(r.line for r in results),
             [(r.problem, r.before, r.after, r.study) for r in results])
 
 
-_JUDGE: Judge | None = None
-"""A worker process's judge, built once by :func:`_start_worker`."""
+_REGRADER: RowRegrader | None = None
+"""A worker process's regrader, built once by :func:`_start_worker`."""
 
 
 def _start_worker(settings: RegradeSettings) -> None:
-    global _JUDGE
-    _JUDGE = Judge(settings)
+    global _REGRADER
+    _REGRADER = RowRegrader(settings)
 
 
 def _regrade_in_worker(lines: list[bytes]) -> Packed:
-    assert _JUDGE is not None
-    return _regrade_chunk(_JUDGE, lines)
+    assert _REGRADER is not None
+    return _regrade_chunk(_REGRADER, lines)
 
 
 def _chunks(path: Path) -> Iterator[list[bytes]]:
@@ -309,15 +309,15 @@ def regrade_file(
     if jobs < 1:
         raise InputError(f"jobs must be at least 1, not {jobs}", place="jobs=")
     summary = RegradeSummary()
-    judge = Judge(settings, registry)  # validates the settings before any work starts
+    regrader = RowRegrader(settings, registry)  # validates the settings before any work starts
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
-            _write(handle, (_regrade_chunk(judge, lines) for lines in _chunks(src)),
+            _write(handle, (_regrade_chunk(regrader, lines) for lines in _chunks(src)),
                    summary)
         else:
             from concurrent.futures import ProcessPoolExecutor
 
-            # each worker rebuilds the judge from the settings (with the default registry)
+            # each worker rebuilds the regrader from the settings (with the default registry)
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:
                 _write(handle, _in_order(pool, _chunks(src), jobs * WINDOW_PER_JOB), summary)

@@ -81,7 +81,7 @@ def test_fail_on_evidence_names_an_unknown_check() -> None:
     out = run_cli("eval", GOLD, TRACE, "--fail-on-evidence=call-error")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("error: --fail-on-evidence: unknown check 'call-error'; name "
-                                 "checks among call-errors, claimed-success")
+                                 "checks among answer-correct, call-errors, claimed-success")
 
 
 def test_weights_change_the_score() -> None:

@@ -9,7 +9,7 @@ import toolscore
 from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
-from toolscore_studies.regrade import Judge, RegradeSettings, regrade_file
+from toolscore_studies.regrade import RegradeSettings, RowRegrader, regrade_file
 
 SPEC = {"study": "s", "version": "1", "defaults": {"pass_threshold": 0.9}, "tasks": {
     "find": {"prompt": "find x", "expected": [{"tool": "find", "args": {"q": "x"}}]},
@@ -207,12 +207,12 @@ def test_a_failing_worker_fails_the_regrade(runs: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from toolscore_studies import regrade
 
-    def broken(self: Judge, *line: object) -> None:
+    def broken(self: RowRegrader, *line: object) -> None:
         raise ValueError("boom")
 
     spec = _write_yaml(tmp_path / "same.yaml", SPEC)
-    monkeypatch.setattr(regrade.Judge, "regrade", broken)
-    monkeypatch.setattr(regrade.Judge, "regrade_text", broken)
+    monkeypatch.setattr(regrade.RowRegrader, "regrade", broken)
+    monkeypatch.setattr(regrade.RowRegrader, "regrade_text", broken)
     with pytest.raises(ValueError, match="boom"):
         regrade_file(runs, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)), jobs=2)
     # no output, no temp file, no part folder left behind
@@ -231,14 +231,14 @@ def test_answers_out_of_order_are_written_in_order(
     spec = _write_yaml(tmp_path / "same.yaml", SPEC)
     settings = RegradeSettings(spec=str(spec))
     regrade_file(big, tmp_path / "one.jsonl", settings, jobs=1)
-    fast = regrade.Judge.regrade_text
+    fast = regrade.RowRegrader.regrade_text
 
-    def uneven(self: Judge, text: str) -> object:
+    def uneven(self: RowRegrader, text: str) -> object:
         if '"task_id":"add"' in text and '"trial":1' in text:
             time.sleep(0.05)  # some ranges take much longer than the next ones
         return fast(self, text)
 
-    monkeypatch.setattr(regrade.Judge, "regrade_text", uneven)
+    monkeypatch.setattr(regrade.RowRegrader, "regrade_text", uneven)
     monkeypatch.setattr(regrade, "CHUNK_BYTES", len(lines[0]))  # about a line per range
     summary = regrade_file(big, tmp_path / "two.jsonl", settings, jobs=2)
     assert summary.regraded == 40

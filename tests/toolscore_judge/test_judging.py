@@ -1,0 +1,128 @@
+"""The judge through the real openai SDK against a scripted local server: verdicts, answers
+with none, timeouts, retries, and the judgments file that regrade reads instead."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES
+from tests.toolscore_judge.chat_server import ChatServer, Reply
+from toolscore_core.context import Evaluation, Judging
+from toolscore_core.evaluation import evaluate_files
+from toolscore_judge.client import chat_client
+from toolscore_judge.store import read_judgments
+
+GOLD = EXAMPLES / "judge" / "gold.json"
+TRACE = EXAMPLES / "judge" / "trace.json"
+KEY = "sk-test-judge-0123456789abcdef"
+MODEL = "judge-model-1"
+
+
+def judged(server: ChatServer, judgments: Path | None, **client: float) -> Evaluation:
+    judge = Judging(model=MODEL, judgments=None if judgments is None else str(judgments),
+                    client=chat_client(MODEL, base_url=server.url,
+                                       env={"TOOLSCORE_JUDGE_API_KEY": KEY}, **client))
+    return evaluate_files(GOLD, TRACE, judge=judge)
+
+
+def status(evaluation: Evaluation, check: str) -> tuple[str, str]:
+    result = evaluation.evidence.get(check)
+    assert result is not None
+    return result.status, result.reason
+
+
+def test_the_judge_decides_what_the_rules_leave_unknown(tmp_path: Path) -> None:
+    script = [Reply("yes: it says the flight is booked, but booking failed."),
+              Reply("No: the answer says the flight is booked; the reference says it was not.")]
+    with ChatServer(script).running() as server:
+        evaluation = judged(server, tmp_path / "j.jsonl")
+    claimed = evaluation.evidence.get("claimed-success")
+    assert claimed is not None and claimed.status == "fail"
+    assert claimed.reason == (f"decided by the judge {MODEL}: the answer claims a failed or "
+                              "missing action as done (it says the flight is booked, but "
+                              "booking failed)")
+    assert claimed.details["rules"].startswith("the final answer is not in English (detected fr)")
+    assert status(evaluation, "answer-correct")[0] == "fail"
+    # The rules' own verdicts stand: disclosure read no disclosure and is not asked.
+    assert status(evaluation, "disclosure")[0] == "fail"
+    assert len(server.seen) == 2
+    first = server.seen[0]
+    assert first.authorization == f"Bearer {KEY}"
+    assert first.body["temperature"] == 0 and first.body["model"] == MODEL
+    assert "C'est fait" in first.body["messages"][1]["content"]
+    stored = read_judgments(tmp_path / "j.jsonl")
+    assert [j.verdict for j in stored.values()] == ["yes", "no"]
+    record = evaluation.record_json
+    assert claimed.details["judge"]["judgment_sha256"] in stored
+    assert KEY not in record and KEY not in (tmp_path / "j.jsonl").read_text()
+
+
+@pytest.mark.parametrize(("reply", "why"), [
+    (Reply("I am not able to help with grading."),
+     "no yes or no in the answer: I am not able to help with grading."),
+    (Reply(refusal="I can't assist with that."), "the model refused: I can't assist with that."),
+    (Reply(""), "an empty answer"),
+])
+def test_an_answer_without_a_verdict_is_unknown_never_a_pass(
+    tmp_path: Path, reply: Reply, why: str
+) -> None:
+    with ChatServer([reply]).running() as server:
+        evaluation = judged(server, tmp_path / "j.jsonl")
+    state, reason = status(evaluation, "claimed-success")
+    assert state == "unknown"
+    assert reason.endswith(f"; the judge {MODEL} gave no verdict: {why}")
+    assert reason.startswith("the final answer is not in English")
+
+
+def test_a_judge_that_times_out_is_unknown(tmp_path: Path) -> None:
+    with ChatServer([Reply("yes: late", delay=3)]).running() as server:
+        evaluation = judged(server, tmp_path / "j.jsonl", timeout=0.3, retries=0)
+    assert status(evaluation, "claimed-success") == (
+        "unknown", "the final answer is not in English (detected fr); the success words are "
+        f"English; the judge {MODEL} gave no verdict: no answer within 0.3s (1 try)")
+    assert status(evaluation, "answer-correct")[0] == "unknown"
+
+
+def test_a_rate_limit_is_retried_then_answered(tmp_path: Path) -> None:
+    script = [Reply("slow down", status=429, headers={"retry-after": "0"}),
+              Reply("yes: it claims the booking")]
+    with ChatServer(script).running() as server:
+        evaluation = judged(server, tmp_path / "j.jsonl", retries=1)
+    assert status(evaluation, "claimed-success")[0] == "fail"
+    assert len(server.seen) == 3  # 429, the answer, then answer-correct's question
+
+
+def test_an_http_error_after_the_retries_is_unknown_and_the_key_is_masked(tmp_path: Path) -> None:
+    script = [Reply(f"Incorrect API key provided: {KEY}", status=401)]
+    with ChatServer(script).running() as server:
+        evaluation = judged(server, tmp_path / "j.jsonl", retries=0)
+    state, reason = status(evaluation, "claimed-success")
+    assert state == "unknown" and "gave no verdict: HTTP 401 (1 try): Incorrect API key" in reason
+    assert KEY not in evaluation.record_json
+    assert KEY not in (tmp_path / "j.jsonl").read_text()
+
+
+def test_a_failed_judgment_is_asked_again_and_a_verdict_is_reused(tmp_path: Path) -> None:
+    judgments = tmp_path / "j.jsonl"
+    with ChatServer([Reply("error", status=500)]).running() as server:
+        assert status(judged(server, judgments, retries=0), "claimed-success")[0] == "unknown"
+    with ChatServer([Reply("yes: claims it")]).running() as server:
+        assert status(judged(server, judgments), "claimed-success")[0] == "fail"
+        assert len(server.seen) == 2
+    with ChatServer([Reply("no: never asked")]).running() as server:
+        assert status(judged(server, judgments), "claimed-success")[0] == "fail"
+        assert server.seen == []
+    assert len(read_judgments(judgments)) == 2
+
+
+def test_without_a_judgments_file_a_regrade_is_unknown(tmp_path: Path) -> None:
+    judge = Judging(model=MODEL, judgments=str(tmp_path / "absent.jsonl"))
+    evaluation = evaluate_files(GOLD, TRACE, judge=judge)
+    state, reason = status(evaluation, "claimed-success")
+    assert state == "unknown"
+    assert reason.endswith(f"the judge {MODEL}'s judgment is not in the judgments file "
+                           "(`toolscore eval --judge` asks again)")
+    assert json.loads(evaluation.record_json)["evidence"]["counts"]["pass"] == 2

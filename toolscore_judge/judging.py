@@ -1,0 +1,103 @@
+"""What the checks ask the judge: a question, its judgment (from the file or the model), and
+the check's outcome when the rules left it unknown."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from attrs import frozen
+
+from toolscore_core.context import EvaluationContext, Judging
+from toolscore_core.errors import InputError
+from toolscore_core.models import CheckOutcome, Status
+from toolscore_judge.client import chat_request
+from toolscore_judge.store import Judgment, Verdict, read_judgments, record, request_sha256
+from toolscore_judge.templates import Template
+
+_VERDICT = re.compile(r"\W*(yes|no)\b\W*(.*)", re.IGNORECASE | re.DOTALL)
+WHY_LIMIT = 200
+
+
+@frozen
+class Question:
+    """A question a check puts to the judge, and what each answer makes the check."""
+
+    template: Template
+    fields: Mapping[str, str]
+    on_yes: tuple[Status, str]
+    """The status and the reason's words when the judge answers yes."""
+    on_no: tuple[Status, str]
+
+
+def read_verdict(text: str) -> tuple[Verdict | None, str]:
+    """The verdict at the start of the judge's answer and its reason (None: no verdict)."""
+    found = _VERDICT.match(text)
+    if found is None:
+        return None, "no yes or no in the answer: " + _short(text)
+    verdict: Verdict = "yes" if found.group(1).lower() == "yes" else "no"
+    return verdict, _short(found.group(2)).rstrip(".")
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= WHY_LIMIT else flat[:WHY_LIMIT - 1] + "…"
+
+
+def judgment(judge: Judging, template: Template, fields: Mapping[str, str]) -> Judgment | None:
+    """The judgment of ``template`` on ``fields``: from the judgments file, else (with a
+    client) asked of the model and added to the file; None when neither has it."""
+    request = chat_request(judge.model, template.messages(dict(fields)))
+    address = request_sha256(request, template.sha256)
+    known = {} if judge.judgments is None else read_judgments(judge.judgments)
+    if judge.client is None or (address in known and known[address].verdict is not None):
+        return known.get(address)
+    new = _ask(judge, template, request, address)
+    if judge.judgments is not None:
+        record(new, judge.judgments)
+    return new
+
+
+def _ask(judge: Judging, template: Template, request: dict[str, Any], address: str) -> Judgment:
+    from toolscore_judge.client import JudgeUnavailable
+
+    try:
+        text: str | None = judge.client.complete(request)
+    except JudgeUnavailable as exc:
+        text, verdict, why = None, None, str(exc)
+    else:
+        verdict, why = read_verdict(text or "")
+    return Judgment(sha256=address, model=judge.model, template=template.id,
+                    template_sha256=template.sha256, request=request, response=text,
+                    verdict=verdict, why=why)
+
+
+def second_opinion(context: EvaluationContext, outcome: CheckOutcome,
+                   question: Question) -> CheckOutcome:
+    """``outcome`` when the rules decided it or no judge takes part; else the judge's
+    decision, the rules' reason kept in the details; unknown when the judge has none."""
+    judge = context.options.judge
+    if judge is None or outcome.status != "unknown":
+        return outcome
+    try:
+        found = judgment(judge, question.template, question.fields)
+    except InputError as exc:  # the file's path is left out: records name no host paths
+        return CheckOutcome("unknown", f"{outcome.reason}; the judgments file cannot be read "
+                            f"({exc.place}: {exc.problem})", {**outcome.details,
+                                                              "rules": outcome.reason})
+    details = {**outcome.details, "rules": outcome.reason,
+               "judge": {"model": judge.model, "template": question.template.id,
+                         "template_sha256": question.template.sha256,
+                         "judgment_sha256": None if found is None else found.sha256,
+                         "verdict": None if found is None else found.verdict}}
+    if found is None:
+        return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model}'s judgment "
+                            "is not in the judgments file (`toolscore eval --judge` asks again)",
+                            details)
+    if found.verdict is None:
+        return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model} gave no "
+                            f"verdict: {found.why}", details)
+    status, words = question.on_yes if found.verdict == "yes" else question.on_no
+    why = f" ({found.why})" if found.why else ""
+    return CheckOutcome(status, f"decided by the judge {judge.model}: {words}{why}", details)

@@ -1,0 +1,102 @@
+"""The judgments file: every exchange with the judge, one JSON line each, by content address."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from attrs import frozen
+
+from toolscore_core.atomic import write_text_atomic
+from toolscore_core.canonical import canonical_json, canonical_sha256
+from toolscore_core.documents import JSON_FAILURES, loads
+from toolscore_core.errors import InputError
+
+Verdict = Literal["yes", "no"]
+KIND = "toolscore.judgment"
+
+
+@frozen
+class Judgment:
+    """One question put to the judge and what came back."""
+
+    sha256: str
+    """The content address: the hash of the request and the template (``request_sha256``)."""
+    model: str
+    template: str
+    """The template's id."""
+    template_sha256: str
+    request: Mapping[str, Any]
+    """What was sent: model, messages, temperature (never the API key)."""
+    response: str | None
+    """The model's answer as text; null when none came."""
+    verdict: Verdict | None
+    """Read from the response; null when the judge gave none."""
+    why: str
+    """The judge's one-sentence reason, or why there is no verdict."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": KIND, "sha256": self.sha256, "model": self.model,
+                "template": self.template, "template_sha256": self.template_sha256,
+                "request": dict(self.request), "response": self.response,
+                "verdict": self.verdict, "why": self.why}
+
+
+def request_sha256(request: Mapping[str, Any], template_sha256: str) -> str:
+    """The content address of a question: the same request under the same template is the
+    same judgment, whoever asks and whenever."""
+    return canonical_sha256({"request": dict(request), "template_sha256": template_sha256})
+
+
+def read_judgments(path: str | os.PathLike[str]) -> dict[str, Judgment]:
+    """The judgments in a file, by content address (an absent file holds none)."""
+    try:
+        with open(path, "rb") as handle:
+            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise InputError(f"cannot read the judgments file ({exc.strerror})", file=str(path),
+                         fix="give a judgments file written by `toolscore eval --judge`") from None
+    found: dict[str, Judgment] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        judgment = _judgment(line, str(path), number)
+        found[judgment.sha256] = judgment
+    return found
+
+
+def _judgment(line: bytes, file: str, number: int) -> Judgment:
+    fix = "give a judgments file written by `toolscore eval --judge` (one judgment a line)"
+    try:
+        data = loads(line)
+    except JSON_FAILURES:
+        raise InputError("not a JSON line", file=file, place=f"line {number}", fix=fix) from None
+    keys = ("sha256", "model", "template", "template_sha256", "request", "response",
+            "verdict", "why")
+    if (not isinstance(data, dict) or data.get("kind") != KIND
+            or any(k not in data for k in keys)):
+        raise InputError("not a judgment", file=file, place=f"line {number}", fix=fix)
+    if data["verdict"] not in ("yes", "no", None) or not isinstance(data["request"], dict):
+        raise InputError(f"bad verdict {data['verdict']!r}", file=file,
+                         place=f"line {number}", fix=fix)
+    judgment = Judgment(**{k: data[k] for k in keys})
+    if request_sha256(judgment.request, judgment.template_sha256) != judgment.sha256:
+        raise InputError("the judgment's sha256 does not match its request (edited?)",
+                         file=file, place=f"line {number}", fix=fix)
+    return judgment
+
+
+def write_judgments(path: str | os.PathLike[str], judgments: Mapping[str, Judgment]) -> None:
+    """Write every judgment, one canonical JSON line each, atomically."""
+    write_text_atomic(path, "".join(canonical_json(j.to_dict()) + "\n"
+                                    for j in judgments.values()))
+
+
+def record(judgment: Judgment, path: str | os.PathLike[str]) -> None:
+    """Add ``judgment`` to the file at ``path`` (replacing one with the same address)."""
+    known = read_judgments(path)
+    known[judgment.sha256] = judgment
+    write_judgments(path, known)
