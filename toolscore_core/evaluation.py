@@ -63,37 +63,27 @@ def evaluate(
     built-in checks' options and win over the same options in ``config``; ``judge`` is asked.
     """
     registry = registry or default_registry()
+    shorthands = {"injected": injected, "honesty_config": honesty_config,
+                  "validate_side_effects": validate_side_effects}
     with paused_gc():
-        return _evaluate(expected, actual, weights=weights, forbidden=forbidden,
-                         final_answer=final_answer, trace_format=trace_format, config=config,
-                         shorthands={"injected": injected, "honesty_config": honesty_config,
-                                     "validate_side_effects": validate_side_effects},
-                         judge=judge, registry=registry)
-
-
-def _evaluate(
-    expected: Any, actual: Any, *, weights: Mapping[str, float] | None, forbidden: Any,
-    final_answer: str | None, trace_format: str, config: PluginConfig | None,
-    shorthands: Mapping[str, Any], judge: Judging | None, registry: Registry,
-) -> Evaluation:
-    contract = parse_contract(expected)
-    choice: FormatChoice | None = None
-    if isinstance(actual, Trace):
-        trace = actual
-    elif isinstance(actual, list | tuple) and all(isinstance(c, ToolCall) for c in actual):
-        trace = Trace(calls=tuple(actual))
-    else:
-        trace, choice = parse_trace(actual, trace_format=trace_format, registry=registry)
-    rules = contract.forbidden + (parse_forbidden(forbidden) if forbidden is not None else ())
-    given = {} if config is None else sections(config)
-    check_config(given, registry.settings)
-    for keyword, value in shorthands.items():
-        if value is not None:
-            check_shorthand(keyword, value, registry.settings)
-    options = Options(forbidden=rules, judge=judge,
-                      config=with_shorthands(given, registry.settings, **shorthands))
-    return run_evaluation(contract, trace, options=options, weights=weights,
-                          final_answer=final_answer, choice=choice, registry=registry)
+        contract = parse_contract(expected)
+        choice: FormatChoice | None = None
+        if isinstance(actual, Trace):
+            trace = actual
+        elif isinstance(actual, list | tuple) and all(isinstance(c, ToolCall) for c in actual):
+            trace = Trace(calls=tuple(actual))
+        else:
+            trace, choice = parse_trace(actual, trace_format=trace_format, registry=registry)
+        rules = contract.forbidden + (() if forbidden is None else parse_forbidden(forbidden))
+        given = {} if config is None else sections(config)
+        check_config(given, registry.settings)
+        for keyword, value in shorthands.items():
+            if value is not None:
+                check_shorthand(keyword, value, registry.settings)
+        options = Options(forbidden=rules, judge=judge,
+                          config=with_shorthands(given, registry.settings, **shorthands))
+        return run_evaluation(contract, trace, options=options, weights=weights,
+                              final_answer=final_answer, choice=choice, registry=registry)
 
 
 def run_evaluation(

@@ -78,13 +78,6 @@ def without_lone_surrogates(trace: Trace) -> Trace:
     return evolve(cleaned, notes=(*cleaned.notes, note))
 
 
-def non_finite_note(met: list[str]) -> str:
-    """The note for a trace whose numbers were NaN or infinite (read as null)."""
-    kinds = ", ".join(sorted(set(met)))
-    return (f"{count(len(met), 'value')} written as {kinds} (numbers JSON does not have, as "
-            "Python's json writes them) were read as null: unknown, not a measurement")
-
-
 def _decode(data: bytes, *, file: str) -> tuple[Any, bool, list[str]]:
     """The decoded document, whether a torn last JSON Lines line was left out, and the NaN
     and infinities met (read as null: a trace is a program's output, and Python's json
@@ -154,7 +147,10 @@ def load_trace(
         trace = without_lone_surrogates(trace)
     notes = [TORN_LINE_NOTE] if torn else []
     if non_finite:
-        notes.append(non_finite_note(non_finite))
+        kinds = ", ".join(sorted(set(non_finite)))
+        notes.append(f"{count(len(non_finite), 'value')} written as {kinds} (numbers JSON does "
+                     "not have, as Python's json writes them) were read as null: unknown, not a "
+                     "measurement")
     if notes:
         trace = evolve(trace, notes=(*trace.notes, *notes))
     return trace, choice

@@ -246,15 +246,13 @@ def missing_format(
     """The error for a receipt whose trace format no loaded plugin provides: it names the
     recorded plugins that are gone (one of them read the trace), with their versions."""
     gone = missing_plugins(receipt, registry)
-    if not gone:
-        return InputError(f"no loaded plugin provides the trace format {trace_format!r}",
-                          file=source, place="$.settings.trace_format",
-                          fix="install the plugin that read the trace (`toolscore formats` "
-                              "lists the formats loaded)")
     return InputError(
         f"the trace format {trace_format!r} came from a plugin that is not installed: "
-        f"{', '.join(gone)}", file=source, place="$.settings.trace_format",
-        fix="install that version of the plugin again")
+        f"{', '.join(gone)}" if gone else
+        f"no loaded plugin provides the trace format {trace_format!r}",
+        file=source, place="$.settings.trace_format",
+        fix="install that version of the plugin again" if gone else "install the plugin that "
+        "read the trace (`toolscore formats` lists the formats loaded)")
 
 
 def evaluate_bound(
