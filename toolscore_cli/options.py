@@ -111,3 +111,19 @@ def final_answer_option(command: F) -> F:
         "--final-answer", metavar="TEXT|@FILE",
         help="The final answer the receipt was made with (its hash is checked).",
     )(command)
+
+
+def engine_options(prefix: str = "") -> Callable[[F], F]:
+    """``--engine local|ray`` and ``--ray-address ADDR`` (``prefix`` starts their help)."""
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--ray-address", metavar="ADDR",
+            help=f"{prefix}The Ray cluster for --engine ray (default: $RAY_ADDRESS, else a "
+                 "local cluster of --jobs CPUs).")(command)
+        return click.option(
+            "--engine", type=click.Choice(["local", "ray"]), default="local",
+            show_default=True,
+            help=f"{prefix}Where the work runs: local processes, or Ray tasks "
+                 "(pip install 'toolscore[ray]').")(command)
+
+    return decorate

@@ -114,6 +114,14 @@ class Judge:
         self.judgment_keys = ("task_id",) if self.study is not None else JUDGMENT_KEYS
         self._memo: dict[str, Verdict | str] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled whole to Ray workers (the spec and gold file are then not read there),
+        # without the process's registry and memo
+        return {k: v for k, v in self.__dict__.items() if k not in ("registry", "_memo")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, registry=default_registry(), _memo={})
+
     def task_for(self, row: Mapping[str, Any]) -> Task | str:
         """The task definition to regrade ``row`` under, or the reason there is none."""
         task_id = str(row.get("task_id"))
@@ -246,7 +254,8 @@ def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return injected
 
 
-def _regrade_chunk(judge: Judge, lines: list[bytes]) -> Packed:
+def regrade_chunk(judge: Judge, lines: list[bytes]) -> Packed:
+    """One chunk of lines regraded, on either engine."""
     results = [judge.regrade(line) for line in lines]
     return (b"".join(r.line for r in results),
             [(r.problem, r.before, r.after, r.study) for r in results])
@@ -263,7 +272,7 @@ def _start_worker(settings: RegradeSettings) -> None:
 
 def _regrade_in_worker(lines: list[bytes]) -> Packed:
     assert _JUDGE is not None
-    return _regrade_chunk(_JUDGE, lines)
+    return regrade_chunk(_JUDGE, lines)
 
 
 def _chunks(path: Path) -> Iterator[list[bytes]]:
@@ -297,8 +306,13 @@ def _in_order(pool: ProcessPoolExecutor, chunks: Iterable[list[bytes]],
 def regrade_file(
     source: str | os.PathLike[str], output: str | os.PathLike[str],
     settings: RegradeSettings, *, jobs: int = 1, registry: Registry | None = None,
+    engine: str = "local", ray_address: str | None = None,
 ) -> RegradeSummary:
-    """Regrade every row of ``source`` into ``output`` (atomically); return the summary."""
+    """Regrade every row of ``source`` into ``output`` (atomically); return the summary.
+
+    ``engine="ray"`` regrades chunks as Ray tasks (see ``toolscore_studies.ray_engine``),
+    in the same order, into the same bytes.
+    """
     src = Path(source)
     out = Path(output)
     if not src.is_file():
@@ -310,9 +324,18 @@ def regrade_file(
         raise InputError(f"jobs must be at least 1, not {jobs}", place="jobs=")
     summary = RegradeSummary()
     judge = Judge(settings, registry)  # validates the settings before any work starts
+    from toolscore_studies.runner import check_engine
+
+    check_engine(engine, ray_address)
+    if engine == "ray":
+        from toolscore_studies.ray_engine import connected, regrade_chunks
+
+        with connected(ray_address, jobs=jobs) as ray, atomic_writer(out, mode="wb") as handle:
+            _write(handle, regrade_chunks(ray, judge, _chunks(src), jobs=jobs), summary)
+        return summary
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
-            _write(handle, (_regrade_chunk(judge, lines) for lines in _chunks(src)),
+            _write(handle, (regrade_chunk(judge, lines) for lines in _chunks(src)),
                    summary)
         else:
             from concurrent.futures import ProcessPoolExecutor
