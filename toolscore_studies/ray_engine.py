@@ -31,6 +31,10 @@ EXTRA = "pip install 'toolscore[ray]'"
 RETRIES = 3
 """Times Ray runs a task again when its worker or node dies (the run was never recorded, so
 running it again loses and duplicates nothing)."""
+CHUNK_BYTES = 1 << 20
+"""Bytes of lines per task: four times the local engine's chunk, which spreads the cost of
+a task (its arguments and result through the object store, a round trip to the driver)
+over about 90 rows of 12 KiB (bench/bench_regrade_ray.py)."""
 WINDOW_PER_JOB = 4
 """Chunks a regrade keeps submitted per job: running, or done and waiting for their turn."""
 

@@ -275,18 +275,18 @@ def _regrade_in_worker(lines: list[bytes]) -> Packed:
     return regrade_chunk(_JUDGE, lines)
 
 
-def _chunks(path: Path) -> Iterator[list[bytes]]:
-    """The file's lines, each with its newline, in runs of at least CHUNK_BYTES bytes."""
+def _chunks(path: Path, size: int) -> Iterator[list[bytes]]:
+    """The file's lines, each with its newline, in runs of at least ``size`` bytes."""
     with open(path, "rb") as handle:
         lines: list[bytes] = []
-        size = 0
+        taken = 0
         for line in handle:
             lines.append(line)
-            size += len(line)
-            if size >= CHUNK_BYTES:
+            taken += len(line)
+            if taken >= size:
                 yield lines
                 lines = []
-                size = 0
+                taken = 0
         if lines:
             yield lines
 
@@ -328,14 +328,16 @@ def regrade_file(
 
     check_engine(engine, ray_address)
     if engine == "ray":
-        from toolscore_studies.ray_engine import connected, regrade_chunks
+        from toolscore_studies import ray_engine
 
-        with connected(ray_address, jobs=jobs) as ray, atomic_writer(out, mode="wb") as handle:
-            _write(handle, regrade_chunks(ray, judge, _chunks(src), jobs=jobs), summary)
+        with ray_engine.connected(ray_address, jobs=jobs) as ray, \
+                atomic_writer(out, mode="wb") as handle:
+            chunks = _chunks(src, ray_engine.CHUNK_BYTES)
+            _write(handle, ray_engine.regrade_chunks(ray, judge, chunks, jobs=jobs), summary)
         return summary
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
-            _write(handle, (regrade_chunk(judge, lines) for lines in _chunks(src)),
+            _write(handle, (regrade_chunk(judge, lines) for lines in _chunks(src, CHUNK_BYTES)),
                    summary)
         else:
             from concurrent.futures import ProcessPoolExecutor
@@ -343,7 +345,8 @@ def regrade_file(
             # each worker rebuilds the judge from the settings (with the default registry)
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:
-                _write(handle, _in_order(pool, _chunks(src), jobs * WINDOW_PER_JOB), summary)
+                _write(handle, _in_order(pool, _chunks(src, CHUNK_BYTES), jobs * WINDOW_PER_JOB),
+                       summary)
             finally:
                 pool.shutdown(cancel_futures=True)
     return summary

@@ -24,7 +24,7 @@ import toolscore
 from tests.conftest import AGENTS, run_cli
 from toolscore_core.models import ToolCall
 from toolscore_core.plugins import default_registry
-from toolscore_studies import ray_engine, regrade
+from toolscore_studies import ray_engine
 from toolscore_studies.regrade import RegradeSettings, regrade_file
 from toolscore_studies.runner import CommandRunner, plan_runs
 from toolscore_studies.spec import load_study
@@ -147,7 +147,7 @@ def test_a_regrade_on_ray_writes_the_same_bytes_in_the_same_order(
         cluster: str, runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = RegradeSettings(spec=_spec_v2(tmp_path))
     local = regrade_file(runs, tmp_path / "local.jsonl", settings)
-    monkeypatch.setattr(regrade, "CHUNK_BYTES", 4096)  # about 150 chunks: order is at stake
+    monkeypatch.setattr(ray_engine, "CHUNK_BYTES", 4096)  # about 150 chunks: order is at stake
     on_ray = regrade_file(runs, tmp_path / "ray.jsonl", settings, jobs=2, engine="ray")
     assert (tmp_path / "ray.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
     assert on_ray.to_dict() == local.to_dict()
@@ -171,7 +171,7 @@ def test_a_worker_killed_mid_regrade_loses_and_repeats_no_row(
         cluster: str, runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = RegradeSettings(spec=_spec_v2(tmp_path))
     regrade_file(runs, tmp_path / "local.jsonl", settings)
-    monkeypatch.setattr(regrade, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(ray_engine, "CHUNK_BYTES", 4096)
     done: list[Any] = []
     thread = threading.Thread(target=lambda: done.append(regrade_file(
         runs, tmp_path / "ray.jsonl", settings, jobs=2, engine="ray")))
