@@ -6,8 +6,10 @@
 Both engines regrade the same file (rows of 10 calls each, 100 distinct evidence sets, made
 as bench_regrade_jsonl.py makes them) with 2 workers: the local engine's process pool of 2,
 and a local Ray cluster of 2 CPUs started before the clock starts (its start-up is printed
-apart). Prints each engine's rows/s, the Ray engine's overhead per row, and the driver's
-peak RSS at --small rows and at --rows (flat in rows: the window of chunks is bounded).
+apart). Prints each engine's rows/s, the Ray engine's overhead per row, the driver's CPU
+time per row (what bounds a cluster's throughput: the driver reads, sends, receives and
+writes every row), and the driver's peak RSS at --small rows and at --rows (flat in rows:
+the window of chunks is bounded).
 Each measurement runs in a fresh process; the outputs are compared byte for byte.
 """
 
@@ -35,15 +37,18 @@ def child(engine: str, source: str, output: str, spec_path: str) -> None:
         ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
         started = time.perf_counter() - began
     began = time.perf_counter()
+    cpu = time.process_time()
     summary = regrade_file(source, output, RegradeSettings(spec=spec_path), jobs=2,
                            engine=engine)
     seconds = time.perf_counter() - began
+    cpu = time.process_time() - cpu
     digest = hashlib.sha256()
     with open(output, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     Path(output).unlink()
     print(json.dumps({"rows": summary.rows, "seconds": seconds, "start_seconds": started,
+                      "driver_cpu_seconds": cpu,
                       "driver_peak_kib": vm_hwm_kib(), "sha256": digest.hexdigest()}))
 
 
@@ -100,9 +105,13 @@ def main() -> None:
     print(f"[2] Ray's overhead: {overhead:+.1f} µs per row ({ratio:.2f}x the local engine's "
           "time)")
     for engine in ("local", "ray"):
+        per_row = results[engine, big]["driver_cpu_seconds"] / big * 1e6
+        print(f"[3] driver CPU, {engine}: {per_row:.1f} µs per row (the driver alone could "
+              f"feed {1e6 / per_row:,.0f} rows/s)")
+    for engine in ("local", "ray"):
         ratio = (results[engine, big]["driver_peak_kib"]
                  / results[engine, args.small]["driver_peak_kib"])
-        print(f"[3] driver peak RSS, {engine}: {big:,} rows / {args.small:,} rows = "
+        print(f"[4] driver peak RSS, {engine}: {big:,} rows / {args.small:,} rows = "
               f"{ratio:.3f}x ({results[engine, big]['driver_peak_kib'] / 1024:.1f} MiB)")
 
 

@@ -149,8 +149,9 @@ def run_on_ray(ray: ModuleType, plan: Sequence[Planned], runner: Shippable, *, j
         stop.set()
         for ref in running:
             ray.cancel(ref)
-        # cancelling raises KeyboardInterrupt in each task, which kills its agent's group
-        ray.wait(list(running), num_returns=len(running), timeout=KILL_GRACE + 1)
+        if running:
+            # cancelling raises KeyboardInterrupt in each task, which kills its agent's group
+            ray.wait(list(running), num_returns=len(running), timeout=KILL_GRACE + 1)
         raise
 
 
