@@ -123,7 +123,7 @@ def engine_options(prefix: str = "") -> Callable[[F], F]:
         return click.option(
             "--engine", type=click.Choice(["local", "ray"]), default="local",
             show_default=True,
-            help=f"{prefix}Where the work runs: local processes, or Ray tasks "
+            help=f"{prefix}Where the work runs: this machine, or Ray tasks on a cluster "
                  "(pip install 'toolscore[ray]').")(command)
 
     return decorate
