@@ -1,6 +1,6 @@
 """Benchmark: regrading agent-run JSONL on a local Ray cluster against the local engine.
 
-    python bench/bench_regrade_ray.py                  # 1,000,000 rows (about 25 min on 2 CPUs)
+    python bench/bench_regrade_ray.py                  # 1,000,000 rows (about 12 min on 2 CPUs)
     python bench/bench_regrade_ray.py --rows 100000    # a quicker look
 
 Both engines regrade the same file (rows of 10 calls each, 100 distinct evidence sets, made
