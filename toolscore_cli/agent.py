@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from toolscore_cli import console
-from toolscore_cli.options import parse_rate
+from toolscore_cli.options import engine_options, parse_rate
 from toolscore_cli.paths import FILE
 from toolscore_cli.summary import (
     check_outputs,
@@ -63,6 +63,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
               help="The runs file (JSON Lines): one line per run, appended as it ends.")
 @click.option("--trials", type=int, default=1, show_default=True, help="Runs per task.")
 @click.option("--jobs", type=int, default=1, show_default=True, help="Runs at once.")
+@engine_options()
 @click.option("--timeout", type=float, default=None, metavar="S",
               help="Seconds per run before the agent is killed (the run is an error).")
 @click.option("--tasks", "task_ids", multiple=True, metavar="ID[,ID...]",
@@ -73,7 +74,8 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 @with_output_options
 @click.pass_context
 def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: str,
-                trials: int, jobs: int, timeout: float | None, task_ids: tuple[str, ...],
+                trials: int, jobs: int, engine: str, ray_address: str | None,
+                timeout: float | None, task_ids: tuple[str, ...],
                 resume: bool, overwrite: bool, no_progress: bool, k: int | None,
                 json_path: str | None, markdown_path: str | None, html_path: str | None,
                 junit_path: str | None, fail_under: str | None) -> None:
@@ -85,7 +87,12 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     an error or the pass rate is below --fail-under.
     """
     from toolscore_core.plugins import default_registry
-    from toolscore_studies.runner import CommandRunner, execute, open_run_log, plan_runs
+    from toolscore_studies.runner import (
+        CommandRunner,
+        engine_runner,
+        open_run_log,
+        plan_runs,
+    )
     from toolscore_studies.spec import load_study
     from toolscore_studies.summary import summarize_file
 
@@ -106,6 +113,7 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     if fail_under is not None:
         parse_rate(fail_under)  # a bad threshold is bad input before any run
     check_outputs(json_path, markdown_path, junit_path)
+    run = engine_runner(engine, ray_address)
     study = load_study(spec_path)
     study.select(_task_ids(task_ids))
     registry = default_registry()
@@ -114,7 +122,10 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     runner = CommandRunner(study, command, agent=agent_command, timeout=timeout,
                            registry=registry, stop=stop)
     err = console.stderr()
-    with open_run_log(output, study, resume=resume, overwrite=overwrite) as (log, done):
+    # connected before the runs file is opened: a cluster that cannot be reached leaves it
+    # untouched
+    with run(jobs) as execute, open_run_log(output, study, resume=resume,
+                                            overwrite=overwrite) as (log, done):
         plan = plan_runs(study, trials=trials, task_ids=_task_ids(task_ids), done=done)
         if done:
             err.print(f"resuming: {len(done)} runs already in {output}, {len(plan)} to go",

@@ -136,3 +136,19 @@ def judge_options(command: F) -> F:
     )):
         command = option(command)
     return command
+
+
+def engine_options(prefix: str = "") -> Callable[[F], F]:
+    """``--engine local|ray`` and ``--ray-address ADDR`` (``prefix`` starts their help)."""
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--ray-address", metavar="ADDR",
+            help=f"{prefix}The Ray cluster for --engine ray (default: $RAY_ADDRESS, else a "
+                 "local cluster of --jobs CPUs).")(command)
+        return click.option(
+            "--engine", type=click.Choice(["local", "ray"]), default="local",
+            show_default=True,
+            help=f"{prefix}Where the work runs: this machine, or Ray tasks on a cluster "
+                 "(pip install 'toolscore[ray]').")(command)
+
+    return decorate

@@ -10,6 +10,7 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import (
+    engine_options,
     final_answer_option,
     final_answer_text,
     parse_fail_under,
@@ -48,6 +49,7 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
               help="Agent-run JSONL only: where to write the regraded rows.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Agent-run JSONL only: rows evaluated in parallel.")
+@engine_options("Agent-run JSONL only: ")
 @click.option("--junit", "junit_path", metavar="PATH|-", type=FILE,
               help="Agent-run JSONL only: write the regraded runs as JUnit XML (- = stdout).")
 @click.option("--fail-under", metavar="SCORE|RATE",
@@ -58,8 +60,8 @@ def regrade_command(
     ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
     forbidden: str | None, config: str | None, no_verify: bool, final_answer: str | None,
     json_path: str | None,
-    receipt_dir: str | None, spec: str | None, output: str | None, jobs: int,
-    junit_path: str | None, fail_under: str | None,
+    receipt_dir: str | None, spec: str | None, output: str | None, jobs: int, engine: str,
+    ray_address: str | None, junit_path: str | None, fail_under: str | None,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
@@ -85,10 +87,13 @@ def regrade_command(
             raise InputError("agent-run JSONL files cannot be regraded with receipts or traces",
                              place="SOURCE", fix="regrade the .jsonl files in a separate call")
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
-                                weights=overrides, jobs=jobs, json_path=json_path,
+                                weights=overrides, jobs=jobs, engine=engine,
+                                ray_address=ray_address, json_path=json_path,
                                 junit_path=junit_path, fail_under=fail_under))
         return
-    for name, value in (("--spec", spec), ("-o/--output", output), ("--junit", junit_path)):
+    for name, value in (("--spec", spec), ("-o/--output", output), ("--junit", junit_path),
+                        ("--engine ray", "ray" if engine == "ray" else None),
+                        ("--ray-address", ray_address)):
         if value is not None:
             raise InputError(f"{name} is for agent-run JSONL files", place=name,
                              fix="give runs.jsonl, or use --gold/--weight for receipts and traces")
@@ -218,8 +223,9 @@ def _is_runs_file(source: str) -> bool:
 
 def _regrade_jsonl(
     sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
-    weights: dict[str, float] | None, jobs: int, json_path: str | None = None,
-    junit_path: str | None = None, fail_under: str | None = None,
+    weights: dict[str, float] | None, jobs: int, engine: str, ray_address: str | None,
+    json_path: str | None = None, junit_path: str | None = None,
+    fail_under: str | None = None,
 ) -> int:
     if output is not None and len(sources) > 1:
         raise InputError("-o/--output takes one JSONL source", place="-o",
@@ -234,6 +240,7 @@ def _regrade_jsonl(
     code = 0
     for source in sources:
         code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
-                                       weights=weights, jobs=jobs, json_path=json_path,
+                                       weights=weights, jobs=jobs, engine=engine,
+                                       ray_address=ray_address, json_path=json_path,
                                        junit_path=junit_path, fail_under=fail_under))
     return code

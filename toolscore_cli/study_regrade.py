@@ -10,7 +10,8 @@ from toolscore_core.errors import InputError
 
 def regrade_jsonl(
     source: str, *, output: str | None, spec: str | None, gold: str | None,
-    weights: dict[str, float] | None, jobs: int, k: int | None = None,
+    weights: dict[str, float] | None, jobs: int, engine: str = "local",
+    ray_address: str | None = None, k: int | None = None,
     json_path: str | None = None, markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None, fail_under: str | None = None,
 ) -> int:
@@ -37,7 +38,8 @@ def regrade_jsonl(
     check_outputs(json_path, markdown_path, junit_path)
     settings = RegradeSettings(spec=spec, gold=gold,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
-    summary = regrade_file(source, output, settings, jobs=jobs)
+    summary = regrade_file(source, output, settings, jobs=jobs, engine=engine,
+                           ray_address=ray_address)
     data = summary.to_dict(k)
     err = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data["after"], err=err)

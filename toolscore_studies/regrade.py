@@ -114,6 +114,14 @@ class RowRegrader:
         self.judgment_keys = ("task_id",) if self.study is not None else JUDGMENT_KEYS
         self._memo: dict[str, Verdict | str] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled whole to Ray workers (the spec and gold file are then not read there),
+        # without the process's registry and memo
+        return {k: v for k, v in self.__dict__.items() if k not in ("registry", "_memo")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, registry=default_registry(), _memo={})
+
     def task_for(self, row: Mapping[str, Any]) -> Task | str:
         """The task definition to regrade ``row`` under, or the reason there is none."""
         task_id = str(row.get("task_id"))
@@ -246,7 +254,8 @@ def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return injected
 
 
-def _regrade_chunk(regrader: RowRegrader, lines: list[bytes]) -> Packed:
+def regrade_chunk(regrader: RowRegrader, lines: list[bytes]) -> Packed:
+    """One chunk of lines regraded, on either engine."""
     results = [regrader.regrade(line) for line in lines]
     return (b"".join(r.line for r in results),
             [(r.problem, r.before, r.after, r.study) for r in results])
@@ -263,21 +272,21 @@ def _start_worker(settings: RegradeSettings) -> None:
 
 def _regrade_in_worker(lines: list[bytes]) -> Packed:
     assert _REGRADER is not None
-    return _regrade_chunk(_REGRADER, lines)
+    return regrade_chunk(_REGRADER, lines)
 
 
-def _chunks(path: Path) -> Iterator[list[bytes]]:
-    """The file's lines, each with its newline, in runs of at least CHUNK_BYTES bytes."""
+def _chunks(path: Path, size: int) -> Iterator[list[bytes]]:
+    """The file's lines, each with its newline, in runs of at least ``size`` bytes."""
     with open(path, "rb") as handle:
         lines: list[bytes] = []
-        size = 0
+        taken = 0
         for line in handle:
             lines.append(line)
-            size += len(line)
-            if size >= CHUNK_BYTES:
+            taken += len(line)
+            if taken >= size:
                 yield lines
                 lines = []
-                size = 0
+                taken = 0
         if lines:
             yield lines
 
@@ -297,8 +306,13 @@ def _in_order(pool: ProcessPoolExecutor, chunks: Iterable[list[bytes]],
 def regrade_file(
     source: str | os.PathLike[str], output: str | os.PathLike[str],
     settings: RegradeSettings, *, jobs: int = 1, registry: Registry | None = None,
+    engine: str = "local", ray_address: str | None = None,
 ) -> RegradeSummary:
-    """Regrade every row of ``source`` into ``output`` (atomically); return the summary."""
+    """Regrade every row of ``source`` into ``output`` (atomically); return the summary.
+
+    ``engine="ray"`` regrades chunks as Ray tasks (see ``toolscore_studies.ray_engine``),
+    in the same order, into the same bytes.
+    """
     src = Path(source)
     out = Path(output)
     if not src.is_file():
@@ -310,9 +324,20 @@ def regrade_file(
         raise InputError(f"jobs must be at least 1, not {jobs}", place="jobs=")
     summary = RegradeSummary()
     regrader = RowRegrader(settings, registry)  # validates the settings before any work starts
+    from toolscore_studies.runner import check_engine
+
+    check_engine(engine, ray_address)
+    if engine == "ray":
+        from toolscore_studies import ray_engine
+
+        with ray_engine.connected(ray_address, jobs=jobs) as ray, \
+                atomic_writer(out, mode="wb") as handle:
+            chunks = _chunks(src, ray_engine.CHUNK_BYTES)
+            _write(handle, ray_engine.regrade_chunks(ray, regrader, chunks, jobs=jobs), summary)
+        return summary
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
-            _write(handle, (_regrade_chunk(regrader, lines) for lines in _chunks(src)),
+            _write(handle, (regrade_chunk(regrader, lines) for lines in _chunks(src, CHUNK_BYTES)),
                    summary)
         else:
             from concurrent.futures import ProcessPoolExecutor
@@ -320,7 +345,8 @@ def regrade_file(
             # each worker rebuilds the regrader from the settings (with the default registry)
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:
-                _write(handle, _in_order(pool, _chunks(src), jobs * WINDOW_PER_JOB), summary)
+                _write(handle, _in_order(pool, _chunks(src, CHUNK_BYTES), jobs * WINDOW_PER_JOB),
+                       summary)
             finally:
                 pool.shutdown(cancel_futures=True)
     return summary

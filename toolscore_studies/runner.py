@@ -180,6 +180,41 @@ def execute(
             raise
 
 
+Execute = Callable[..., None]
+"""``execute`` or an engine's function of the same signature."""
+ENGINES = ("local", "ray")
+
+
+def check_engine(engine: str, ray_address: str | None) -> None:
+    """Refuse an unknown engine, a Ray address without the ray engine, and the ray engine
+    when Ray is not installed."""
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}", place="engine=", fix="use local or ray")
+    if engine == "local" and ray_address is not None:
+        raise InputError("a Ray address is for the ray engine", place="--ray-address",
+                         fix="add --engine ray, or leave the address out")
+    if engine == "ray":
+        from toolscore_studies.ray_engine import require_ray
+
+        require_ray()
+
+
+def engine_runner(engine: str, ray_address: str | None, registry: Registry | None = None,
+                  ) -> Callable[[int], contextlib.AbstractContextManager[Execute]]:
+    """For ``engine``: a context manager that, given ``jobs``, yields the function that
+    executes a plan (connected to the Ray cluster for as long as it is open)."""
+    check_engine(engine, ray_address)
+    if engine == "local":
+        return lambda jobs: contextlib.nullcontext(execute)
+    if registry is not None:
+        raise InputError("a registry cannot be sent to Ray workers", place="registry=",
+                         fix="install the plugins on every node: workers use the default "
+                         "registry")
+    from toolscore_studies.ray_engine import executing
+
+    return lambda jobs: executing(ray_address, jobs=jobs)
+
+
 def _take(items: Iterator[Planned], n: int) -> list[Planned]:
     return [item for _, item in zip(range(n), items, strict=False)]
 
@@ -239,7 +274,21 @@ def agent_environment(task: Task, trial: int, run: str, study: Study, trace_path
     return env
 
 
-class CommandRunner:
+class Shippable:
+    """A runner pickled without its registry and stop flag, which are the process's own: a
+    Ray worker rebuilds them (the default registry, a flag of its own)."""
+
+    registry: Registry
+    stop: threading.Event
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("registry", "stop")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, registry=default_registry(), stop=threading.Event())
+
+
+class CommandRunner(Shippable):
     """Runs an agent command for one task and trial and builds its record."""
 
     def __init__(self, study: Study, command: Sequence[str], *, agent: str,
@@ -253,6 +302,13 @@ class CommandRunner:
         self.timeout = timeout
         self.registry = registry
         self.stop = stop
+        # the caller's directory, by path: a Ray worker runs the agent there, not in its own
+        self.cwd = os.getcwd()
+
+    @property
+    def label(self) -> str:
+        """The agent as its records name it."""
+        return self.agent
 
     def __call__(self, planned: Planned) -> dict[str, Any]:
         if self.stop.is_set():
@@ -301,25 +357,32 @@ class CommandRunner:
         try:
             process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=env, start_new_session=True,
+                stderr=subprocess.PIPE, env=env, start_new_session=True, cwd=self.cwd,
             )
         except OSError as exc:
             return None, b"", f"cannot start the agent: {exc}".encode(), False
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         data: bytes | None = prompt.encode("utf-8")
-        while True:
-            wait_for = 0.2
-            if deadline is not None:
-                wait_for = max(0.0, min(wait_for, deadline - time.monotonic()))
-            try:
-                stdout, stderr = process.communicate(data, timeout=wait_for)
-                return process.returncode, stdout or b"", stderr or b"", False
-            except subprocess.TimeoutExpired:
-                data = None
-            if self.stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
-                _kill_group(process)
-                stdout, stderr = process.communicate()
-                return process.returncode, stdout or b"", stderr or b"", True
+        try:
+            while True:
+                wait_for = 0.2
+                if deadline is not None:
+                    wait_for = max(0.0, min(wait_for, deadline - time.monotonic()))
+                try:
+                    stdout, stderr = process.communicate(data, timeout=wait_for)
+                    return process.returncode, stdout or b"", stderr or b"", False
+                except subprocess.TimeoutExpired:
+                    data = None
+                if self.stop.is_set() or (
+                        deadline is not None and time.monotonic() >= deadline):
+                    _kill_group(process)
+                    stdout, stderr = process.communicate()
+                    return process.returncode, stdout or b"", stderr or b"", True
+        except BaseException:
+            # an interrupt raised in this thread (a cancelled Ray task) must not leave the
+            # agent running in its own session
+            _kill_group(process)
+            raise
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -429,7 +492,7 @@ def trace_from_result(result: Any, registry: Registry) -> Trace:
     return trace
 
 
-class CallableRunner:
+class CallableRunner(Shippable):
     """Runs a Python agent callable for one task and trial and builds its record."""
 
     def __init__(self, study: Study, agent: AgentCallable, *, registry: Registry,
@@ -439,6 +502,11 @@ class CallableRunner:
         self.name = agent_name(agent)
         self.registry = registry
         self.stop = stop
+
+    @property
+    def label(self) -> str:
+        """The agent as its records name it."""
+        return self.name
 
     def __call__(self, planned: Planned) -> dict[str, Any]:
         if self.stop.is_set():
@@ -471,7 +539,8 @@ def run_study(
     spec: Study | Mapping[str, Any] | str | os.PathLike[str], agent: AgentCallable, *,
     trials: int = 1, tasks: Iterable[str] | None = None, jobs: int = 1,
     output: str | os.PathLike[str] | None = None, resume: bool = False,
-    overwrite: bool = False, registry: Registry | None = None,
+    overwrite: bool = False, registry: Registry | None = None, engine: str = "local",
+    ray_address: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run a Python agent over a study's tasks and trials; return the run records.
 
@@ -481,7 +550,13 @@ def run_study(
     that JSON Lines file as soon as its run ends (``resume`` skips runs already there; an
     existing file is refused unless ``resume`` or ``overwrite``).
     Records come back in plan order (task by task, trial by trial).
+
+    ``engine="ray"`` makes each run a Ray task on the cluster at ``ray_address`` (else the
+    one ``ray.init()`` finds or starts, or the connection already open in this process),
+    at most ``jobs`` at once; the agent is pickled to the workers, which judge with the
+    default registry.
     """
+    run = engine_runner(engine, ray_address, registry)
     study = spec if isinstance(spec, Study) else (
         parse_study(spec) if isinstance(spec, Mapping) else load_study(spec))
     registry = registry or default_registry()
@@ -498,17 +573,19 @@ def run_study(
     stop = threading.Event()
     runner = CallableRunner(study, agent, registry=registry, stop=stop)
     records: list[dict[str, Any]] = []
-    if output is None:
-        plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()))
-        execute(plan, runner, jobs=jobs, on_record=records.append, stop=stop)
-    else:
-        with open_run_log(output, study, resume=resume, overwrite=overwrite) as (log, done):
-            plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()), done=done)
+    with run(jobs) as execute_plan:
+        if output is None:
+            plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()))
+            execute_plan(plan, runner, jobs=jobs, on_record=records.append, stop=stop)
+        else:
+            with open_run_log(output, study, resume=resume,
+                              overwrite=overwrite) as (log, done):
+                plan = plan_runs(study, trials=trials, task_ids=list(tasks or ()), done=done)
 
-            def keep(record: dict[str, Any]) -> None:
-                log.append(record)
-                records.append(record)
+                def keep(record: dict[str, Any]) -> None:
+                    log.append(record)
+                    records.append(record)
 
-            execute(plan, runner, jobs=jobs, on_record=keep, stop=stop)
+                execute_plan(plan, runner, jobs=jobs, on_record=keep, stop=stop)
     order = {(p.task.id, p.trial): i for i, p in enumerate(plan)}
     return sorted(records, key=lambda r: order[(r["task_id"], r["trial"])])

@@ -187,3 +187,30 @@ def test_fail_under_on_an_empty_runs_file_is_not_a_pass(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert result.stdout.splitlines()[-1] == (
         "no runs, so the pass rate is unknown: not over --fail-under 50%")
+
+
+WITHOUT_RAY = [sys.executable, "-c", "import sys; sys.modules['ray'] = None; "
+               "from toolscore_cli.app import main; main()"]
+"""``toolscore`` in a Python where ``import ray`` fails, as in an install without [ray]."""
+
+
+def test_the_ray_engine_without_ray_is_one_line_naming_the_extra(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    result = subprocess.run([*WITHOUT_RAY, "agent", "run", "--spec", str(study_dir / "study.yaml"),
+                             "--agent", _agent(study_dir), "-o", str(out), "--engine", "ray"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == ("error: --engine: the ray engine needs Ray, which is not installed; "
+                             "pip install 'toolscore[ray]', or leave --engine out for the local "
+                             "engine\n")
+    assert not out.exists()
+
+
+def test_a_ray_address_without_the_ray_engine_is_refused(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                   _agent(study_dir), "-o", str(out), "--ray-address", "10.0.0.1:6379"])
+    assert result.returncode == 2
+    assert result.stderr == ("error: --ray-address: a Ray address is for the ray engine; add "
+                             "--engine ray, or leave the address out\n")
+    assert not out.exists()

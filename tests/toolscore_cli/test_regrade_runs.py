@@ -4,6 +4,7 @@ recorded, then ``toolscore summary`` of the regraded file."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -184,3 +185,23 @@ def test_fail_under_gates_the_regraded_pass_rate(recorded: Path, tmp_path: Path)
     last = result.stdout.splitlines()[-1]
     assert last.startswith("pass rate ") and last.endswith(" is below --fail-under 60%")
     assert out.exists()  # the regraded file is written all the same
+
+
+def test_a_regrade_on_ray_without_ray_is_one_line_and_writes_nothing(
+        recorded: Path, tmp_path: Path) -> None:
+    from tests.toolscore_cli.test_agent import WITHOUT_RAY
+
+    out = tmp_path / "v2.jsonl"
+    result = subprocess.run([*WITHOUT_RAY, "regrade", str(recorded / "runs.jsonl"), "--spec",
+                             str(recorded / "study-v2.yaml"), "-o", str(out), "--engine", "ray"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "pip install 'toolscore[ray]'" in result.stderr
+    assert not out.exists()
+
+
+def test_the_ray_engine_is_refused_for_receipts(examples: Path) -> None:
+    result = run_cli("regrade", str(examples / "trace.json"), "--gold",
+                     str(examples / "gold.json"), "--engine", "ray")
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: --engine ray: --engine ray is for agent-run JSONL")

@@ -339,3 +339,16 @@ def test_an_mcp_task_whose_agent_never_starts_the_server_is_an_error(tmp_path: P
     assert record["outcome"] == "error" and record["error"]["kind"] == "trace"
     assert "TOOLSCORE_MCP_SERVER_COMMAND" in record["error"]["message"]
     assert record["final_answer"] is None
+
+
+def test_run_study_on_ray_without_ray_names_the_extra_before_any_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` does without [ray]
+    calls: list[str] = []
+    spec = {"study": "s", "version": "1", "tasks": {
+        "t": {"prompt": "p", "expected": [{"tool": "x", "args": {}}]}}}
+    with pytest.raises(InputError, match=r"pip install 'toolscore\[ray\]'"):
+        toolscore.run_study(spec, calls.append, engine="ray", output=tmp_path / "r.jsonl")
+    with pytest.raises(InputError, match="unknown engine 'spark'; use local or ray"):
+        toolscore.run_study(spec, calls.append, engine="spark")
+    assert not calls and not (tmp_path / "r.jsonl").exists()
