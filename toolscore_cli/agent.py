@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from toolscore_cli import console
-from toolscore_cli.options import engine_options, parse_rate
+from toolscore_cli.options import engine_options, judge_client, parse_rate, run_judge_options
 from toolscore_cli.paths import FILE
 from toolscore_cli.summary import (
     check_outputs,
@@ -71,12 +71,15 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 @click.option("--resume", is_flag=True, help="Skip the runs already in the output file.")
 @click.option("--overwrite", is_flag=True, help="Start the output file again.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@run_judge_options("Ask this LLM what the rules leave unknown; each row stores its judgments")
 @with_output_options
 @click.pass_context
 def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: str,
                 trials: int, jobs: int, engine: str, ray_address: str | None,
                 timeout: float | None, task_ids: tuple[str, ...],
-                resume: bool, overwrite: bool, no_progress: bool, k: int | None,
+                resume: bool, overwrite: bool, no_progress: bool, judge_model: str | None,
+                judge_base_url: str | None, judge_timeout: float, judge_retries: int,
+                k: int | None,
                 json_path: str | None, markdown_path: str | None, html_path: str | None,
                 junit_path: str | None, fail_under: str | None) -> None:
     """Run the agent for every task and trial of the study, then print the summary.
@@ -113,6 +116,8 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     if fail_under is not None:
         parse_rate(fail_under)  # a bad threshold is bad input before any run
     check_outputs(json_path, markdown_path, junit_path)
+    judge = judge_client(judge_model, base_url=judge_base_url, timeout=judge_timeout,
+                         retries=judge_retries)
     run = engine_runner(engine, ray_address)
     study = load_study(spec_path)
     study.select(_task_ids(task_ids))
@@ -120,7 +125,7 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     study.check_weights(registry.metrics)
     stop = threading.Event()
     runner = CommandRunner(study, command, agent=agent_command, timeout=timeout,
-                           registry=registry, stop=stop)
+                           registry=registry, stop=stop, judge=judge)
     err = console.stderr()
     # connected before the runs file is opened: a cluster that cannot be reached leaves it
     # untouched

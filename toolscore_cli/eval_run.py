@@ -50,10 +50,10 @@ def run_eval(
         injected_path=injected_path, honesty_config_path=honesty_path,
         validate_side_effects=validate_side_effects, judge=judge, registry=registry,
     )
-    if judge is not None and judge.judgments is not None and not Path(judge.judgments).exists():
+    if judge is not None and judge.file is not None and not Path(judge.file).exists():
         from toolscore_core.atomic import write_text_atomic
 
-        write_text_atomic(judge.judgments, "")  # no question was asked: none to record
+        write_text_atomic(judge.file, "")  # no question was asked: none to record
     out = console.stderr() if to_stdout(targets) else console.stdout()
     if explain_format and evaluation.format is not None:
         out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
@@ -102,8 +102,8 @@ def judge_from(
     if judgments is None and receipt is None:
         raise InputError("--judge needs somewhere to record its verdicts", place="--judge",
                          fix="add --judgments FILE or --receipt FILE")
+    from toolscore_cli.options import judge_client
     from toolscore_core.context import Judging
-    from toolscore_judge.client import chat_client
     from toolscore_judge.store import read_judgments
 
     if judgments is None:
@@ -111,8 +111,8 @@ def judge_from(
         judgments = str(Path(str(receipt)).with_name(f"{name}.judgments.jsonl"))
     read_judgments(judgments)  # a damaged file is bad input before any model is asked
     return Judging(model=model, judgments=judgments,
-                   client=chat_client(model, base_url=base_url, timeout=timeout,
-                                      retries=retries))
+                   client=judge_client(model, base_url=base_url, timeout=timeout,
+                                       retries=retries))
 
 
 def evidence_gate(

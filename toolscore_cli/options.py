@@ -118,16 +118,26 @@ def judge_options(command: F) -> F:
     ``--judge-timeout``, ``--judge-retries``."""
     from toolscore_cli.paths import FILE
 
+    return _judge_client_options(click.option(
+        "--judgments", "judgments_path", type=FILE,
+        help="The judgments file the verdicts are read from and added to "
+             "(default: beside the receipt).")(command))
+
+
+def run_judge_options(purpose: str) -> Callable[[F], F]:
+    """``--judge MODEL`` and how to reach it, for runs files: their rows hold the judgments
+    (``purpose`` says what the judge is asked)."""
+    return lambda command: _judge_client_options(command, purpose=purpose)
+
+
+def _judge_client_options(command: F, *,
+                          purpose: str = "Ask this LLM what the rules leave unknown") -> F:
     for option in reversed((
         click.option("--judge", "judge_model", metavar="MODEL",
-                     help="Ask this LLM what the rules leave unknown (see docs/judge.md; "
-                          "key in TOOLSCORE_JUDGE_API_KEY)."),
+                     help=f"{purpose} (see docs/judge.md; key in TOOLSCORE_JUDGE_API_KEY)."),
         click.option("--judge-base-url", metavar="URL",
                      help="An OpenAI-compatible endpoint (Ollama, vLLM, LM Studio); "
                           "default: TOOLSCORE_JUDGE_BASE_URL, else OpenAI."),
-        click.option("--judgments", "judgments_path", type=FILE,
-                     help="The judgments file the verdicts are read from and added to "
-                          "(default: beside the receipt)."),
         click.option("--judge-timeout", type=click.FloatRange(min=0, min_open=True),
                      default=60.0, show_default=True, metavar="SECONDS",
                      help="How long one request to the judge may take."),
@@ -136,6 +146,20 @@ def judge_options(command: F) -> F:
     )):
         command = option(command)
     return command
+
+
+def judge_client(model: str | None, *, base_url: str | None, timeout: float,
+                 retries: int) -> Any:
+    """The client ``--judge MODEL`` asks through (None without it; ``--judge-base-url``
+    alone is bad input); the key and the extra are checked before any work."""
+    if model is None:
+        if base_url is not None:
+            raise InputError("--judge-base-url needs --judge", place="--judge-base-url",
+                             fix="add --judge MODEL, or leave it out")
+        return None
+    from toolscore_judge.client import chat_client
+
+    return chat_client(model, base_url=base_url, timeout=timeout, retries=retries)
 
 
 def engine_options(prefix: str = "") -> Callable[[F], F]:

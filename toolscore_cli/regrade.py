@@ -13,7 +13,9 @@ from toolscore_cli.options import (
     engine_options,
     final_answer_option,
     final_answer_text,
+    judge_client,
     parse_fail_under,
+    run_judge_options,
     weight_option,
     weights_from,
 )
@@ -50,6 +52,7 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Agent-run JSONL only: rows evaluated in parallel.")
 @engine_options("Agent-run JSONL only: ")
+@run_judge_options("Agent-run JSONL only: ask this LLM what a row's stored judgments lack")
 @click.option("--junit", "junit_path", metavar="PATH|-", type=FILE,
               help="Agent-run JSONL only: write the regraded runs as JUnit XML (- = stdout).")
 @click.option("--fail-under", metavar="SCORE|RATE",
@@ -61,7 +64,8 @@ def regrade_command(
     forbidden: str | None, config: str | None, no_verify: bool, final_answer: str | None,
     json_path: str | None,
     receipt_dir: str | None, spec: str | None, output: str | None, jobs: int, engine: str,
-    ray_address: str | None, junit_path: str | None, fail_under: str | None,
+    ray_address: str | None, judge_model: str | None, judge_base_url: str | None,
+    judge_timeout: float, judge_retries: int, junit_path: str | None, fail_under: str | None,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
@@ -86,8 +90,10 @@ def regrade_command(
         if not all(runs_files):
             raise InputError("agent-run JSONL files cannot be regraded with receipts or traces",
                              place="SOURCE", fix="regrade the .jsonl files in a separate call")
+        judge = judge_client(judge_model, base_url=judge_base_url, timeout=judge_timeout,
+                             retries=judge_retries)
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
-                                weights=overrides, jobs=jobs, engine=engine,
+                                weights=overrides, jobs=jobs, engine=engine, judge=judge,
                                 ray_address=ray_address, json_path=json_path,
                                 junit_path=junit_path, fail_under=fail_under))
         return
@@ -97,6 +103,13 @@ def regrade_command(
         if value is not None:
             raise InputError(f"{name} is for agent-run JSONL files", place=name,
                              fix="give runs.jsonl, or use --gold/--weight for receipts and traces")
+    for name, value in (("--judge", judge_model), ("--judge-base-url", judge_base_url)):
+        if value is not None:
+            # a receipt's regrade reads its judgments file only; a new receipt that asks
+            # again is a new evaluation
+            raise InputError(f"{name} is for agent-run JSONL files", place=name,
+                             fix="to ask the judge again for a receipt, evaluate again with "
+                             "`toolscore eval GOLD TRACE --judge MODEL --receipt FILE`")
 
     from toolscore_core.regrade import inspect_source, receipt_target, regrade_checked
 
@@ -224,7 +237,7 @@ def _is_runs_file(source: str) -> bool:
 def _regrade_jsonl(
     sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
     weights: dict[str, float] | None, jobs: int, engine: str, ray_address: str | None,
-    json_path: str | None = None, junit_path: str | None = None,
+    judge: Any = None, json_path: str | None = None, junit_path: str | None = None,
     fail_under: str | None = None,
 ) -> int:
     if output is not None and len(sources) > 1:
@@ -241,6 +254,6 @@ def _regrade_jsonl(
     for source in sources:
         code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
                                        weights=weights, jobs=jobs, engine=engine,
-                                       ray_address=ray_address, json_path=json_path,
+                                       ray_address=ray_address, judge=judge, json_path=json_path,
                                        junit_path=junit_path, fail_under=fail_under))
     return code

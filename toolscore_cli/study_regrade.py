@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from toolscore_cli.summary import print_regrade, print_summary
 from toolscore_core.errors import InputError
@@ -11,11 +12,14 @@ from toolscore_core.errors import InputError
 def regrade_jsonl(
     source: str, *, output: str | None, spec: str | None, gold: str | None,
     weights: dict[str, float] | None, jobs: int, engine: str = "local",
-    ray_address: str | None = None, k: int | None = None,
+    ray_address: str | None = None, judge: Any = None, k: int | None = None,
     json_path: str | None = None, markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None, fail_under: str | None = None,
 ) -> int:
     """Regrade every run in ``source`` into ``output``; print before/after; return the exit code.
+
+    Each row's stored judgments give the judge's verdicts; ``judge`` (a client) is asked
+    only what they lack.
 
     Rows that cannot be regraded (not JSON, task missing from the new spec) are written
     through unchanged and listed with their line numbers.
@@ -36,7 +40,7 @@ def regrade_jsonl(
     if fail_under is not None:
         parse_rate(fail_under)  # a bad threshold is bad input before any row is read
     check_outputs(json_path, markdown_path, junit_path)
-    settings = RegradeSettings(spec=spec, gold=gold,
+    settings = RegradeSettings(spec=spec, gold=gold, judge=judge,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
     summary = regrade_file(source, output, settings, jobs=jobs, engine=engine,
                            ray_address=ray_address)

@@ -4,7 +4,7 @@ plugin kinds."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from functools import cached_property
 from operator import attrgetter, itemgetter
 from os import PathLike
@@ -57,13 +57,19 @@ class Options:
 
 @frozen
 class Judging:
-    """An LLM judge taking part: its model, the judgments file its verdicts are read from and
-    added to, and the client asking what the file lacks (None: the file alone, as a regrade
+    """An LLM judge taking part: its model, the judgments its verdicts are read from and
+    added to, and the client asking what they lack (None: the judgments alone, as a regrade
     does). ``toolscore_judge`` asks it; the core only carries it."""
 
     model: str
-    judgments: str | PathLike[str] | None
+    judgments: str | PathLike[str] | MutableMapping[str, Any] | None
+    """A judgments file, or judgments by content address held in memory (a run record's)."""
     client: Any = None
+
+    @property
+    def file(self) -> str | PathLike[str] | None:
+        """The judgments file (None when the judgments are held in memory)."""
+        return None if isinstance(self.judgments, MutableMapping) else self.judgments
 
 
 @frozen

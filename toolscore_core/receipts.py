@@ -158,7 +158,7 @@ def build_receipt(
     judge = evaluation.context.options.judge
     given = {"gold": gold, "trace": trace, "forbidden": forbidden,
              "honesty_config": honesty_config, "injected": injected, "config": config,
-             "judgments": judgments or (judge.judgments if judge else None)}
+             "judgments": judgments or (judge.file if judge else None)}
     inputs = {role: None if path is None else input_record(path, base)
               for role, path in given.items()
               if path is not None or role not in LISTED_WHEN_GIVEN}

@@ -44,8 +44,22 @@ class ChatClient:
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Sent to other processes (a regrade's workers, a Ray cluster) without the key, which
+        # each reads from its own environment: the key travels nowhere but to the endpoint.
+        return {"model": self.model, "base_url": self.base_url, "timeout": self.timeout,
+                "retries": self.retries}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        key = os.environ.get(KEY_ENV) or os.environ.get(FALLBACK_KEY_ENV) or ""
+        for name, value in {**state, "api_key": key}.items():
+            object.__setattr__(self, name, value)
+
     def complete(self, request: Mapping[str, Any]) -> str:
         """The model's answer to ``request``; JudgeUnavailable when none comes."""
+        if not self.api_key:
+            raise JudgeUnavailable(f"no API key in {KEY_ENV} (or {FALLBACK_KEY_ENV}) in the "
+                                   "process that asked")
         import openai
 
         client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,

@@ -4,7 +4,7 @@ the check's outcome when the rules left it unknown."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from attrs import frozen
@@ -46,16 +46,22 @@ def _short(text: str) -> str:
 
 
 def judgment(judge: Judging, template: Template, fields: Mapping[str, str]) -> Judgment | None:
-    """The judgment of ``template`` on ``fields``: from the judgments file, else (with a
-    client) asked of the model and added to the file; None when neither has it."""
+    """The judgment of ``template`` on ``fields``: from the judge's judgments (a file, or a
+    run record's, held in memory), else (with a client) asked of the model and added to
+    them; None when neither has it."""
     request = chat_request(judge.model, template.messages(dict(fields)))
     address = request_sha256(request, template.sha256)
-    known = {} if judge.judgments is None else read_judgments(judge.judgments)
-    if judge.client is None or (address in known and known[address].verdict is not None):
-        return known.get(address)
+    store = judge.judgments
+    known = store if isinstance(store, MutableMapping) else (
+        {} if store is None else read_judgments(store))
+    found = known.get(address)
+    if judge.client is None or (found is not None and found.verdict is not None):
+        return found
     new = _ask(judge, template, request, address)
-    if judge.judgments is not None:
-        record(new, judge.judgments)
+    if isinstance(store, MutableMapping):
+        store[address] = new
+    elif store is not None:
+        record(new, store)
     return new
 
 
@@ -92,9 +98,11 @@ def second_opinion(context: EvaluationContext, outcome: CheckOutcome,
                          "judgment_sha256": None if found is None else found.sha256,
                          "verdict": None if found is None else found.verdict}}
     if found is None:
+        where = ("the judgments file (`toolscore eval --judge` asks again)"
+                 if judge.file is not None or judge.judgments is None
+                 else "the run's stored judgments (`toolscore regrade --judge` asks again)")
         return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model}'s judgment "
-                            "is not in the judgments file (`toolscore eval --judge` asks again)",
-                            details)
+                            f"is not in {where}", details)
     if found.verdict is None:
         return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model} gave no "
                             f"verdict: {found.why}", details)

@@ -69,24 +69,46 @@ def read_judgments(path: str | os.PathLike[str]) -> dict[str, Judgment]:
 
 
 def _judgment(line: bytes, file: str, number: int) -> Judgment:
-    fix = "give a judgments file written by `toolscore eval --judge` (one judgment a line)"
     try:
         data = loads(line)
     except JSON_FAILURES:
-        raise InputError("not a JSON line", file=file, place=f"line {number}", fix=fix) from None
-    keys = ("sha256", "model", "template", "template_sha256", "request", "response",
-            "verdict", "why")
+        raise InputError("not a JSON line", file=file, place=f"line {number}",
+                         fix=FILE_FIX) from None
+    return parse_judgment(data, file=file, place=f"line {number}", fix=FILE_FIX)
+
+
+FILE_FIX = "give a judgments file written by `toolscore eval --judge` (one judgment a line)"
+_KEYS = ("sha256", "model", "template", "template_sha256", "request", "response", "verdict",
+         "why")
+
+
+def parse_judgment(data: Any, *, file: str | None = None, place: str, fix: str) -> Judgment:
+    """A judgment from its decoded JSON; an InputError at ``place`` when it is not one or its
+    ``sha256`` does not match its request."""
     if (not isinstance(data, dict) or data.get("kind") != KIND
-            or any(k not in data for k in keys)):
-        raise InputError("not a judgment", file=file, place=f"line {number}", fix=fix)
+            or any(k not in data for k in _KEYS)):
+        raise InputError("not a judgment", file=file, place=place, fix=fix)
     if data["verdict"] not in ("yes", "no", None) or not isinstance(data["request"], dict):
-        raise InputError(f"bad verdict {data['verdict']!r}", file=file,
-                         place=f"line {number}", fix=fix)
-    judgment = Judgment(**{k: data[k] for k in keys})
+        raise InputError(f"bad verdict {data['verdict']!r}", file=file, place=place, fix=fix)
+    judgment = Judgment(**{k: data[k] for k in _KEYS})
     if request_sha256(judgment.request, judgment.template_sha256) != judgment.sha256:
         raise InputError("the judgment's sha256 does not match its request (edited?)",
-                         file=file, place=f"line {number}", fix=fix)
+                         file=file, place=place, fix=fix)
     return judgment
+
+
+def judgments_json(judgments: Mapping[str, Judgment]) -> list[dict[str, Any]]:
+    """Judgments as a JSON list, by content address (the order a run record keeps)."""
+    return [judgments[address].to_dict() for address in sorted(judgments)]
+
+
+def judgments_from_json(items: Any, *, place: str) -> dict[str, Judgment]:
+    """The judgments of a JSON list (``judgments_json``), by content address."""
+    fix = "keep the judgments a run record was written with"
+    if not isinstance(items, list):
+        raise InputError('"judgments" must be a list', place=place, fix=fix)
+    found = (parse_judgment(item, place=f"{place}[{i}]", fix=fix) for i, item in enumerate(items))
+    return {judgment.sha256: judgment for judgment in found}
 
 
 def write_judgments(path: str | os.PathLike[str], judgments: Mapping[str, Judgment]) -> None:

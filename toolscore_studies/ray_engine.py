@@ -17,7 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from toolscore_core.errors import InputError, ToolscoreError
-from toolscore_studies.records import build_record
+from toolscore_studies.records import build_record, run_judge
 from toolscore_studies.regrade import Packed, RowRegrader, regrade_chunk
 from toolscore_studies.runner import (
     KILL_GRACE,
@@ -166,7 +166,7 @@ def _record(ray: ModuleType, ref: Any, planned: Planned, submitted: str,
                    f"run again up to {RETRIES} times)")
         return build_record(runner.study, planned.task, planned.trial, agent=runner.label,
                             trace=None, started_at=submitted, duration=None,
-                            registry=runner.registry, error={
+                            registry=runner.registry, judge=run_judge(runner.judge), error={
                                 "kind": "worker", "message": message, "exit_code": None,
                                 "stderr_tail": None})
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 from toolscore_core.config import with_shorthands
-from toolscore_core.context import Evaluation, Options, call_dict
+from toolscore_core.context import Evaluation, Judging, Options, call_dict
 from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import run_evaluation
@@ -50,16 +50,16 @@ def passes(evaluation: Evaluation, threshold: float) -> bool:
 def evaluate_trace(
     contract: Contract, trace: Trace, *, weights: Mapping[str, float] | None,
     honesty: Mapping[str, Any] | None, validate_side_effects: bool, registry: Registry,
-    injected: Mapping[str, Any] | None = None,
+    injected: Mapping[str, Any] | None = None, judge: Judging | None = None,
 ) -> Evaluation:
     """Evaluate a run's trace (its final answer already in ``trace.final_answer``).
 
     ``injected`` is what a recording proxy planted in the run (its injected.json), for the
-    prompt-injection and disclosure checks.
+    prompt-injection and disclosure checks; ``judge`` decides what the rules leave unknown.
     """
     config = with_shorthands({}, registry.settings, honesty_config=honesty, injected=injected,
                              validate_side_effects=validate_side_effects)
-    options = Options(forbidden=contract.forbidden, config=config)
+    options = Options(forbidden=contract.forbidden, config=config, judge=judge)
     return run_evaluation(contract, trace, options=options, weights=weights,
                           final_answer=trace.final_answer, choice=None, registry=registry)
 
@@ -129,6 +129,21 @@ def trace_json(trace: Trace) -> dict[str, Any]:
     }
 
 
+def run_judge(client: Any) -> Judging | None:
+    """The judge of one run: the model of ``client`` (a ``ChatClient``, or any object with a
+    ``model`` and ``complete(request)``), asked afresh; the judgments its evaluation makes are
+    held in memory and stored in the run's record. None without a client."""
+    return None if client is None else Judging(model=client.model, judgments={}, client=client)
+
+
+def judge_member(judge: Judging) -> dict[str, Any]:
+    """A record's ``judge``: the model, and every judgment its evaluation made or read."""
+    from toolscore_judge.store import judgments_json
+
+    assert isinstance(judge.judgments, MutableMapping)
+    return {"model": judge.model, "judgments": judgments_json(judge.judgments)}
+
+
 def task_fields(task: Task) -> dict[str, Any]:
     """The judgment a run was evaluated under, stored so a row can be regraded on its own."""
     return {
@@ -144,11 +159,14 @@ def build_record(
     started_at: str, duration: float | None, registry: Registry,
     final_answer_source: str | None = None, error: Mapping[str, Any] | None = None,
     validate_side_effects: bool = False, injected: Mapping[str, Any] | None = None,
+    judge: Judging | None = None,
 ) -> dict[str, Any]:
     """The run record for one finished run; ``error`` set makes it an error record.
 
     ``injected`` (what the recording proxy planted) is evidence: kept in the record as the
-    proxy wrote it, and fed to the evaluation.
+    proxy wrote it, and fed to the evaluation. With a ``judge`` (``run_judge``) the record
+    has a ``judge`` member naming its model and holding its judgments, which a regrade
+    reads instead of asking the model; a record made without one has no such member.
 
     ``trace`` carries the final answer the run gave (from the trace or the agent's stdout).
     An error record keeps whatever trace the run left, but is not evaluated. The agent
@@ -163,7 +181,7 @@ def build_record(
         evaluation = evaluate_trace(task.contract, trace, weights=task.weights,
                                     honesty=task.honesty,
                                     validate_side_effects=validate_side_effects,
-                                    registry=registry, injected=injected)
+                                    registry=registry, injected=injected, judge=judge)
     missing = unknowns(calls, final_answer, cost, duration)
     if evaluation is None:
         missing = sorted({*missing, "evaluation"})
@@ -191,6 +209,8 @@ def build_record(
         **verdict(evaluation, task.pass_threshold),
         "error": None if error is None else redact(dict(error)),
     }
+    if judge is not None:
+        record["judge"] = judge_member(judge)
     return record
 
 

@@ -18,6 +18,7 @@ from attrs import frozen
 from toolscore_core.atomic import atomic_writer
 from toolscore_core.canonical import canonical_json, sha256_hex
 from toolscore_core.components import toolscore_version
+from toolscore_core.context import Judging
 from toolscore_core.contracts import parse_contract
 from toolscore_core.documents import (
     load_document,
@@ -30,6 +31,7 @@ from toolscore_core.scoring import resolve_weights
 from toolscore_studies.records import (
     KIND,
     evaluate_trace,
+    judge_member,
     passes,
     task_fields,
     trace_from_row,
@@ -50,8 +52,8 @@ MEMO_SIZE = 1024
 """Evaluations a process remembers (the oldest goes first), so memory stays flat."""
 JUDGMENT_KEYS = ("task_id", "contract", "weights", "pass_threshold", "honesty")
 """The row fields a regrade under --gold or --weight takes its judgment from."""
-EVIDENCE_KEYS = ("calls", "final_answer", "trace", "injected")
-"""The row fields an evaluation reads: the recorded evidence."""
+EVIDENCE_KEYS = ("calls", "final_answer", "trace", "injected", "judge")
+"""The row fields an evaluation reads: the recorded evidence (the judge's verdicts too)."""
 
 Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
 Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None]
@@ -67,6 +69,9 @@ class RegradeSettings:
     spec: str | None = None
     gold: str | None = None
     weights: Mapping[str, float] | None = None
+    judge: Any = None
+    """The judge's client, asked what a row's stored judgments lack (its model then judges
+    every row); None: each row's judgments alone, and no model is asked."""
 
 
 @frozen
@@ -84,14 +89,16 @@ class RowRegrader:
     """Regrades rows under the settings; built once per worker process."""
 
     def __init__(self, settings: RegradeSettings, registry: Registry | None = None) -> None:
-        if settings.spec is None and settings.gold is None and not settings.weights:
+        if (settings.spec is None and settings.gold is None and not settings.weights
+                and settings.judge is None):
             raise InputError("nothing to regrade with", place="spec=",
-                             fix="give a spec, a gold file or weights")
+                             fix="give a spec, a gold file, weights or a judge")
         if settings.spec is not None and settings.gold is not None:
             raise InputError("a spec and a gold file cannot be given together", place="gold=",
                              fix="use a spec for task-by-task definitions or a gold file for "
                                  "all rows")
         self.registry = registry or default_registry()
+        self.judge = settings.judge
         self.weights = dict(settings.weights) if settings.weights else None
         if self.weights:
             resolve_weights(self.registry.metrics, self.weights)
@@ -229,9 +236,12 @@ class RowRegrader:
             result = verdict(None, task.pass_threshold)
             fields.update({k: canonical_json(v) for k, v in result.items()})
             return fields, "error", None, None
+        judge = self._judge_for(row)
         evaluation = evaluate_trace(task.contract, trace_from_row(row), weights=task.weights,
                                     honesty=task.honesty, validate_side_effects=False,
-                                    registry=self.registry, injected=_injected(row))
+                                    registry=self.registry, injected=_injected(row), judge=judge)
+        if judge is not None:
+            fields["judge"] = canonical_json(judge_member(judge))
         text = evaluation.record_json
         passed = passes(evaluation, task.pass_threshold)
         outcome = "passed" if passed else "failed"
@@ -239,6 +249,25 @@ class RowRegrader:
                        "record_sha256": canonical_json(sha256_hex(text.encode("utf-8"))),
                        "outcome": canonical_json(outcome), "passed": canonical_json(passed)})
         return fields, outcome, evaluation.score, dict(evaluation.evidence.counts)
+
+    def _judge_for(self, row: Mapping[str, Any]) -> Judging | None:
+        """The judge of a row's evaluation: its stored judgments, under its judge's model
+        (or the regrade's, which asks what they lack); None when neither has a judge."""
+        member = row.get("judge")
+        if member is None and self.judge is None:
+            return None
+        known = {}
+        model = None if self.judge is None else self.judge.model
+        if member is not None:
+            if not isinstance(member, Mapping) or not isinstance(member.get("model"), str):
+                raise InputError('"judge" must be an object with "model" and "judgments"',
+                                 place="$.judge")
+            from toolscore_judge.store import judgments_from_json
+
+            known = judgments_from_json(member.get("judgments"), place="$.judge.judgments")
+            model = model or member["model"]
+        assert model is not None
+        return Judging(model=model, judgments=known, client=self.judge)
 
 
 def _injected(row: Mapping[str, Any]) -> Mapping[str, Any] | None:

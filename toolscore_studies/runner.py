@@ -27,7 +27,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.traces import AUTO, load_trace, parse_trace
-from toolscore_studies.records import KIND, STDERR_TAIL, build_record, run_id
+from toolscore_studies.records import KIND, STDERR_TAIL, build_record, run_id, run_judge
 from toolscore_studies.spec import McpServer, Study, Task, load_study, parse_study
 
 ENV_PROMPT = "TOOLSCORE_PROMPT"
@@ -292,7 +292,8 @@ class CommandRunner(Shippable):
     """Runs an agent command for one task and trial and builds its record."""
 
     def __init__(self, study: Study, command: Sequence[str], *, agent: str,
-                 timeout: float | None, registry: Registry, stop: threading.Event) -> None:
+                 timeout: float | None, registry: Registry, stop: threading.Event,
+                 judge: Any = None) -> None:
         if not command:
             raise InputError("the agent command is empty", place="agent=",
                              fix='give the command to run, e.g. "python agent.py"')
@@ -302,6 +303,7 @@ class CommandRunner(Shippable):
         self.timeout = timeout
         self.registry = registry
         self.stop = stop
+        self.judge = judge  # a client asked afresh for each run (run_judge), or None
         # the caller's directory, by path: a Ray worker runs the agent there, not in its own
         self.cwd = os.getcwd()
 
@@ -349,7 +351,8 @@ class CommandRunner(Shippable):
                                 started_at=started_at, duration=duration,
                                 registry=self.registry, final_answer_source=source,
                                 error=error, validate_side_effects=bool(
-                                    task.contract.side_effects), injected=injected)
+                                    task.contract.side_effects), injected=injected,
+                                judge=run_judge(self.judge))
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -496,12 +499,13 @@ class CallableRunner(Shippable):
     """Runs a Python agent callable for one task and trial and builds its record."""
 
     def __init__(self, study: Study, agent: AgentCallable, *, registry: Registry,
-                 stop: threading.Event) -> None:
+                 stop: threading.Event, judge: Any = None) -> None:
         self.study = study
         self.agent = agent
         self.name = agent_name(agent)
         self.registry = registry
         self.stop = stop
+        self.judge = judge  # a client asked afresh for each run (run_judge), or None
 
     @property
     def label(self) -> str:
@@ -532,7 +536,8 @@ class CallableRunner(Shippable):
         return build_record(self.study, task, planned.trial, agent=self.name, trace=trace,
                             started_at=started_at, duration=duration, registry=self.registry,
                             final_answer_source=source, error=error,
-                            validate_side_effects=bool(task.contract.side_effects))
+                            validate_side_effects=bool(task.contract.side_effects),
+                            judge=run_judge(self.judge))
 
 
 def run_study(
@@ -540,7 +545,7 @@ def run_study(
     trials: int = 1, tasks: Iterable[str] | None = None, jobs: int = 1,
     output: str | os.PathLike[str] | None = None, resume: bool = False,
     overwrite: bool = False, registry: Registry | None = None, engine: str = "local",
-    ray_address: str | None = None,
+    ray_address: str | None = None, judge: Any = None,
 ) -> list[dict[str, Any]]:
     """Run a Python agent over a study's tasks and trials; return the run records.
 
@@ -555,8 +560,17 @@ def run_study(
     one ``ray.init()`` finds or starts, or the connection already open in this process),
     at most ``jobs`` at once; the agent is pickled to the workers, which judge with the
     default registry.
+
+    ``judge`` asks an LLM what the rules leave unknown (docs/judge.md): a model name (the
+    client reads the key and ``TOOLSCORE_JUDGE_BASE_URL`` from the environment), or a
+    client from ``toolscore_judge.client.chat_client``. Each record stores the judgments its
+    evaluation made, which ``toolscore regrade`` reads instead of asking again.
     """
     run = engine_runner(engine, ray_address, registry)
+    if isinstance(judge, str):
+        from toolscore_judge.client import chat_client
+
+        judge = chat_client(judge)
     study = spec if isinstance(spec, Study) else (
         parse_study(spec) if isinstance(spec, Mapping) else load_study(spec))
     registry = registry or default_registry()
@@ -571,7 +585,7 @@ def run_study(
                              fix="run MCP tasks with `toolscore agent run --agent CMD`, or "
                              "leave them out with tasks=[...]")
     stop = threading.Event()
-    runner = CallableRunner(study, agent, registry=registry, stop=stop)
+    runner = CallableRunner(study, agent, registry=registry, stop=stop, judge=judge)
     records: list[dict[str, Any]] = []
     with run(jobs) as execute_plan:
         if output is None:

@@ -129,6 +129,9 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
              **({} if e.description is None else {"description": e.description})}
             for e in contract.side_effects
         ],
+        # only when given: the records of tasks without one keep their bytes
+        **({} if contract.expected_answer is None
+           else {"expected_answer": contract.expected_answer}),
     }
 
 
@@ -176,7 +179,8 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
         tasks[task_id] = Task(
             id=task_id, prompt=task.prompt,
             contract=Contract(expected=expected, forbidden=defaults.forbidden + task.forbidden,
-                              side_effects=task.side_effects),
+                              side_effects=task.side_effects,
+                              expected_answer=task.expected_answer),
             pass_threshold=(defaults.pass_threshold if task.pass_threshold is None
                             else task.pass_threshold),
             weights=weights,
@@ -211,6 +215,7 @@ class TaskSpec:
     expected: Any = None
     forbidden: tuple[ForbiddenRule, ...] = ()
     side_effects: tuple[SideEffect, ...] = ()
+    expected_answer: str | None = None
     pass_threshold: float | None = field(default=None, validator=at_least(0, 1))
     weights: Mapping[str, float] | None = field(default=None, validator=_weights)
     honesty: Mapping[str, Any] | None = None

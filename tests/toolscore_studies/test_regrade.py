@@ -148,7 +148,7 @@ def test_refusals(runs: Path, tmp_path: Path) -> None:
     spec = _write_yaml(tmp_path / "same.yaml", SPEC)
     with pytest.raises(InputError, match="the output is the input"):
         regrade_file(runs, runs, RegradeSettings(spec=str(spec)))
-    with pytest.raises(InputError, match="give a spec, a gold file or weights"):
+    with pytest.raises(InputError, match="give a spec, a gold file, weights or a judge"):
         regrade_file(runs, tmp_path / "o.jsonl", RegradeSettings())
     with pytest.raises(InputError, match="unknown weight"):
         regrade_file(runs, tmp_path / "o.jsonl", RegradeSettings(weights={"nope": 1.0}))
