@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 import toolscore
 from tests.conftest import AGENTS, run_cli
+from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.models import ToolCall
 from toolscore_core.plugins import default_registry
 from toolscore_studies import ray_engine
@@ -30,6 +32,7 @@ from toolscore_studies.runner import CommandRunner, plan_runs
 from toolscore_studies.spec import load_study
 
 MEASURED = ("started_at", "duration")
+NODE_KEY = "sk-the-clusters-own-key-0123"
 pytestmark = pytest.mark.slow
 
 
@@ -40,7 +43,10 @@ def cluster() -> Iterator[str]:
         import ray  # CI installs the [ray] extra: a missing Ray fails there, never skips
     else:
         ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    with pytest.MonkeyPatch.context() as patch:
+        # the nodes' own judge key, as a cluster's machines hold the keys their work needs
+        patch.setenv("TOOLSCORE_JUDGE_API_KEY", NODE_KEY)
+        ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
@@ -92,6 +98,35 @@ def test_the_commands_write_the_local_engines_rows_on_ray(cluster: str, tmp_path
     assert (folder / "ray.v2.jsonl").read_bytes() == (folder / "local.v2.jsonl").read_bytes()
 
 
+def test_a_judged_study_on_ray_asks_with_the_nodes_key_and_regrades_offline(
+        cluster: str, tmp_path: Path) -> None:
+    folder = _study_dir(tmp_path)
+    spec = yaml.safe_load((folder / "study.yaml").read_text())
+    spec["tasks"]["weather"]["expected_answer"] = "Paris is at 18 degrees Celsius."
+    (folder / "judged.yaml").write_text(yaml.safe_dump(spec))
+    driver = {"TOOLSCORE_JUDGE_API_KEY": "sk-the-drivers-own-key-0123", "OPENAI_API_KEY": ""}
+    with ChatServer([Reply("yes: both say 18 degrees.")]).running() as server:
+        run = run_cli("agent", "run", "--spec", "judged.yaml", "--agent", "python plan_agent.py",
+                      "-o", "runs.jsonl", "--trials", "2", "--jobs", "2", "--no-progress",
+                      "--engine", "ray", "--ray-address", cluster, "--judge", "judge-model-1",
+                      "--judge-base-url", server.url, cwd=folder, env=driver)
+    assert run.returncode == 0, run.stderr
+    # the driver's key never left it: the workers asked with their own
+    assert [seen.authorization for seen in server.seen] == [f"Bearer {NODE_KEY}"] * 2
+    rows = _without_measured(folder / "runs.jsonl")
+    weather = [row for row in rows if row["task_id"] == "weather"]
+    assert [len(row["judge"]["judgments"]) for row in weather] == [1, 1]
+    regrade = ("regrade", "runs.jsonl", "--spec", "judged.yaml", "--jobs", "2")
+    local = run_cli(*regrade, "-o", "local.v2.jsonl", cwd=folder)
+    on_ray = run_cli(*regrade, "-o", "ray.v2.jsonl", "--engine", "ray", "--ray-address",
+                     cluster, cwd=folder)
+    assert local.returncode == on_ray.returncode == 0, on_ray.stderr
+    assert (folder / "ray.v2.jsonl").read_bytes() == (folder / "local.v2.jsonl").read_bytes()
+    again = {row["run_id"]: row for row in _without_measured(folder / "ray.v2.jsonl")}
+    assert [again[row["run_id"]]["record_sha256"] for row in rows] == [
+        row["record_sha256"] for row in rows]
+
+
 SPEC = {"study": "s", "version": "1", "defaults": {"pass_threshold": 0.9}, "tasks": {
     "find": {"prompt": "find x", "expected": [{"tool": "find", "args": {"q": "x"}}]},
     "add": {"prompt": "add 1 and 2", "expected": [{"tool": "add", "args": {"a": 1, "b": 2}}]},
@@ -133,8 +168,6 @@ def runs(tmp_path: Path) -> Path:
 
 
 def _spec_v2(tmp_path: Path) -> str:
-    import yaml
-
     v2 = json.loads(json.dumps(SPEC))
     v2["tasks"]["add"]["expected"] = [{"tool": "add", "args": {"a": 1, "b": {"$type": "int"}}}]
     del v2["tasks"]["find"]

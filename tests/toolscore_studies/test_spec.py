@@ -125,3 +125,15 @@ def test_mcp_plantings_take_the_record_options_text_or_objects() -> None:
                                                        "mcp_server": {"command": ["x"]}}}})
     assert plain.tasks["t"].mcp_server is not None
     assert not plain.tasks["t"].mcp_server.plants
+
+
+def test_a_tasks_reference_answer_is_in_its_contract_and_stored_only_when_given() -> None:
+    study = parse_study({"study": "s", "tasks": {
+        "a": {"prompt": "p", "expected": [], "expected_answer": "It is 18°C in Paris."},
+        "b": {"prompt": "p", "expected": []}}})
+    assert study.tasks["a"].contract.expected_answer == "It is 18°C in Paris."
+    assert study.tasks["a"].contract_json()["expected_answer"] == "It is 18°C in Paris."
+    assert "expected_answer" not in study.tasks["b"].contract_json()
+    with pytest.raises(InputError, match="expected_answer"):
+        parse_study({"study": "s", "tasks": {"a": {"prompt": "p", "expected": [],
+                                                   "expected_answer": 3}}})
