@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from toolscore_core.evaluation import evaluate, evaluate_files
     from toolscore_core.context import Evaluation, EvaluationContext
     from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
-    from toolscore_core.matchers import ANY, Approx, Contains, IsType, OneOf, Regex
+    from toolscore_core.matchers import ANY, Approx, Contains, IsType, Judged, OneOf, Regex
     from toolscore_core.models import (
         CheckOutcome,
         Component,
@@ -54,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "Contains": "toolscore_core.matchers",
     "OneOf": "toolscore_core.matchers",
     "IsType": "toolscore_core.matchers",
+    "Judged": "toolscore_core.matchers",
     "ToolCall": "toolscore_core.models",
     "Trace": "toolscore_core.models",
     "ExpectedCall": "toolscore_core.models",

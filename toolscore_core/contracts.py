@@ -73,15 +73,16 @@ def parse_forbidden(
     return structure(items, tuple[ForbiddenRule, ...], source=file, place=path)
 
 
-def _arguments(value: Any) -> dict[str, Any] | None:
-    """Expected arguments: an object whose values may be matchers (the object itself is
-    not one: ``"args": {"$any": true}`` would leave every metric nothing to compare)."""
+def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
+    """Arguments: an object whose values may be matchers (the object itself is not one:
+    ``"args": {"$any": true}`` would leave every metric nothing to compare); ``judged``: an
+    expected call's, whose values may be ``$judge``."""
     if value is None:
         return None
     if not isinstance(value, Mapping):
         raise Refusal(f"must be an object, not {type_name(value)}",
                       'write "args": {...}, or omit it to not check arguments')
-    parsed = from_json(dict(value))
+    parsed = from_json(dict(value), judged=judged)
     if isinstance(parsed, Matcher):
         raise Refusal(
             f"a matcher ({next(iter(value))}) stands for one argument's value, not for the "
@@ -190,7 +191,7 @@ def _side_effect(item: Mapping[str, Any]) -> SideEffect:
 
 shape(Contract, "a contract", '{"expected": [...]}')
 shape(ExpectedCall, "an expected call", 'write {"tool": "name", "args": {...}}', tool=_tool,
-      args=_arguments)
+      args=lambda value: _arguments(value, judged=True))
 shape(ForbiddenRule, "a forbidden rule", 'write {"tool": "name", "reason": "why"}',
       tool=_rule_tool, args=_arguments)
 shape(SideEffect, "a side effect", 'write {"type": "file_exists", "path": "..."}',

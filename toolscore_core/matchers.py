@@ -10,10 +10,10 @@ from typing import Any
 
 from toolscore_core.errors import InputError
 
-MATCHER_KEYS = ("$any", "$regex", "$approx", "$contains", "$oneof", "$type")
+MATCHER_KEYS = ("$any", "$regex", "$approx", "$contains", "$oneof", "$type", "$judge")
 _FIX = "a matcher is one of " + ", ".join(
     ['{"$any": true}', '{"$regex": "..."}', '{"$approx": 1.0, "rel": 0.01, "abs": 0}',
-     '{"$contains": ...}', '{"$oneof": [...]}', '{"$type": "int"}']
+     '{"$contains": ...}', '{"$oneof": [...]}', '{"$type": "int"}', '{"$judge": "..."}']
 )
 
 
@@ -174,6 +174,26 @@ class IsType(Matcher):
         return f"IsType({self.type_name!r})"
 
 
+class Judged(Matcher):
+    """Matches a value that an LLM judge says meets ``claim`` (docs/judge.md). The rules
+    cannot tell, so here it matches nothing: pairing goes by the other arguments, and the
+    argument metrics ask the judge (toolscore_judge.arguments) or are unknown."""
+
+    __slots__ = ("claim",)
+
+    def __init__(self, claim: str) -> None:
+        self.claim = claim
+
+    def matches(self, value: Any) -> bool:
+        return False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"$judge": self.claim}
+
+    def __repr__(self) -> str:
+        return f"Judged({self.claim!r})"
+
+
 def values_match(expected: Any, actual: Any) -> bool:
     """Strict JSON equality, with matchers anywhere in ``expected``.
 
@@ -222,14 +242,20 @@ def to_repr(value: Any) -> Any:
     return value
 
 
-def from_json(value: Any, *, path: str = "$", file: str | None = None) -> Any:
-    """Read matchers from their JSON form; an unknown ``$`` key or bad form is an InputError."""
+def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: bool = False,
+              judge: bool = False) -> Any:
+    """Read matchers from their JSON form; an unknown ``$`` key or bad form is an InputError.
+
+    ``$judge`` stands only for a whole argument of an expected call: ``judged`` says
+    ``value`` is an expected call's arguments (``judge``: one of them).
+    """
     if isinstance(value, dict):
         dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
         if dollar:
-            return _parse_matcher(value, dollar, path, file)
+            return _parse_matcher(value, dollar, path, file, judge)
         return {
-            k: from_json(v, path=f"{path}.{k}", file=file) if type(v) in _NESTED else v
+            k: from_json(v, path=f"{path}.{k}", file=file, judge=judged)
+            if type(v) in _NESTED else v
             for k, v in value.items()
         }
     if isinstance(value, list):
@@ -241,7 +267,9 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None) -> Any:
 _NESTED = frozenset((dict, list))
 
 
-def _parse_matcher(value: dict[str, Any], dollar: list[str], path: str, file: str | None) -> Any:
+def _parse_matcher(
+    value: dict[str, Any], dollar: list[str], path: str, file: str | None, judge: bool
+) -> Any:
     def bad(problem: str, fix: str = _FIX) -> InputError:
         return InputError(problem, file=file, place=path, fix=fix)
 
@@ -254,6 +282,11 @@ def _parse_matcher(value: dict[str, Any], dollar: list[str], path: str, file: st
     if extra:
         raise bad(f"unknown key {sorted(extra)[0]!r} beside {key!r}")
     arg = value[key]
+    if key == "$judge":
+        if not judge or not isinstance(arg, str) or not arg.strip():
+            raise bad('"$judge" takes what a whole argument of an expected call should be, '
+                      "in words", 'write "args": {"city": {"$judge": "same city as Paris"}}')
+        return Judged(arg)
     if key == "$any":
         if arg is not True:
             raise bad('"$any" takes true', 'write {"$any": true}')

@@ -58,6 +58,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_checks.prompt_injection",
     "toolscore_checks.side_effects",
     "toolscore_judge.answer",
+    "toolscore_judge.arguments",
     "toolscore_formats.reports.console",
     "toolscore_formats.reports.json_report",
     "toolscore_formats.reports.markdown",

@@ -8,6 +8,7 @@ from typing import Any
 
 from attrs import field, frozen
 
+from toolscore_core.canonical import canonical_json
 from toolscore_core.errors import InputError
 from toolscore_secrets.redaction import mask, redact_text
 
@@ -43,6 +44,10 @@ class ChatClient:
     base_url: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    _answers: dict[str, str | JudgeUnavailable] = field(factory=dict, init=False, eq=False,
+                                                        repr=False)
+    """What each request got, so that one evaluation's metrics and checks asking the same
+    question (argument_f1 and judged-arguments) hear the same answer, a failure included."""
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent to other processes (a regrade's workers, a Ray cluster) without the key, which
@@ -52,11 +57,23 @@ class ChatClient:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         key = os.environ.get(KEY_ENV) or os.environ.get(FALLBACK_KEY_ENV) or ""
-        for name, value in {**state, "api_key": key}.items():
+        for name, value in {**state, "api_key": key, "_answers": {}}.items():
             object.__setattr__(self, name, value)
 
     def complete(self, request: Mapping[str, Any]) -> str:
         """The model's answer to ``request``; JudgeUnavailable when none comes."""
+        key = canonical_json(dict(request))
+        if key not in self._answers:
+            try:
+                self._answers[key] = self._complete(request)
+            except JudgeUnavailable as exc:
+                self._answers[key] = exc
+        answer = self._answers[key]
+        if isinstance(answer, JudgeUnavailable):
+            raise answer
+        return answer
+
+    def _complete(self, request: Mapping[str, Any]) -> str:
         if not self.api_key:
             raise JudgeUnavailable(f"no API key in {KEY_ENV} (or {FALLBACK_KEY_ENV}) in the "
                                    "process that asked")

@@ -79,6 +79,24 @@ def _ask(judge: Judging, template: Template, request: dict[str, Any], address: s
                     verdict=verdict, why=why)
 
 
+def consult(judge: Judging, template: Template,
+            fields: Mapping[str, str]) -> tuple[Judgment | None, str | None]:
+    """The judgment of a question (None when there is none) and, when it gives no verdict,
+    why not, in words for a reason: the file cannot be read, lacks it, or the judge had none."""
+    try:
+        found = judgment(judge, template, fields)
+    except InputError as exc:  # the file's path is left out: records name no host paths
+        return None, f"the judgments file cannot be read ({exc.place}: {exc.problem})"
+    if found is None:
+        where = ("the judgments file (`toolscore eval --judge` asks again)"
+                 if judge.file is not None or judge.judgments is None
+                 else "the run's stored judgments (`toolscore regrade --judge` asks again)")
+        return None, f"the judge {judge.model}'s judgment is not in {where}"
+    if found.verdict is None:
+        return found, f"the judge {judge.model} gave no verdict: {found.why}"
+    return found, None
+
+
 def second_opinion(context: EvaluationContext, outcome: CheckOutcome,
                    question: Question) -> CheckOutcome:
     """``outcome`` when the rules decided it or no judge takes part; else the judge's
@@ -86,26 +104,14 @@ def second_opinion(context: EvaluationContext, outcome: CheckOutcome,
     judge = context.options.judge
     if judge is None or outcome.status != "unknown":
         return outcome
-    try:
-        found = judgment(judge, question.template, question.fields)
-    except InputError as exc:  # the file's path is left out: records name no host paths
-        return CheckOutcome("unknown", f"{outcome.reason}; the judgments file cannot be read "
-                            f"({exc.place}: {exc.problem})", {**outcome.details,
-                                                              "rules": outcome.reason})
+    found, missing = consult(judge, question.template, question.fields)
     details = {**outcome.details, "rules": outcome.reason,
                "judge": {"model": judge.model, "template": question.template.id,
                          "template_sha256": question.template.sha256,
                          "judgment_sha256": None if found is None else found.sha256,
                          "verdict": None if found is None else found.verdict}}
-    if found is None:
-        where = ("the judgments file (`toolscore eval --judge` asks again)"
-                 if judge.file is not None or judge.judgments is None
-                 else "the run's stored judgments (`toolscore regrade --judge` asks again)")
-        return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model}'s judgment "
-                            f"is not in {where}", details)
-    if found.verdict is None:
-        return CheckOutcome("unknown", f"{outcome.reason}; the judge {judge.model} gave no "
-                            f"verdict: {found.why}", details)
+    if found is None or found.verdict is None:
+        return CheckOutcome("unknown", f"{outcome.reason}; {missing}", details)
     status, words = question.on_yes if found.verdict == "yes" else question.on_no
     why = f" ({found.why})" if found.why else ""
     return CheckOutcome(status, f"decided by the judge {judge.model}: {words}{why}", details)

@@ -54,3 +54,14 @@ ANSWER_CORRECT = Template(
           "contradicts it)? yes or no."),
 )
 """answer-correct: does the final answer mean the reference answer?"""
+
+JUDGED_ARGUMENT = Template(
+    id="judged-argument",
+    system=("You check one argument of a tool call an AI agent made against what the task "
+            "expected of it. Values may be in any language or form; judge the meaning, not "
+            "the wording. " + ANSWER_FORMAT),
+    user=("The tool: {tool}\nThe argument: {argument}\nIt should be: {claim}\n\n"
+          "The value the agent gave (JSON):\n<<<\n{value}\n>>>\n\n"
+          "Does the value meet what it should be? yes or no."),
+)
+"""judged-argument: does an argument's value meet the contract's ``{"$judge": ...}`` claim?"""

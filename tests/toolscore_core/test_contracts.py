@@ -41,6 +41,10 @@ def test_yaml_with_matchers(tmp_path) -> None:
          "a matcher ($contains) stands for one argument's value"),
         ({"expected": [], "forbidden": [{"tool": "rm", "args": {"$any": True}}]},
          "$.forbidden[0].args", "a matcher ($any) stands for one argument's value"),
+        # a judge decides an expected call's argument, never whether a call is forbidden
+        ({"expected": [], "forbidden": [{"tool": "rm", "args": {"p": {"$judge": "a home"}}}]},
+         "$.forbidden[0].args.p", '"$judge" takes what a whole argument of an expected call'),
+        ([{"tool": "a", "args": {"$judge": "a city"}}], "$[0].args", '"$judge" takes'),
     ],
 )
 def test_bad_contracts_name_file_and_place(tmp_path, doc: object, place: str, words: str) -> None:
@@ -96,3 +100,18 @@ def test_records_given_in_python_with_a_matcher_for_args_are_refused() -> None:
         ExpectedCall("a", args=ANY)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^ForbiddenRule's args must be a dict of arguments"):
         ForbiddenRule("a", args=ANY)  # type: ignore[arg-type]
+
+
+def test_a_judged_argument_is_part_of_the_contract_hash() -> None:
+    from toolscore_core.canonical import canonical_sha256
+    from toolscore_core.matchers import Judged
+
+    def contract(claim: str) -> list[dict]:
+        return [{"tool": "hotels", "args": {"city": {"$judge": claim}}}]
+
+    parsed = parse_contract(contract("same city as Paris"))
+    assert parsed.expected[0].args == {"city": Judged("same city as Paris")}
+    assert contract_json(parsed) == [{"tool": "hotels", "required": True,
+                                      "args": {"city": {"$judge": "same city as Paris"}}}]
+    assert (canonical_sha256(contract_json(parsed))
+            != canonical_sha256(contract_json(parse_contract(contract("same city as Lyon")))))

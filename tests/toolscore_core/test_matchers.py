@@ -8,6 +8,7 @@ from toolscore_core.matchers import (
     Approx,
     Contains,
     IsType,
+    Judged,
     OneOf,
     Regex,
     from_json,
@@ -81,6 +82,8 @@ def test_json_forms_round_trip() -> None:
         ({"o": {"$oneof": []}}, "$.o", "non-empty list"),
         ({"a": {"$any": True, "extra": 1}}, "$.a", "unknown key 'extra'"),
         ({"l": [{"$bogus": 1}]}, "$.l[0]", "unknown matcher"),
+        # $judge stands only for a whole argument of an expected call (contracts)
+        ({"city": {"$judge": "Paris"}}, "$.city", '"$judge" takes what a whole argument'),
     ],
 )
 def test_malformed_matchers_name_the_place(doc: dict, place: str, words: str) -> None:
@@ -89,3 +92,31 @@ def test_malformed_matchers_name_the_place(doc: dict, place: str, words: str) ->
     message = str(info.value)
     assert message.startswith(f"gold.json: {place}: ")
     assert words in message
+
+
+def test_a_judged_matcher_round_trips_and_matches_nothing_by_rule() -> None:
+    parsed = from_json({"city": {"$judge": "same city as Paris"}, "n": 1}, judged=True)
+    assert parsed == {"city": Judged("same city as Paris"), "n": 1}
+    assert to_json(parsed) == {"city": {"$judge": "same city as Paris"}, "n": 1}
+    assert to_repr(parsed)["city"] == "Judged('same city as Paris')"
+    assert Judged("a") != Judged("b") and hash(Judged("a")) == hash(Judged("a"))
+    # Only a judge can say yes: the rules match nothing, Paris itself included.
+    assert not values_match(Judged("same city as Paris"), "Paris")
+
+
+@pytest.mark.parametrize(
+    ("doc", "place"),
+    [
+        ({"c": {"$judge": ""}}, "$.c"),
+        ({"c": {"$judge": 3}}, "$.c"),
+        ({"c": {"$oneof": [{"$judge": "Paris"}]}}, "$.c.$oneof[0]"),
+        ({"c": {"$contains": {"$judge": "Paris"}}}, "$.c.$contains"),
+        ({"c": {"where": {"$judge": "Paris"}}}, "$.c.where"),
+        ({"c": [{"$judge": "Paris"}]}, "$.c[0]"),
+    ],
+)
+def test_a_judged_matcher_stands_only_for_a_whole_argument(doc: dict, place: str) -> None:
+    with pytest.raises(InputError) as info:
+        from_json(doc, file="gold.json", judged=True)
+    assert str(info.value).startswith(f'gold.json: {place}: "$judge" takes what a whole '
+                                      "argument of an expected call should be, in words")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import compress
 from operator import attrgetter, itemgetter
 
 from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
+from toolscore_core.matchers import Judged
 
 _ARGS = attrgetter("args")
 _SCORE = itemgetter(3)
@@ -20,8 +22,36 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     # Pairs come in expected order, so the scores add up in that order (an unmade call
     # adds 0.0, which changes no sum).
     pairs = context.pairing.pairs
+    if any(type(value) is Judged for call in expected if call.args
+           for value in call.args.values()):
+        return _judged(context, checked)
     value = sum(compress(map(_SCORE, pairs), map(_ARGS_CHECKED, pairs))) / checked
     value = round(value, 12)
+    return MetricOutcome(value=value, score=value)
+
+
+def _judged(context: EvaluationContext, checked: int) -> MetricOutcome:
+    """The F1 with each ``$judge`` argument matched as the judge decided; unknown while one
+    a call gave is undecided (pairing matched it with nothing: it cannot tell)."""
+    # Imported here: a contract without $judge loads none of the judge.
+    from toolscore_judge.arguments import rulings, undecided
+
+    found = rulings(context)
+    waiting = [r for r in found if r.verdict is None]
+    if waiting:
+        return MetricOutcome(value={"unknown": undecided(waiting)}, score=None)
+    met = Counter(r.expected for r in found if r.verdict == "yes")
+    scores = []
+    for pair in context.pairing.pairs:
+        if not pair.args_checked:
+            continue
+        if pair.expected not in met:
+            scores.append(pair.score)
+            continue
+        size = len(context.expected[pair.expected].args or {}) + len(
+            context.calls[pair.actual].args or {})
+        scores.append(2.0 * (pair.matched_args + met[pair.expected]) / size)
+    value = round(sum(scores) / checked, 12)
     return MetricOutcome(value=value, score=value)
 
 
@@ -30,6 +60,7 @@ def toolscore_register_metrics() -> list[Metric]:
     return [Metric(
         id="argument_f1",
         description="Mean argument F1 over expected calls that check arguments, each paired "
-                    "optimally with a call of its tool (unmade calls: 0; none checked: unknown).",
+                    "optimally with a call of its tool (unmade calls: 0; none checked: unknown; "
+                    "a {\"$judge\": ...} argument as the judge decides).",
         compute=compute, default_weight=0.3,
     )]

@@ -1,0 +1,114 @@
+"""judged-arguments: the contract's ``{"$judge": ...}`` arguments, decided by the LLM judge."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import frozen
+
+from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
+from toolscore_core.canonical import canonical_json
+from toolscore_core.matchers import Judged
+from toolscore_core.wording import count, number
+from toolscore_judge.store import Verdict
+from toolscore_secrets.redaction import redact
+
+ID = "judged-arguments"
+NO_JUDGE = "no judge was given (--judge MODEL)"
+
+
+@frozen
+class Ruling:
+    """What became of one judged argument of a paired call."""
+
+    expected: int
+    """The expected call's index."""
+    call: int
+    """The paired call's index."""
+    tool: str
+    argument: str
+    claim: str
+    verdict: Verdict | None
+    """None: undecided (no judge, the judge gave none, the judgment is missing)."""
+    why: str
+    """The judge's reason, or why there is no verdict."""
+    judgment_sha256: str | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.argument} of call #{number(self.call)} {self.tool}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"expected": number(self.expected), "call": number(self.call),
+                "tool": self.tool, "argument": self.argument, "claim": self.claim,
+                "verdict": self.verdict, "why": self.why,
+                "judgment_sha256": self.judgment_sha256}
+
+
+def rulings(context: EvaluationContext) -> list[Ruling]:
+    """A ruling for each judged argument a paired call gave (one it left out is a plain
+    mismatch: nothing to judge), in the order of the expected calls."""
+    out = []
+    for pair in context.pairing.pairs:
+        want = context.expected[pair.expected].args or {}
+        call = context.calls[pair.actual]
+        got = call.args or {}
+        for name, claim in want.items():
+            if type(claim) is Judged and name in got:
+                out.append(_rule(context, pair.expected, pair.actual, name, claim, got[name]))
+    return out
+
+
+def _rule(context: EvaluationContext, i: int, j: int, name: str, claim: Judged,
+          value: Any) -> Ruling:
+    tool = context.calls[j].tool
+    judge = context.options.judge
+    if judge is None:
+        return Ruling(i, j, tool, name, claim.claim, None, NO_JUDGE, None)
+    # Imported here: a contract without $judge loads none of the judge.
+    from toolscore_judge.judging import consult
+    from toolscore_judge.templates import JUDGED_ARGUMENT
+
+    # A credential in an argument is masked before it leaves for the judge's endpoint.
+    fields = {"tool": tool, "argument": name, "claim": claim.claim,
+              "value": canonical_json(redact(value))}
+    found, missing = consult(judge, JUDGED_ARGUMENT, fields)
+    sha = None if found is None else found.sha256
+    if found is None or found.verdict is None:
+        return Ruling(i, j, tool, name, claim.claim, None, missing or "", sha)
+    return Ruling(i, j, tool, name, claim.claim, found.verdict, found.why, sha)
+
+
+def run(context: EvaluationContext) -> CheckOutcome | None:
+    found = rulings(context)
+    if not found:
+        return None
+    judge = context.options.judge
+    details: dict[str, Any] = {"judge": None if judge is None else judge.model,
+                               "arguments": [r.to_dict() for r in found]}
+    waiting = [r for r in found if r.verdict is None]
+    if waiting or judge is None:
+        return CheckOutcome("unknown", undecided(waiting), details)
+    refused = [r for r in found if r.verdict == "no"]
+    if refused:
+        shown = "; ".join(f"{r.label} is not {r.claim!r}" + (f" ({r.why})" if r.why else "")
+                          for r in refused[:3])
+        return CheckOutcome("fail", f"decided by the judge {judge.model}: {shown}", details)
+    meet = ("the judged argument meets" if len(found) == 1
+            else f"all {len(found)} judged arguments meet")
+    return CheckOutcome("pass", f"decided by the judge {judge.model}: {meet} what the "
+                        "contract says", details)
+
+
+def undecided(waiting: list[Ruling]) -> str:
+    """``1 judged argument undecided: city of call #2 get_weather: no judge was given ...``."""
+    shown = "; ".join(f"{r.label}: {r.why}" for r in waiting[:3])
+    more = " …" if len(waiting) > 3 else ""
+    return f"{count(len(waiting), 'judged argument')} undecided: {shown}{more}"
+
+
+@hookimpl
+def toolscore_register_checks() -> list[Check]:
+    return [Check(id=ID, description="The contract's {\"$judge\": ...} arguments meet their "
+                  "claims, as an LLM judge decides (--judge MODEL; unknown without one).",
+                  run=run)]
