@@ -74,9 +74,8 @@ def parse_forbidden(
 
 
 def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
-    """Arguments: an object whose values may be matchers (the object itself is not one:
-    ``"args": {"$any": true}`` would leave every metric nothing to compare); ``judged``: an
-    expected call's, whose values may be ``$judge``."""
+    """Arguments: an object whose values may be matchers, ``$judge`` too when ``judged`` (the
+    object is not one: ``"args": {"$any": true}`` would leave metrics nothing to compare)."""
     if value is None:
         return None
     if not isinstance(value, Mapping):

@@ -175,9 +175,8 @@ class IsType(Matcher):
 
 
 class Judged(Matcher):
-    """Matches a value that an LLM judge says meets ``claim`` (docs/judge.md). The rules
-    cannot tell, so here it matches nothing: pairing goes by the other arguments, and the
-    argument metrics ask the judge (toolscore_judge.arguments) or are unknown."""
+    """A value an LLM judge says meets ``claim``. No rule can tell, so here it matches nothing
+    (pairing goes by the other arguments); argument_f1 asks the judge (docs/judge.md)."""
 
     __slots__ = ("claim",)
 
@@ -245,10 +244,7 @@ def to_repr(value: Any) -> Any:
 def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: bool = False,
               judge: bool = False) -> Any:
     """Read matchers from their JSON form; an unknown ``$`` key or bad form is an InputError.
-
-    ``$judge`` stands only for a whole argument of an expected call: ``judged`` says
-    ``value`` is an expected call's arguments (``judge``: one of them).
-    """
+    ``$judge`` is read only as ``value`` (``judge``) or its values (``judged``: arguments)."""
     if isinstance(value, dict):
         dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
         if dollar:

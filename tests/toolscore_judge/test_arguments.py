@@ -170,3 +170,16 @@ def test_regrade_with_the_server_stopped_gives_the_same_record(tmp_path: Path) -
         f"1 judged argument undecided: city of call #1 search_hotels: the judge {MODEL}'s "
         "judgment is not in the judgments file (`toolscore eval --judge` asks again)")}
     assert build_receipt(emptied)["settings"]["judge_model"] == MODEL
+
+
+def test_what_went_wrong_names_the_judged_argument_by_its_verdict(tmp_path: Path) -> None:
+    from toolscore_formats.reports.diagnosis import findings
+
+    assert findings(evaluate(GOLD, trace())) == [
+        "call #1 search_hotels arguments differ: city: waits for a judge"]
+    with ChatServer([Reply("no: Lyon is another city.")]).running() as server:
+        refused = judged(server, tmp_path / "no.jsonl", city="Lyon")
+    assert findings(refused) == ["call #1 search_hotels arguments differ: city: the judge "
+                                 "says it is not 'the same city as Paris, France'"]
+    with ChatServer([Reply("yes: the same city.")]).running() as server:
+        assert findings(judged(server, tmp_path / "yes.jsonl")) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore_core.context import Evaluation
-from toolscore_core.matchers import to_repr, values_match
+from toolscore_core.matchers import Judged, to_repr, values_match
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import known_secrets, mask_known, redact_text
 
@@ -30,6 +30,9 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
         if call.is_error:
             detail = f": {_short(call.error, secrets=secrets)}" if call.error else ""
             out.append(f"call #{number(j)} {call.tool} failed{detail}")
+    judged = evaluation.evidence.get("judged-arguments")
+    verdicts = {(a["expected"], a["argument"]): a["verdict"]
+                for a in (judged.details.get("arguments", []) if judged else [])}
     for pair in pairing.pairs:
         want = expected[pair.expected].args
         if want is None or pair.score >= 1.0:
@@ -39,10 +42,17 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
         for name, value in want.items():
             if name not in got:
                 diffs.append(f"{name} missing")
+            elif isinstance(value, Judged):
+                verdict = verdicts.get((number(pair.expected), name))
+                if verdict != "yes":
+                    diffs.append(f"{name}: the judge says it is not {value.claim!r}"
+                                 if verdict == "no" else f"{name}: waits for a judge")
             elif not values_match(value, got[name]):
                 diffs.append(f"{name}: expected {_short(value, 30, secrets)}, "
                              f"got {_short(got[name], 30, secrets)}")
         diffs.extend(f"{name} unexpected" for name in got if name not in want)
+        if not diffs:  # only judged arguments the judge accepted
+            continue
         out.append(f"call #{number(pair.actual)} {calls[pair.actual].tool} arguments differ: "
                    + "; ".join(diffs[:4]) + (" …" if len(diffs) > 4 else ""))
     for j in pairing.unpaired_actual:

@@ -82,8 +82,8 @@ def failed_calls_text(metrics: Mapping[str, Any]) -> str:
 
 def metric_text(value: Any) -> str:
     """A metric value for a table cell."""
-    if value is None:
-        return "unknown"
+    if value is None or (isinstance(value, Mapping) and "unknown" in value):
+        return "unknown"  # the reason is the evidence's (judged-arguments)
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
