@@ -8,7 +8,6 @@ from typing import Any
 
 from toolscore_core.errors import CanonicalJSONError
 
-_CHUNK = 1 << 20
 _ENCODER = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
 )
@@ -28,11 +27,6 @@ def canonical_json(value: Any) -> str:
         raise CanonicalJSONError(f"no canonical JSON for this value ({exc})") from None
 
 
-def canonical_bytes(value: Any) -> bytes:
-    """The canonical JSON of ``value`` as UTF-8 bytes."""
-    return canonical_json(value).encode("utf-8")
-
-
 def sha256_hex(data: bytes) -> str:
     """SHA-256 of ``data`` in lowercase hex."""
     import hashlib  # here: loading OpenSSL costs ~2 ms, and a console verdict hashes nothing
@@ -42,22 +36,12 @@ def sha256_hex(data: bytes) -> str:
 
 def canonical_sha256(value: Any) -> str:
     """SHA-256 of the canonical JSON of ``value``."""
-    return sha256_hex(canonical_bytes(value))
+    return sha256_hex(canonical_json(value).encode("utf-8"))
 
 
 def file_sha256(path: str | os.PathLike[str]) -> tuple[str, int]:
-    """SHA-256 and size of a file's bytes on disk, read in 1 MiB chunks."""
+    """SHA-256 and size of a file's bytes on disk (``hashlib.file_digest``, read in chunks)."""
     import hashlib
 
-    digest = hashlib.sha256()
-    size = 0
     with open(path, "rb", buffering=0) as handle:
-        buffer = bytearray(_CHUNK)
-        view = memoryview(buffer)
-        while True:
-            n = handle.readinto(buffer)
-            if not n:
-                break
-            digest.update(view[:n])
-            size += n
-    return digest.hexdigest(), size
+        return hashlib.file_digest(handle, "sha256").hexdigest(), handle.tell()
