@@ -31,15 +31,6 @@ JSON_FAILURES = (ValueError, RecursionError)
 UTF-8, an integer of more than 4,300 digits, values nested about 1,000 levels deep."""
 
 
-def why_not_json(exc: BaseException) -> str:
-    """A short reason for one of :data:`JSON_FAILURES`, for messages about a line."""
-    if isinstance(exc, NotJSONNumber):
-        return f"{exc} is not a JSON number"
-    if isinstance(exc, RecursionError):
-        return "values nested too deeply"
-    return str(exc)
-
-
 class DuplicateKey(ValueError):
     """An object names the same key twice (``json`` would keep the last one silently)."""
 

@@ -21,8 +21,8 @@ from typing import Any, cast
 
 from toolscore_core.canonical import canonical_json, sha256_hex
 from toolscore_core.documents import JSON_FAILURES, STRICT_DECODER, loads
-from toolscore_core.documents import why_not_json as _why
 from toolscore_studies.records import KIND
+from toolscore_studies.summary import why_not_json as _why
 
 _SCAN: Any = make_scanner(cast(Any, STRICT_DECODER))
 """The C scanner of ``json.loads`` (refusing NaN and the infinities): ``_SCAN(text, index)``

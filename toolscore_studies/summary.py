@@ -9,10 +9,19 @@ from typing import Any
 
 from attrs import define, field
 
-from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.documents import why_not_json as _why
+from toolscore_core.documents import JSON_FAILURES, NotJSONNumber, loads
 from toolscore_core.errors import InputError
 from toolscore_core.models import STATUSES
+
+
+def why_not_json(exc: BaseException) -> str:
+    """A short reason for one of ``JSON_FAILURES`` (toolscore_core.documents), for messages
+    about a line of a runs file."""
+    if isinstance(exc, NotJSONNumber):
+        return f"{exc} is not a JSON number"
+    if isinstance(exc, RecursionError):
+        return "values nested too deeply"
+    return str(exc)
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float | None:
@@ -298,7 +307,7 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any, str | N
             try:
                 row = loads(line)
             except JSON_FAILURES as exc:
-                yield number, None, f"not valid JSON ({_why(exc)})"
+                yield number, None, f"not valid JSON ({why_not_json(exc)})"
                 continue
             yield number, row, None
 
