@@ -338,8 +338,7 @@ class Check:
     run: Callable[[EvaluationContext], CheckOutcome | None]
     """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
     depends_on: tuple[str | Component, ...] = ()
-    """Distributions (by name) and other components whose version can change its result;
-    receipts record their versions (``components``)."""
+    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
     plugin: PluginInfo | None = None
 
 
@@ -355,8 +354,7 @@ class Metric:
     weightable: bool = True
     """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
     depends_on: tuple[str | Component, ...] = ()
-    """Distributions (by name) and other components whose version can change its result;
-    receipts record their versions (``components``)."""
+    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
     plugin: PluginInfo | None = None
 
 

@@ -28,8 +28,6 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
     :class:`~toolscore_core.models.Trace`. ``--format auto`` asks every format; exactly
     one must claim the document.
 
-    .. versionadded:: 0.1
-
     Example::
 
         @hookimpl
@@ -48,8 +46,6 @@ def toolscore_register_checks() -> list[Check]:
     ``unknown`` with a reason and details) or None when it does not apply. A check that
     raises is reported ``unknown`` with the exception as its reason.
 
-    .. versionadded:: 0.1
-
     Example::
 
         @hookimpl
@@ -66,8 +62,6 @@ def toolscore_register_metrics() -> list[Metric]:
     returns a :class:`~toolscore_core.models.MetricOutcome` (a JSON value and a 0..1
     ``score``), and a ``default_weight`` in the composite score (0: reported only).
 
-    .. versionadded:: 0.1
-
     Example::
 
         @hookimpl
@@ -82,8 +76,6 @@ def toolscore_register_report_writers() -> list[ReportWriter]:
 
     A :class:`~toolscore_core.models.ReportWriter` has an ``id`` and a
     ``write(evaluation, stream)`` that writes the report as text to ``stream``.
-
-    .. versionadded:: 0.1
 
     Example::
 
@@ -103,8 +95,6 @@ def toolscore_register_settings() -> list[Settings]:
     ``--config toolscore.yaml`` named by that id; unknown sections and options are bad
     input. The plugin reads them with ``context.config_for(id)``: every declared option,
     its given value or its default.
-
-    .. versionadded:: 0.1
 
     Example::
 

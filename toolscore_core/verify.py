@@ -36,8 +36,6 @@ class Problem:
     """One thing about a receipt that no longer holds, readable as one line."""
 
     kind: ProblemKind
-    """``input_missing``, ``input_changed``, ``receipt_edited``, ``receipt_field``, or
-    ``final_answer``."""
     subject: str
     """The input role (``trace``) or the receipt field (``result.grade``) concerned."""
     message: str
@@ -63,7 +61,6 @@ class Recompute:
     """The outcome of re-running an evaluation from the inputs a receipt binds."""
 
     status: RecomputeStatus
-    """``reproduced``, ``differs`` or ``cannot reproduce``."""
     reason: str
     """One line: why it differs or cannot be reproduced; what matched when reproduced."""
     changed: tuple[str, ...] = ()
