@@ -183,3 +183,20 @@ def test_what_went_wrong_names_the_judged_argument_by_its_verdict(tmp_path: Path
                                  "says it is not 'the same city as Paris, France'"]
     with ChatServer([Reply("yes: the same city.")]).running() as server:
         assert findings(judged(server, tmp_path / "yes.jsonl")) == []
+
+
+def test_the_call_table_shows_a_judged_argument_by_its_verdict(tmp_path: Path) -> None:
+    from toolscore_formats.reports.view import call_rows
+
+    def matches(evaluation: Evaluation) -> list[str]:
+        return [row.match for row in call_rows(evaluation, evaluation.to_dict())]
+
+    assert matches(evaluate(GOLD, trace())) == ["waits for a judge", "match"]
+    with ChatServer([Reply("no: Lyon is another city.")]).running() as server:
+        assert matches(judged(server, tmp_path / "no.jsonl", city="Lyon")) == [
+            "arguments differ", "match"]
+    with ChatServer([Reply("yes: the same city.")]).running() as server:
+        assert matches(judged(server, tmp_path / "yes.jsonl")) == ["match", "match"]
+    assert matches(evaluate(GOLD, trace() | {"calls": [
+        {"id": "c1", "tool": "search_hotels", "args": {"city": "Paname", "nights": 3}},
+        trace()["calls"][1]]})) == ["arguments differ", "match"]

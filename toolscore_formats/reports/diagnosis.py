@@ -6,6 +6,7 @@ from typing import Any
 
 from toolscore_core.context import Evaluation
 from toolscore_core.matchers import Judged, to_repr, values_match
+from toolscore_core.pairing import Pair
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import known_secrets, mask_known, redact_text
 
@@ -14,6 +15,41 @@ def _short(value: Any, limit: int = 60, secrets: frozenset[str] = frozenset()) -
     # Masked before it is cut: a cut would leave part of a secret no detector knows.
     text = mask_known(redact_text(repr(to_repr(value))), secrets)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def judge_verdicts(evaluation: Evaluation) -> dict[tuple[int | None, str], str | None]:
+    """The judge's verdict on each judged argument, by (expected call number, argument)."""
+    judged = evaluation.evidence.get("judged-arguments")
+    return {(a["expected"], a["argument"]): a["verdict"]
+            for a in (judged.details.get("arguments", []) if judged else [])}
+
+
+def argument_differences(evaluation: Evaluation, pair: Pair,
+                         verdicts: dict[tuple[int | None, str], str | None],
+                         secrets: frozenset[str] = frozenset()) -> list[str]:
+    """How a paired call's arguments differ from the expected ones, one phrase each (none
+    when they match, judged arguments the judge accepted included)."""
+    want = evaluation.context.expected[pair.expected].args
+    if want is None or pair.score >= 1.0:
+        return []
+    got = evaluation.context.calls[pair.actual].args or {}
+    diffs = []
+    for name, value in want.items():
+        if name not in got:
+            diffs.append(f"{name} missing")
+        elif isinstance(value, Judged):
+            verdict = verdicts.get((number(pair.expected), name))
+            if verdict != "yes":
+                diffs.append(f"{name}: the judge says it is not {value.claim!r}"
+                             if verdict == "no" else f"{name}: {WAITS}")
+        elif not values_match(value, got[name]):
+            diffs.append(f"{name}: expected {_short(value, 30, secrets)}, "
+                         f"got {_short(got[name], 30, secrets)}")
+    diffs.extend(f"{name} unexpected" for name in got if name not in want)
+    return diffs
+
+
+WAITS = "waits for a judge"
 
 
 def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
@@ -30,28 +66,10 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
         if call.is_error:
             detail = f": {_short(call.error, secrets=secrets)}" if call.error else ""
             out.append(f"call #{number(j)} {call.tool} failed{detail}")
-    judged = evaluation.evidence.get("judged-arguments")
-    verdicts = {(a["expected"], a["argument"]): a["verdict"]
-                for a in (judged.details.get("arguments", []) if judged else [])}
+    verdicts = judge_verdicts(evaluation)
     for pair in pairing.pairs:
-        want = expected[pair.expected].args
-        if want is None or pair.score >= 1.0:
-            continue
-        got = calls[pair.actual].args or {}
-        diffs = []
-        for name, value in want.items():
-            if name not in got:
-                diffs.append(f"{name} missing")
-            elif isinstance(value, Judged):
-                verdict = verdicts.get((number(pair.expected), name))
-                if verdict != "yes":
-                    diffs.append(f"{name}: the judge says it is not {value.claim!r}"
-                                 if verdict == "no" else f"{name}: waits for a judge")
-            elif not values_match(value, got[name]):
-                diffs.append(f"{name}: expected {_short(value, 30, secrets)}, "
-                             f"got {_short(got[name], 30, secrets)}")
-        diffs.extend(f"{name} unexpected" for name in got if name not in want)
-        if not diffs:  # only judged arguments the judge accepted
+        diffs = argument_differences(evaluation, pair, verdicts, secrets)
+        if not diffs:
             continue
         out.append(f"call #{number(pair.actual)} {calls[pair.actual].tool} arguments differ: "
                    + "; ".join(diffs[:4]) + (" …" if len(diffs) > 4 else ""))

@@ -15,7 +15,12 @@ from attrs import frozen
 from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation
 from toolscore_core.wording import number
-from toolscore_formats.reports.diagnosis import findings
+from toolscore_formats.reports.diagnosis import (
+    WAITS,
+    argument_differences,
+    findings,
+    judge_verdicts,
+)
 from toolscore_formats.reports.text import (
     args_text,
     clean,
@@ -84,7 +89,8 @@ class CallRow:
     actual: str
     """``tool(arg=value, ...)``; empty for a missing call."""
     match: str
-    """``match``, ``arguments differ``, ``missing`` or ``unexpected``."""
+    """``match``, ``arguments differ``, ``waits for a judge`` (only ``$judge`` arguments the
+    judge has not decided differ), ``missing`` or ``unexpected``."""
     outcome: str
     """``ok``, ``error``, ``unknown``, or empty for a missing call."""
     duration: str
@@ -160,6 +166,7 @@ def call_rows(evaluation: Evaluation, record: Mapping[str, Any]) -> tuple[CallRo
     actual = record["calls"]["actual"]
     pairing = evaluation.context.pairing
     paired = {pair.expected: pair for pair in pairing.pairs}
+    verdicts = judge_verdicts(evaluation)
     rows: list[CallRow] = []
 
     def actual_side(j: int) -> dict[str, Any]:
@@ -182,7 +189,9 @@ def call_rows(evaluation: Evaluation, record: Mapping[str, Any]) -> tuple[CallRo
                                 match="missing" if want.required else "missing (optional)",
                                 outcome="", duration="", result=""))
             continue
-        match = "arguments differ" if pair.args_checked and pair.score < 1.0 else "match"
+        diffs = argument_differences(evaluation, pair, verdicts)
+        match = ("match" if not diffs else "waits for a judge"
+                 if all(d.endswith(": " + WAITS) for d in diffs) else "arguments differ")
         rows.append(CallRow(expected_number=number(i), expected=shown, required=want.required,
                             match=match, **actual_side(pair.actual)))
     for j in pairing.unpaired_actual:
