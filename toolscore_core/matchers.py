@@ -6,6 +6,8 @@ import math
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from itertools import chain
+from operator import attrgetter, methodcaller
 from typing import Any
 
 from toolscore_core.errors import InputError
@@ -191,6 +193,13 @@ class Judged(Matcher):
 
     def __repr__(self) -> str:
         return f"Judged({self.claim!r})"
+
+
+def judged_in(expected: Iterable[Any]) -> bool:
+    """Whether an expected call's argument is ``$judge`` (one pass in C: asked of every
+    contract, and all but a few have none)."""
+    given = filter(None, map(attrgetter("args"), expected))
+    return Judged in set(map(type, chain.from_iterable(map(methodcaller("values"), given))))
 
 
 def values_match(expected: Any, actual: Any) -> bool:

@@ -8,7 +8,7 @@ from attrs import frozen
 
 from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
 from toolscore_core.canonical import canonical_json
-from toolscore_core.matchers import Judged
+from toolscore_core.matchers import Judged, judged_in
 from toolscore_core.wording import count, number
 from toolscore_judge.store import Verdict
 from toolscore_secrets.redaction import redact
@@ -48,7 +48,9 @@ class Ruling:
 def rulings(context: EvaluationContext) -> list[Ruling]:
     """A ruling for each judged argument a paired call gave (one it left out is a plain
     mismatch: nothing to judge), in the order of the expected calls."""
-    out = []
+    out: list[Ruling] = []
+    if not judged_in(context.expected):
+        return out
     for pair in context.pairing.pairs:
         want = context.expected[pair.expected].args or {}
         call = context.calls[pair.actual]

@@ -120,3 +120,19 @@ def test_a_judged_matcher_stands_only_for_a_whole_argument(doc: dict, place: str
         from_json(doc, file="gold.json", judged=True)
     assert str(info.value).startswith(f'gold.json: {place}: "$judge" takes what a whole '
                                       "argument of an expected call should be, in words")
+
+
+def test_judged_in_finds_a_judged_argument_among_the_expected_calls() -> None:
+    from types import MappingProxyType
+
+    from toolscore_core.contracts import parse_contract
+    from toolscore_core.matchers import judged_in
+    from toolscore_core.models import ExpectedCall
+
+    plain = parse_contract([{"tool": "a", "args": {"x": 1}}, {"tool": "b"}]).expected
+    judged = parse_contract([{"tool": "a", "args": {"x": 1}},
+                             {"tool": "b", "args": {"city": {"$judge": "Paris"}}}]).expected
+    assert not judged_in(plain)
+    assert judged_in(judged)
+    assert not judged_in([])
+    assert judged_in([ExpectedCall(tool="c", args=MappingProxyType({"y": Judged("z")}))])

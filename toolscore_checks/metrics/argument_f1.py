@@ -7,7 +7,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 
 from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
-from toolscore_core.matchers import Judged
+from toolscore_core.matchers import judged_in
 
 _ARGS = attrgetter("args")
 _SCORE = itemgetter(3)
@@ -22,8 +22,7 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     # Pairs come in expected order, so the scores add up in that order (an unmade call
     # adds 0.0, which changes no sum).
     pairs = context.pairing.pairs
-    if any(type(value) is Judged for call in expected if call.args
-           for value in call.args.values()):
+    if judged_in(expected):
         return _judged(context, checked)
     value = sum(compress(map(_SCORE, pairs), map(_ARGS_CHECKED, pairs))) / checked
     value = round(value, 12)
