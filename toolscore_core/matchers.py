@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
-from itertools import chain
-from operator import attrgetter, methodcaller
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from toolscore_core.errors import InputError
@@ -195,11 +193,12 @@ class Judged(Matcher):
         return f"Judged({self.claim!r})"
 
 
-def judged_in(expected: Iterable[Any]) -> bool:
-    """Whether an expected call's argument is ``$judge`` (one pass in C: asked of every
-    contract, and all but a few have none)."""
-    given = filter(None, map(attrgetter("args"), expected))
-    return Judged in set(map(type, chain.from_iterable(map(methodcaller("values"), given))))
+def judged_in(expected: Sequence[Any], pairs: Iterable[tuple[Any, ...]]) -> bool:
+    """Whether a pair of the pairing (``Pair`` tuples) has a ``$judge`` argument to decide.
+    Asked of every evaluation, so only the pairs that did not match fully are looked at: a
+    judged argument matches nothing by rule, so its pair always scores below 1."""
+    return any(Judged in set(map(type, (expected[pair[0]].args or {}).values()))
+               for pair in pairs if pair[3] < 1.0)
 
 
 def values_match(expected: Any, actual: Any) -> bool:

@@ -49,7 +49,7 @@ def rulings(context: EvaluationContext) -> list[Ruling]:
     """A ruling for each judged argument a paired call gave (one it left out is a plain
     mismatch: nothing to judge), in the order of the expected calls."""
     out: list[Ruling] = []
-    if not judged_in(context.expected):
+    if not judged_in(context.expected, context.pairing.pairs):
         return out
     for pair in context.pairing.pairs:
         want = context.expected[pair.expected].args or {}

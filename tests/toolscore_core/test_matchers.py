@@ -122,17 +122,20 @@ def test_a_judged_matcher_stands_only_for_a_whole_argument(doc: dict, place: str
                                       "argument of an expected call should be, in words")
 
 
-def test_judged_in_finds_a_judged_argument_among_the_expected_calls() -> None:
+def test_judged_in_finds_a_judged_argument_in_a_pair_that_did_not_match_fully() -> None:
     from types import MappingProxyType
 
     from toolscore_core.contracts import parse_contract
     from toolscore_core.matchers import judged_in
-    from toolscore_core.models import ExpectedCall
+    from toolscore_core.models import ExpectedCall, ToolCall
+    from toolscore_core.pairing import pair_calls
 
+    calls = [ToolCall(tool="a", args={"x": 1}), ToolCall(tool="b", args={"city": "Paname"})]
     plain = parse_contract([{"tool": "a", "args": {"x": 1}}, {"tool": "b"}]).expected
     judged = parse_contract([{"tool": "a", "args": {"x": 1}},
                              {"tool": "b", "args": {"city": {"$judge": "Paris"}}}]).expected
-    assert not judged_in(plain)
-    assert judged_in(judged)
-    assert not judged_in([])
-    assert judged_in([ExpectedCall(tool="c", args=MappingProxyType({"y": Judged("z")}))])
+    assert not judged_in(plain, pair_calls(plain, calls).pairs)
+    assert judged_in(judged, pair_calls(judged, calls).pairs)
+    assert not judged_in(judged, pair_calls(judged, calls[:1]).pairs)  # nothing to judge
+    by_hand = [ExpectedCall(tool="b", args=MappingProxyType({"city": Judged("Paris")}))]
+    assert judged_in(by_hand, pair_calls(by_hand, calls).pairs)

@@ -22,7 +22,7 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     # Pairs come in expected order, so the scores add up in that order (an unmade call
     # adds 0.0, which changes no sum).
     pairs = context.pairing.pairs
-    if judged_in(expected):
+    if judged_in(expected, pairs):
         return _judged(context, checked)
     value = sum(compress(map(_SCORE, pairs), map(_ARGS_CHECKED, pairs))) / checked
     value = round(value, 12)
