@@ -1,8 +1,10 @@
 """The Ray engine: a study's runs, or a runs file's chunks, as tasks on a Ray cluster.
 
 Workers run the very functions the local engine runs (a runner on one planned run,
-``regrade_chunk`` on one chunk of lines); the driver keeps the writing, so rows, order and
-``--resume`` are the local engine's. Ray is imported here only, and only when asked for.
+``regrade_chunk`` on one chunk of lines), which the runner and the regrade hand over: this
+module imports neither, so no import goes back up. The driver keeps the writing, so rows,
+order and ``--resume`` are the local engine's. Ray is imported here only, and only when
+asked for.
 """
 
 from __future__ import annotations
@@ -17,15 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from toolscore_core.errors import InputError, ToolscoreError
-from toolscore_studies.records import build_record, run_judge
-from toolscore_studies.regrade import Packed, RowRegrader, regrade_chunk
-from toolscore_studies.runner import (
-    KILL_GRACE,
-    Execute,
-    Planned,
-    Shippable,
-    now_iso,
-)
+from toolscore_studies.records import build_record, now_iso, run_judge
 
 EXTRA = "pip install 'toolscore[ray]'"
 RETRIES = 3
@@ -94,12 +88,9 @@ def _loaded(token: str, holder: Sequence[Any]) -> Any:
     return found
 
 
-def _run_planned(token: str, holder: Sequence[Any], planned: Planned) -> dict[str, Any]:
-    return _loaded(token, holder)(planned)
-
-
-def _regrade_lines(token: str, holder: Sequence[Any], lines: list[bytes]) -> Packed:
-    return regrade_chunk(_loaded(token, holder), lines)
+def _call(token: str, holder: Sequence[Any], item: Any) -> Any:
+    """The task: the study's callable (a runner, or the regrade of a chunk) on one item."""
+    return _loaded(token, holder)(item)
 
 
 def _remote(ray: ModuleType, function: Callable[..., Any]) -> Any:
@@ -108,18 +99,21 @@ def _remote(ray: ModuleType, function: Callable[..., Any]) -> Any:
 
 
 @contextlib.contextmanager
-def executing(address: str | None, *, jobs: int) -> Iterator[Execute]:
+def executing(address: str | None, *, jobs: int,
+              kill_grace: float) -> Iterator[Callable[..., None]]:
     """``execute`` on a Ray cluster, connected for as long as this is open."""
     with connected(address, jobs=jobs) as ray:
-        def execute(plan: Sequence[Planned], runner: Shippable, *, jobs: int,
+        def execute(plan: Sequence[Any], runner: Any, *, jobs: int,
                     on_record: Callable[[dict[str, Any]], None], stop: Any) -> None:
-            run_on_ray(ray, plan, runner, jobs=jobs, on_record=on_record, stop=stop)
+            run_on_ray(ray, plan, runner, jobs=jobs, on_record=on_record, stop=stop,
+                       kill_grace=kill_grace)
 
         yield execute
 
 
-def run_on_ray(ray: ModuleType, plan: Sequence[Planned], runner: Shippable, *, jobs: int,
-               on_record: Callable[[dict[str, Any]], None], stop: Any) -> None:
+def run_on_ray(ray: ModuleType, plan: Sequence[Any], runner: Any, *, jobs: int,
+               on_record: Callable[[dict[str, Any]], None], stop: Any,
+               kill_grace: float) -> None:
     """Each planned run as a task, at most ``jobs`` in flight, each record handed over as
     its run ends. A run whose worker died past its retries is an error record.
 
@@ -128,10 +122,10 @@ def run_on_ray(ray: ModuleType, plan: Sequence[Planned], runner: Shippable, *, j
     """
     if jobs < 1:
         raise InputError(f"jobs must be at least 1, not {jobs}", place="jobs=")
-    task = _remote(ray, _run_planned)
+    task = _remote(ray, _call)
     token, holder = uuid.uuid4().hex, [ray.put(runner)]
     pending = iter(plan)
-    running: dict[Any, tuple[Planned, str]] = {}
+    running: dict[Any, tuple[Any, str]] = {}
 
     def submit(count: int) -> None:
         for planned in [p for _, p in zip(range(count), pending, strict=False)]:
@@ -151,11 +145,11 @@ def run_on_ray(ray: ModuleType, plan: Sequence[Planned], runner: Shippable, *, j
             ray.cancel(ref)
         if running:
             # cancelling raises KeyboardInterrupt in each task, which kills its agent's group
-            ray.wait(list(running), num_returns=len(running), timeout=KILL_GRACE + 1)
+            ray.wait(list(running), num_returns=len(running), timeout=kill_grace + 1)
         raise
 
 
-def _record(ray: ModuleType, ref: Any, planned: Planned, submitted: str,
+def _record(ray: ModuleType, ref: Any, planned: Any, submitted: str,
             runner: Any) -> dict[str, Any]:
     try:
         return ray.get(ref)
@@ -171,16 +165,16 @@ def _record(ray: ModuleType, ref: Any, planned: Planned, submitted: str,
                                 "stderr_tail": None})
 
 
-def regrade_chunks(ray: ModuleType, regrader: RowRegrader, chunks: Iterable[list[bytes]], *,
-                   jobs: int) -> Iterator[Packed]:
+def regrade_chunks(ray: ModuleType, regrade: Callable[[list[bytes]], Any],
+                   chunks: Iterable[list[bytes]], *, jobs: int) -> Iterator[Any]:
     """The chunks regraded as tasks, in input order: at most ``jobs`` running and
     ``jobs * WINDOW_PER_JOB`` not yet handed back, so the driver's memory stays flat."""
-    task = _remote(ray, _regrade_lines)
-    token, holder = uuid.uuid4().hex, [ray.put(regrader)]
+    task = _remote(ray, _call)
+    token, holder = uuid.uuid4().hex, [ray.put(regrade)]
     pending: deque[Any] = deque()
     running: set[Any] = set()
 
-    def head() -> Packed:
+    def head() -> Any:
         ref = pending.popleft()
         running.discard(ref)
         try:

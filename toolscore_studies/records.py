@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from toolscore_core.config import with_shorthands
@@ -23,6 +24,11 @@ STDERR_TAIL = 2000
 
 _INPUT_KEYS = ("input_tokens", "prompt_tokens")
 _OUTPUT_KEYS = ("output_tokens", "completion_tokens")
+
+
+def now_iso() -> str:
+    """The current time, UTC, ISO 8601 to the millisecond (a run's ``started_at``)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def run_id(study: str, task_id: str, trial: int) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -362,7 +363,8 @@ def regrade_file(
         with ray_engine.connected(ray_address, jobs=jobs) as ray, \
                 atomic_writer(out, mode="wb") as handle:
             chunks = _chunks(src, ray_engine.CHUNK_BYTES)
-            _write(handle, ray_engine.regrade_chunks(ray, regrader, chunks, jobs=jobs), summary)
+            _write(handle, ray_engine.regrade_chunks(ray, partial(regrade_chunk, regrader),
+                                                     chunks, jobs=jobs), summary)
         return summary
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:

@@ -15,7 +15,6 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,7 +26,14 @@ from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.traces import AUTO, load_trace, parse_trace
-from toolscore_studies.records import KIND, STDERR_TAIL, build_record, run_id, run_judge
+from toolscore_studies.records import (
+    KIND,
+    STDERR_TAIL,
+    build_record,
+    now_iso,
+    run_id,
+    run_judge,
+)
 from toolscore_studies.spec import McpServer, Study, Task, load_study, parse_study
 
 ENV_PROMPT = "TOOLSCORE_PROMPT"
@@ -62,10 +68,6 @@ def plan_runs(study: Study, *, trials: int, task_ids: Sequence[str] | None = Non
     done = done or set()
     return [Planned(task, trial) for task in study.select(list(task_ids or ()))
             for trial in range(1, trials + 1) if (task.id, trial) not in done]
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # --- the JSON Lines file -------------------------------------------------------------
@@ -212,7 +214,7 @@ def engine_runner(engine: str, ray_address: str | None, registry: Registry | Non
                          "registry")
     from toolscore_studies.ray_engine import executing
 
-    return lambda jobs: executing(ray_address, jobs=jobs)
+    return lambda jobs: executing(ray_address, jobs=jobs, kill_grace=KILL_GRACE)
 
 
 def _take(items: Iterator[Planned], n: int) -> list[Planned]:

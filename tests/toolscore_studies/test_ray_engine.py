@@ -28,7 +28,7 @@ from toolscore_core.models import ToolCall
 from toolscore_core.plugins import default_registry
 from toolscore_studies import ray_engine
 from toolscore_studies.regrade import RegradeSettings, regrade_file
-from toolscore_studies.runner import CommandRunner, plan_runs
+from toolscore_studies.runner import KILL_GRACE, CommandRunner, plan_runs
 from toolscore_studies.spec import load_study
 
 MEASURED = ("started_at", "duration")
@@ -212,7 +212,7 @@ def test_a_worker_killed_mid_regrade_loses_and_repeats_no_row(
     killed = None
     deadline = time.monotonic() + 60
     while killed is None and thread.is_alive() and time.monotonic() < deadline:
-        for pid in _ray_workers_running("_regrade_lines"):
+        for pid in _ray_workers_running("_call"):
             os.kill(pid, signal.SIGKILL)
             killed = pid
             break
@@ -234,7 +234,7 @@ def _run_with_killer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     runner = CommandRunner(study, [sys.executable, str(AGENTS / "worker_killer_agent.py")],
                            agent="killer", timeout=60, registry=default_registry(), stop=stop)
     records: list[dict[str, Any]] = []
-    with ray_engine.executing(None, jobs=2) as execute:
+    with ray_engine.executing(None, jobs=2, kill_grace=KILL_GRACE) as execute:
         execute(plan_runs(study, trials=2), runner, jobs=2, on_record=records.append,
                 stop=stop)
     return sorted(records, key=lambda r: r["run_id"])
