@@ -93,16 +93,16 @@ def judge_from(
 ) -> Judging | None:
     """The judge ``--judge`` asks for (None without it); its judgments go to ``--judgments``,
     else beside the receipt (``run.receipt.json``: ``run.judgments.jsonl``)."""
+    from toolscore_cli.options import judge_client
+
     if model is None:
-        for flag, value in (("--judge-base-url", base_url), ("--judgments", judgments)):
-            if value is not None:
-                raise InputError(f"{flag} needs --judge", place=flag,
-                                 fix="add --judge MODEL, or leave it out")
-        return None
+        if judgments is not None:
+            raise InputError("--judgments needs --judge", place="--judgments",
+                             fix="add --judge MODEL, or leave it out")
+        return judge_client(None, base_url=base_url, timeout=timeout, retries=retries)
     if judgments is None and receipt is None:
         raise InputError("--judge needs somewhere to record its verdicts", place="--judge",
                          fix="add --judgments FILE or --receipt FILE")
-    from toolscore_cli.options import judge_client
     from toolscore_core.context import Judging
     from toolscore_judge.store import read_judgments
 
