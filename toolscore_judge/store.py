@@ -49,23 +49,35 @@ def request_sha256(request: Mapping[str, Any], template_sha256: str) -> str:
     return canonical_sha256({"request": dict(request), "template_sha256": template_sha256})
 
 
+_READ: dict[str, tuple[bytes, dict[str, Judgment]]] = {}
+"""The judgments file read or written last in this process, by path: its bytes, its judgments."""
+
+
 def read_judgments(path: str | os.PathLike[str]) -> dict[str, Judgment]:
-    """The judgments in a file, by content address (an absent file holds none)."""
+    """The judgments in a file, by content address (an absent file holds none).
+
+    An evaluation asks the file once for each judged question: each judgment is parsed and
+    its address checked only when the file's bytes are not those read (or written) last.
+    """
     try:
         with open(path, "rb") as handle:
-            lines = handle.read().splitlines()
+            data = handle.read()
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise InputError(f"cannot read the judgments file ({exc.strerror})", file=str(path),
                          fix="give a judgments file written by `toolscore eval --judge`") from None
+    read = _READ.get(os.fspath(path))
+    if read is not None and read[0] == data:
+        return dict(read[1])
     found: dict[str, Judgment] = {}
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
         judgment = _judgment(line, str(path), number)
         found[judgment.sha256] = judgment
-    return found
+    _remember(path, data, found)
+    return dict(found)
 
 
 def _judgment(line: bytes, file: str, number: int) -> Judgment:
@@ -111,14 +123,16 @@ def judgments_from_json(items: Any, *, place: str) -> dict[str, Judgment]:
     return {judgment.sha256: judgment for judgment in found}
 
 
-def write_judgments(path: str | os.PathLike[str], judgments: Mapping[str, Judgment]) -> None:
-    """Write every judgment, one canonical JSON line each, atomically."""
-    write_text_atomic(path, "".join(canonical_json(j.to_dict()) + "\n"
-                                    for j in judgments.values()))
-
-
 def record(judgment: Judgment, path: str | os.PathLike[str]) -> None:
-    """Add ``judgment`` to the file at ``path`` (replacing one with the same address)."""
+    """Add ``judgment`` to the file at ``path`` (replacing one with the same address), by
+    rewriting the whole file atomically."""
     known = read_judgments(path)
     known[judgment.sha256] = judgment
-    write_judgments(path, known)
+    text = "".join(canonical_json(j.to_dict()) + "\n" for j in known.values())
+    write_text_atomic(path, text)
+    _remember(path, text.encode(), known)
+
+
+def _remember(path: str | os.PathLike[str], data: bytes, judgments: dict[str, Judgment]) -> None:
+    _READ.clear()
+    _READ[os.fspath(path)] = (data, judgments)

@@ -118,6 +118,20 @@ def test_a_failed_judgment_is_asked_again_and_a_verdict_is_reused(tmp_path: Path
     assert len(read_judgments(judgments)) == 2
 
 
+def test_a_judgments_file_changed_in_place_is_read_anew(tmp_path: Path) -> None:
+    # The file is parsed once per content, not per question: an edit of the same size, made
+    # between two evaluations of one process, must still be seen.
+    judgments = tmp_path / "j.jsonl"
+    with ChatServer([Reply("yes: claims it is booked"), Reply("no: wrong")]).running() as server:
+        judged(server, judgments)
+    text = judgments.read_text()
+    judgments.write_text(text.replace("claims it is booked", "CLAIMS IT IS BOOKED"))
+    regraded = evaluate_files(GOLD, TRACE, judge=Judging(model=MODEL, judgments=str(judgments)))
+    assert status(regraded, "claimed-success") == (
+        "fail", f"decided by the judge {MODEL}: the answer claims a failed or missing action as "
+                "done (CLAIMS IT IS BOOKED)")
+
+
 def test_without_a_judgments_file_a_regrade_is_unknown(tmp_path: Path) -> None:
     judge = Judging(model=MODEL, judgments=str(tmp_path / "absent.jsonl"))
     evaluation = evaluate_files(GOLD, TRACE, judge=judge)
