@@ -1,16 +1,25 @@
-"""Jaeger JSON exports (``{"data": [traces]}``) of OpenTelemetry GenAI ``execute_tool`` spans."""
+"""Jaeger JSON exports (``{"data": [traces]}``) of OpenTelemetry GenAI or OpenInference spans."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
+from toolscore_core.wording import count
 from toolscore_formats.common import as_int, as_str, list_of
-from toolscore_formats.otel import NAME_PREFIXES, SpanCollector
+from toolscore_formats.openinference import read_spans
+from toolscore_formats.otel import (
+    NAME_PREFIXES,
+    OPENINFERENCE_KIND,
+    SpanCollector,
+    openinference_only,
+)
 
 ERROR_STATUS = frozenset(("ERROR", "Error", "error"))
+EXPORT = 'a Jaeger JSON trace export ("data": [{"traceID", "spans"}])'
 
 
 def _is_jaeger_span(span: Any) -> bool:
@@ -28,9 +37,23 @@ def _traces(document: Any) -> list[Any] | None:
 
 
 def detect(document: Any) -> str | None:
-    if _traces(document) is not None:
-        return 'a Jaeger JSON trace export ("data": [{"traceID", "spans"}])'
-    return None
+    traces = _traces(document)
+    if traces is None:
+        return None
+    spans = _otel_spans(traces)
+    if openinference_only(spans):
+        return (f"{EXPORT} of OpenInference spans (openinference.span.kind, no GenAI tool "
+                "span), read as the openinference format reads them")
+    # The same rule as for an OTLP export (otel over openinference): say what it leaves out.
+    unread = sum(1 for span in spans if _is_openinference_tool(span))
+    return f"{EXPORT} of OpenTelemetry GenAI spans" + (
+        f" ({count(unread, 'OpenInference TOOL span')} without GenAI attributes not read: an "
+        "export with GenAI tool spans is read by its gen_ai attributes)" if unread else "")
+
+
+def _is_openinference_tool(span: dict[str, Any]) -> bool:
+    kind = span["attributes"].get(OPENINFERENCE_KIND)
+    return isinstance(kind, str) and kind.upper() == "TOOL" and openinference_only((span,))
 
 
 def near(document: Any) -> str | None:
@@ -63,14 +86,24 @@ def _is_trace(trace: Any) -> bool:
         all(_is_jaeger_span(span) for span in spans)
 
 
-def _as_otel_span(span: dict[str, Any]) -> dict[str, Any]:
-    """The span in the OpenTelemetry SDK's JSON shape the otel reader reads.
+def _fields(items: Iterable[Any]) -> dict[str, Any]:
+    """Typed Jaeger key/values (a span's tags, a log's fields) as a mapping by key."""
+    return {item["key"]: item.get("value") for item in items
+            if isinstance(item, dict) and isinstance(item.get("key"), str)}
 
-    Jaeger keeps OpenTelemetry attributes as typed tags and the span status as the
-    ``otel.status_code`` / ``otel.status_description`` tags; times are microseconds.
+
+def _otel_spans(traces: list[Any]) -> list[dict[str, Any]]:
+    return [_as_otel_span(span) for trace in traces for span in trace["spans"]]
+
+
+def _as_otel_span(span: dict[str, Any]) -> dict[str, Any]:
+    """The span in the OpenTelemetry SDK's JSON shape the otel and openinference readers read.
+
+    Jaeger keeps OpenTelemetry attributes as typed tags, the span status as the
+    ``otel.status_code`` / ``otel.status_description`` tags and events as logs whose
+    ``event`` field is the event's name; times are microseconds.
     """
-    attributes = {tag["key"]: tag.get("value") for tag in list_of(span, "tags")
-                  if isinstance(tag, dict) and isinstance(tag.get("key"), str)}
+    attributes = _fields(list_of(span, "tags"))
     name = span["operationName"]
     # Older GenAI instrumentations (ADK's) name the span "execute_tool {tool}" but set no
     # gen_ai.operation.name: the span name is the convention's own signal.
@@ -82,9 +115,12 @@ def _as_otel_span(span: dict[str, Any]) -> dict[str, Any]:
     failed = attributes.get("otel.status_code") in ERROR_STATUS or attributes.get("error") is True
     status = {"code": "ERROR", "message": as_str(attributes.get("otel.status_description"))} \
         if failed else {}
+    events = [{"name": fields.get("event"), "attributes": fields}
+              for fields in (_fields(list_of(log, "fields")) for log in list_of(span, "logs")
+                             if isinstance(log, dict))]
     otel_span: dict[str, Any] = {"name": name, "spanId": as_str(span.get("spanID")),
                                  "parentSpanId": as_str(parent), "attributes": attributes,
-                                 "status": status}
+                                 "status": status, "events": events}
     if start is not None:
         otel_span["startTimeUnixNano"] = start * 1000
         if duration is not None and duration >= 0:
@@ -97,13 +133,16 @@ def parse(document: Any) -> Trace:
     if traces is None:
         raise InputError("not a Jaeger JSON trace export", place="$",
                          fix='give {"data": [{"traceID", "spans": [...]}]} as Jaeger exports it')
+    spans = _otel_spans(traces)
+    if openinference_only(spans):
+        return read_spans(spans)
     collector = SpanCollector()
-    for trace in traces:
-        for span in trace["spans"]:
-            collector.feed(_as_otel_span(span))
+    for span in spans:
+        collector.feed(span)
     if not collector.found:
-        raise InputError("a Jaeger export without OpenTelemetry GenAI tool spans: no span is an "
-                         "execute_tool (gen_ai.operation.name) or MCP tools/call span", place="$",
+        raise InputError("a Jaeger export without OpenTelemetry GenAI or OpenInference tool "
+                         "spans: no span is an execute_tool (gen_ai.operation.name) or MCP "
+                         "tools/call span, and none carries openinference.span.kind", place="$",
                          fix="export the traces of an instrumented agent, or pass --format")
     return collector.trace()
 
@@ -112,9 +151,11 @@ def parse(document: Any) -> Trace:
 def toolscore_register_trace_formats() -> list[TraceFormat]:
     return [TraceFormat(
         id="jaeger",
-        description="Jaeger JSON exports of OpenTelemetry GenAI spans",
+        description="Jaeger JSON exports of OpenTelemetry GenAI or OpenInference spans",
         reads='{"data": [{"traceID", "spans"}]} as the Jaeger UI and API export it: '
-              'execute_tool spans (tags as in the otel format), otel.status_code ERROR or '
-              'error.type as failure, duration from the microsecond duration',
+              'execute_tool spans (tags as in the otel format), or, with no such span, '
+              'OpenInference spans (openinference.span.kind, as in the openinference format); '
+              'otel.status_code ERROR, an error tag or error.type as failure, duration from '
+              'the microsecond duration',
         detect=detect, parse=parse, near=near,
     )]

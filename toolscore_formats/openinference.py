@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from attrs import evolve
@@ -342,7 +343,18 @@ def parse(document: Any) -> Trace:
         raise InputError("not OpenInference spans", place="$",
                          fix='give an OTLP export {"resourceSpans": [...]} or a list of spans '
                              "as Phoenix exports them")
-    spans = [Span(span, order) for order, span in enumerate(found[0]) if isinstance(span, dict)]
+    return read_spans(found[0])
+
+
+def read_spans(found: Iterable[Any]) -> Trace:
+    """The trace of OpenInference spans, each in the shape of an OTLP or Phoenix span.
+
+    The seam for other envelopes (the jaeger format): a span needs its ``attributes`` (OTLP
+    key/value pairs, or a mapping by dotted key), ``name``, ``spanId`` / ``parentSpanId``,
+    ``startTimeUnixNano`` / ``endTimeUnixNano``, ``status`` ``{"code", "message"}`` and
+    ``events`` (``{"name", "attributes"}``).
+    """
+    spans = [Span(span, order) for order, span in enumerate(found) if isinstance(span, dict)]
     spans.sort(key=lambda s: (s.start if s.start is not None else -1, s.order))
     tools = [span for span in spans if span.kind == "TOOL"]
     llms = [span for span in spans if span.kind == "LLM"]
