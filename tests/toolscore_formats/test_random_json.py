@@ -29,7 +29,7 @@ KEYS = st.sampled_from([
     "inputResponses", "requestState",
     "part_kind", "tool_name", "tool_call_id", "model_name", "outcome",
     "traceID", "spanID", "operationName", "tags", "references", "refType", "startTime",
-    "duration",
+    "duration", "logs", "fields",
     "toolCallId", "toolName", "isError", "toolCalls", "toolResults", "finishReason",
     "stepType", "totalUsage", "modelId", "state",
     "run_type", "child_runs", "runs", "parent_run_id", "trace_id", "dotted_order",
