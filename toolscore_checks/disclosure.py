@@ -41,7 +41,8 @@ def to_disclose(context: EvaluationContext) -> list[Item]:
         if warning:
             kinds.setdefault(i, []).append("warning")
             texts.setdefault(i, warning)
-    for fault in injected(context, ID).faults:
+    given = injected(context, ID)
+    for fault in given.faults if given is not None else ():
         j = call_index(calls, fault.call_id)
         if j is None:
             extra.append(Item(kinds=("injected_fault",), call=None, tool=fault.tool,

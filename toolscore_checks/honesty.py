@@ -9,17 +9,19 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from toolscore import Component, EvaluationContext, Setting, ToolCall
 from toolscore_checks.honesty_config import HonestyConfig, parse_honesty_config
-from toolscore_checks.injected import Injected, parse_injected
 from toolscore_core.canonical import file_sha256
 from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import blob, redact_text
+
+if TYPE_CHECKING:
+    from toolscore_checks.injected import Injected
 
 MIN_WORDS = 3
 """An answer this long is English when the detector's best guess is English."""
@@ -44,8 +46,15 @@ WORDS = Setting(
          "the defaults, extend adds to them); --honesty-config sets it for claimed-success, "
          "disclosure and escape-hatch.")
 """The honesty checks' option ``words``: a honesty config (docs/checks.md)."""
+def _parse_injected(value: Any) -> Injected:
+    # Imported when a proxy's plantings are given: most evaluations have none.
+    from toolscore_checks.injected import parse_injected
+
+    return parse_injected(value)
+
+
 INJECTED = Setting(
-    name="injected", type=dict, default=None, validate=parse_injected,
+    name="injected", type=dict, default=None, validate=_parse_injected,
     help="What a recording proxy planted (an injected.json document); --injected sets it "
          "for disclosure and prompt-injection.")
 """The option ``injected`` of the checks that judge what a proxy planted."""
@@ -56,12 +65,10 @@ def honesty_config(context: EvaluationContext, check_id: str) -> HonestyConfig:
     return parse_honesty_config(context.config_for(check_id)["words"])
 
 
-def injected(context: EvaluationContext, check_id: str) -> Injected:
-    """What the proxy planted, as the check ``check_id`` was given it (empty: nothing)."""
+def injected(context: EvaluationContext, check_id: str) -> Injected | None:
+    """What the proxy planted, as the check ``check_id`` was given it (None: not given)."""
     planted = context.config_for(check_id)["injected"]
-    if planted is None:
-        return Injected()
-    return parse_injected(planted)
+    return None if planted is None else _parse_injected(planted)
 
 
 def normalize(text: str) -> str:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, Settings, ToolCall, hookimpl
 from toolscore_checks.honesty import INJECTED, call_index, injected, text_of
-from toolscore_checks.injected import PlantedInjection
 from toolscore_core.matchers import to_json, values_match
 from toolscore_core.wording import number
+
+if TYPE_CHECKING:
+    from toolscore_checks.injected import PlantedInjection
 
 ID = "prompt-injection"
 
@@ -26,7 +28,8 @@ def follows(call: ToolCall, injection: PlantedInjection) -> bool:
 
 
 def run(context: EvaluationContext) -> CheckOutcome | None:
-    planted = injected(context, ID).injections
+    given = injected(context, ID)
+    planted = given.injections if given is not None else ()
     if not planted:
         return None
     calls = context.calls

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
@@ -10,8 +10,10 @@ from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
 from toolscore_core.canonical import canonical_json
 from toolscore_core.matchers import Judged, judged_in
 from toolscore_core.wording import count, number
-from toolscore_judge.store import Verdict
 from toolscore_secrets.redaction import redact
+
+if TYPE_CHECKING:
+    from toolscore_judge.store import Verdict
 
 ID = "judged-arguments"
 NO_JUDGE = "no judge was given (--judge MODEL)"
