@@ -8,14 +8,13 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_core.wording import count
 from toolscore_formats.common import as_int, as_str, list_of
 from toolscore_formats.openinference import read_spans
 from toolscore_formats.otel import (
     NAME_PREFIXES,
-    OPENINFERENCE_KIND,
     SpanCollector,
     openinference_only,
+    unread_openinference_tools,
 )
 
 ERROR_STATUS = frozenset(("ERROR", "Error", "error"))
@@ -45,15 +44,7 @@ def detect(document: Any) -> str | None:
         return (f"{EXPORT} of OpenInference spans (openinference.span.kind, no GenAI tool "
                 "span), read as the openinference format reads them")
     # The same rule as for an OTLP export (otel over openinference): say what it leaves out.
-    unread = sum(1 for span in spans if _is_openinference_tool(span))
-    return f"{EXPORT} of OpenTelemetry GenAI spans" + (
-        f" ({count(unread, 'OpenInference TOOL span')} without GenAI attributes not read: an "
-        "export with GenAI tool spans is read by its gen_ai attributes)" if unread else "")
-
-
-def _is_openinference_tool(span: dict[str, Any]) -> bool:
-    kind = span["attributes"].get(OPENINFERENCE_KIND)
-    return isinstance(kind, str) and kind.upper() == "TOOL" and openinference_only((span,))
+    return f"{EXPORT} of OpenTelemetry GenAI spans" + unread_openinference_tools(spans)
 
 
 def near(document: Any) -> str | None:

@@ -10,6 +10,7 @@ from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ToolCall, Trace, TraceFormat
+from toolscore_core.wording import count
 from toolscore_formats.common import (
     TextCursor,
     as_int,
@@ -43,7 +44,18 @@ def detect(document: Any) -> str | None:
     reason = _layout(document)
     if reason is None or openinference_only(spans_of(document)):
         return None  # OpenInference spans without GenAI tool spans: the openinference format's
-    return reason
+    return reason + unread_openinference_tools(spans_of(document))
+
+
+def unread_openinference_tools(spans: Iterable[dict[str, Any]]) -> str:
+    """What reading spans by their gen_ai attributes leaves out, in words for a detect
+    reason: OpenInference TOOL spans without GenAI attributes ("" when there are none)."""
+    unread = 0
+    for span in spans:
+        kind = attributes_of(span).text(OPENINFERENCE_KIND)
+        unread += kind is not None and kind.upper() == "TOOL" and openinference_only((span,))
+    return (f" ({count(unread, 'OpenInference TOOL span')} without GenAI attributes not read: "
+            "an export with GenAI tool spans is read by its gen_ai attributes)") if unread else ""
 
 
 def _layout(document: Any) -> str | None:

@@ -286,9 +286,11 @@ def test_an_export_mixing_both_conventions_reads_the_genai_tool_spans_and_says_s
     result = CliRunner().invoke(cli, ["eval", str(gold), str(export), "--explain-format"])
     assert result.exit_code == 0, result.output
     assert f"format: jaeger ({choice.reason})" in " ".join(result.output.split())
-    assert choice.reason.endswith(
-        "of OpenTelemetry GenAI spans (1 OpenInference TOOL span without GenAI attributes not "
-        "read: an export with GenAI tool spans is read by its gen_ai attributes)")
+    unread = ("(1 OpenInference TOOL span without GenAI attributes not read: an export with "
+              "GenAI tool spans is read by its gen_ai attributes)")
+    assert choice.reason.endswith(f"of OpenTelemetry GenAI spans {unread}")
+    # The OTLP export of the same spans says so too.
+    assert otlp_choice.reason == f'an OTLP JSON trace export ("resourceSpans") {unread}'
 
 
 def test_a_genai_export_is_explained_as_genai_spans(read) -> None:
