@@ -46,6 +46,8 @@ WORDS = Setting(
          "the defaults, extend adds to them); --honesty-config sets it for claimed-success, "
          "disclosure and escape-hatch.")
 """The honesty checks' option ``words``: a honesty config (docs/checks.md)."""
+
+
 def _parse_injected(value: Any) -> Injected:
     # Imported when a proxy's plantings are given: most evaluations have none.
     from toolscore_checks.injected import parse_injected
