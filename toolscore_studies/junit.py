@@ -62,9 +62,21 @@ def _runs(path: str | os.PathLike[str]) -> Iterator[Mapping[str, Any]]:
             yield row
 
 
-def write_runs_junit(path: str | os.PathLike[str], stream: IO[str]) -> None:
+def study_properties(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The study's figures a CI server shows beside the runs: the pass rate of all runs and
+    the study's pass^k for each k the summary gives (None is written ``unknown``)."""
+    total = summary["total"]
+    properties: dict[str, Any] = {"runs": total["runs"], "pass_rate": total["pass_rate"]}
+    properties.update((f"pass^{k}", value) for k, value in total["pass_hat_k"].items())
+    properties["k"] = summary["k"]
+    return properties
+
+
+def write_runs_junit(path: str | os.PathLike[str], stream: IO[str],
+                     properties: Mapping[str, Any] | None = None) -> None:
     """The runs of a runs file as one test suite, one test case per run (classname
-    ``study.task``, name ``trial N``), in file order. The file is read twice, first for the
+    ``study.task``, name ``trial N``), in file order, with ``properties`` (the study's
+    figures, :func:`study_properties`) at its head. The file is read twice, first for the
     counts the opening tags carry, so memory stays flat however many runs it holds."""
     verdicts: dict[str | None, int] = {}
     studies: dict[str, None] = {}
@@ -79,6 +91,10 @@ def write_runs_junit(path: str | os.PathLike[str], stream: IO[str]) -> None:
     stream.write('<?xml version="1.0" encoding="UTF-8"?>\n'
                  f"<testsuites{attributes(name='toolscore study', **counts)}>\n"
                  f"  <testsuite{attributes(name=name, **counts, skipped=0)}>\n")
+    if properties:
+        stream.write("    <properties>\n" + "".join(
+            f"      <property{attributes(name=key, value='unknown' if value is None else value)}"
+            "/>\n" for key, value in properties.items()) + "    </properties>\n")
     for row in _runs(path):
         stream.write(run_case(row)[1])
     stream.write("  </testsuite>\n</testsuites>\n")
