@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
@@ -14,7 +15,8 @@ from toolscore_studies.summary import iter_lines
 
 def run_case(row: Mapping[str, Any]) -> tuple[str | None, str]:
     """(verdict, testcase XML) of one agent-run row: a failed run is a failure saying its
-    score and the checks that did not pass, an errored run an error with what went wrong."""
+    score and the checks that did not pass (an imported run not evaluated yet: the
+    benchmark's verdict), an errored run an error with what went wrong."""
     name = f"trial {row.get('trial')}"
     classname = f"{row.get('study')}.{row.get('task_id')}"
     duration = row.get("duration")
@@ -23,6 +25,12 @@ def run_case(row: Mapping[str, Any]) -> tuple[str | None, str]:
     outcome = row.get("outcome")
     if outcome == "passed":
         return None, testcase(name, classname, time=time)
+    if outcome == "failed" and row.get("evaluation") is None and "imported" in row:
+        verdict = _mapping(_mapping(row.get("imported")).get("verdict"))
+        shown = ", ".join(f"{key} {json.dumps(value, ensure_ascii=False)}"
+                          for key, value in sorted(verdict.items()) if key != "passed")
+        message = "failed by the benchmark's own verdict" + (f" ({shown})" if shown else "")
+        return "failure", testcase(name, classname, "failure", message, "failed", time=time)
     if outcome == "failed":
         evaluation = _mapping(row.get("evaluation"))
         checks = [c for c in _list(_mapping(evaluation.get("evidence")).get("checks"))

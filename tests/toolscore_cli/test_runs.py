@@ -55,3 +55,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stderr
         assert done.stderr.startswith(expected) and done.stderr.count("\n") == 1
         assert done.stdout == "" and not out.exists()
+
+
+def test_junit_of_imported_runs_says_the_benchmark_failed_them(tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    CliRunner().invoke(cli, ["runs", "import", "tau_bench", str(TAU), "-o", str(out)])
+    result = CliRunner().invoke(cli, ["summary", str(out), "--junit", str(tmp_path / "j.xml")])
+    assert result.exit_code == 0, result.output
+    junit = (tmp_path / "j.xml").read_text()
+    assert 'tests="12" failures="5"' in junit
+    assert ('message="failed by the benchmark\'s own verdict (r_actions 0.0, reward 0.0)"'
+            in junit)
