@@ -56,6 +56,8 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
         if isinstance(details, Mapping):
             verdict.update((k, v) for k, v in details.items() if k in ("r_actions", "r_outputs",
                                                                           "outputs"))
+        if isinstance(info.get("error"), str):  # the run crashed: τ-bench counts it failed
+            verdict["error"] = info["error"]
         yield ImportedRun(
             task_id=str(entry["task_id"]), trace=trace, trial=trial + 1,
             prompt=instruction if isinstance(instruction, str) else None,

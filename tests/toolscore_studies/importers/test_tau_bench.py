@@ -72,3 +72,16 @@ def test_a_bad_file_is_one_line_naming_the_place_and_nothing_is_written(
     with pytest.raises(InputError, match=message):
         import_runs("tau_bench", str(bad), str(out))
     assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+
+
+def test_a_run_that_crashed_keeps_its_error_in_the_verdict(tmp_path: Path) -> None:
+    """τ-bench records a run that raised with reward 0, no trajectory and info.error."""
+    crashed = tmp_path / "results.json"
+    crashed.write_text(json.dumps([{"task_id": 3, "reward": 0.0, "trial": 0, "traj": [],
+                                    "info": {"error": "RateLimitError", "traceback": "..."}}]))
+    out = tmp_path / "runs.jsonl"
+    import_runs("tau_bench", str(crashed), str(out))
+    (row,) = _rows(out)
+    assert (row["outcome"], row["calls"], row["final_answer"]) == ("failed", [], None)
+    assert row["imported"]["verdict"] == {"passed": False, "reward": 0.0,
+                                          "error": "RateLimitError"}
