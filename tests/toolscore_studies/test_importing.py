@@ -104,3 +104,18 @@ def test_a_hand_written_row_without_evaluation_is_evaluated(tmp_path: Path) -> N
     assert summary.regraded == 1
     (row,) = [json.loads(line) for line in (tmp_path / "v2.jsonl").read_text().splitlines()]
     assert row["outcome"] == "passed" and row["evaluation"]["score"] == 1.0
+
+
+def test_an_importer_id_taken_twice_names_both_providers() -> None:
+    module = types.ModuleType("rival")
+
+    @hookimpl
+    def toolscore_register_run_importers() -> list[RunImporter]:
+        return [RunImporter(id="bfcl", description="another BFCL", read=lambda source: [])]
+
+    module.toolscore_register_run_importers = toolscore_register_run_importers  # type: ignore[attr-defined]
+    pm = get_plugin_manager(entry_points=False, env={})
+    pm.register(module, name="rival")
+    with pytest.raises(PluginError, match=r"run importer id 'bfcl' is provided by both plugin "
+                       r"'toolscore_studies.importers.bfcl' \(toolscore .*\) and plugin 'rival'"):
+        build_registry(pm)
