@@ -53,7 +53,8 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
              "toolscore_register_checks": registry.checks,
              "toolscore_register_metrics": registry.metrics,
              "toolscore_register_report_writers": registry.report_writers,
-             "toolscore_register_settings": registry.settings}
+             "toolscore_register_settings": registry.settings,
+             "toolscore_register_run_importers": registry.run_importers}
     provided = [r for r in kinds[hook].values() if r.plugin.name == "acme"]
     assert len(provided) == 1
     result = evaluate([{"tool": "build"}], [ToolCall(tool="build", id="1", duration=45.0,
@@ -75,6 +76,8 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
         with pytest.raises(InputError, match=r'closest: acme_log \("acme_log" is there, but '
                            r'not a list\)'):
             choose_format({"acme_log": "build"}, registry.trace_formats)
+    if hook == "toolscore_register_run_importers":
+        _the_importer_imports_as_shown(registry)
     if hook == "toolscore_register_report_writers":
         import io
 
@@ -105,6 +108,32 @@ def _the_option_works_as_shown(registry: Registry, result: Evaluation) -> None:
                        registry=registry, config=config)
     check = allowed.evidence.get("acme-slow-calls")
     assert check.status == "pass" and check.details["limit"] == 60
+
+
+def _the_importer_imports_as_shown(registry: Registry) -> None:
+    """The importer example end to end: a results file in, runs rows out, the verdict kept."""
+    import json
+
+    from toolscore_studies.importing import import_runs
+
+    messages = [{"role": "user", "content": "build it"},
+                {"role": "assistant", "content": None, "tool_calls": [{
+                    "id": "c1", "type": "function",
+                    "function": {"name": "build", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+                {"role": "assistant", "content": "Built."}]
+    with tempfile.TemporaryDirectory() as folder:
+        results = Path(folder) / "results.jsonl"
+        results.write_text("".join(json.dumps({"case": "b", "attempt": n, "messages": messages,
+                                               "ok": n == 1}) + "\n" for n in (1, 2)))
+        out = Path(folder) / "runs.jsonl"
+        assert import_runs("acme_results", str(results), str(out), registry=registry) == 2
+        rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["task_id"], r["trial"], r["outcome"]) for r in rows] == [
+        ("b", 1, "passed"), ("b", 2, "failed")]
+    assert rows[0]["calls"][0]["tool"] == "build" and rows[0]["final_answer"] == "Built."
+    assert rows[0]["imported"]["verdict"] == {"ok": True, "passed": True}
+    assert rows[0]["imported"]["plugin"]["name"] == "acme"
 
 
 def test_the_testing_example_in_plugins_md_passes() -> None:

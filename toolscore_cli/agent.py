@@ -13,7 +13,13 @@ from typing import Any
 import click
 
 from toolscore_cli import console
-from toolscore_cli.options import engine_options, judge_client, parse_rate, run_judge_options
+from toolscore_cli.options import (
+    engine_options,
+    gate_ks,
+    judge_client,
+    parse_study_gate,
+    run_judge_options,
+)
 from toolscore_cli.paths import FILE
 from toolscore_cli.summary import (
     check_outputs,
@@ -114,7 +120,7 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
         raise InputError(f"command {command[0]!r} not found or not executable",
                          place="--agent", fix="check the name, or give its path")
     if fail_under is not None:
-        parse_rate(fail_under)  # a bad threshold is bad input before any run
+        parse_study_gate(fail_under)  # a bad threshold is bad input before any run
     check_outputs(json_path, markdown_path, junit_path)
     judge = judge_client(judge_model, base_url=judge_base_url, timeout=judge_timeout,
                          retries=judge_retries)
@@ -146,11 +152,11 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
                 err.print(f"interrupted: the finished runs are in {output}; continue with "
                           "--resume", markup=False)
                 raise click.exceptions.Exit(130) from None
-    data = summarize_file(output).to_dict(k)
+    data = summarize_file(output).to_dict(k, gate_ks(fail_under))
     to_stderr = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data, err=to_stderr)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
-    write_junit(output, junit_path)
+    write_junit(output, junit_path, data)
     code = gate(data, fail_under, err=to_stderr)
     errors = data["total"]["errors"]
     if errors:

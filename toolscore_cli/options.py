@@ -58,13 +58,47 @@ def parse_rate(text: str) -> float:
     return parse_fail_under(text)
 
 
-def pass_rate_below(total: Mapping[str, Any], fail_under: str) -> str | None:
-    """Why a study's pass rate fails ``--fail-under`` (one line), or None when it does not.
+def parse_study_gate(text: str) -> tuple[int | None, float]:
+    """A study's ``--fail-under``: ``RATE`` on the pass rate of all runs (``0.8``, ``80%``),
+    or ``pass^K=VALUE`` on the study's pass^K; returned as (K or None, threshold)."""
+    head, sep, value = text.partition("=")
+    if not sep:
+        return None, parse_rate(text)
+    digits = head.strip().removeprefix("pass^")
+    if not head.strip().startswith("pass^") or not digits.isdigit() or int(digits) < 1:
+        raise InputError(f"bad threshold {text!r}", place="--fail-under",
+                         fix="give a pass rate (0.8 or 80%) or pass^K=VALUE with K at least 1, "
+                         "e.g. pass^3=0.8")
+    return int(digits), parse_rate(value)
 
-    A study with no run has no pass rate: unknown is not a pass.
+
+def gate_ks(fail_under: str | None) -> list[int]:
+    """The k a ``--fail-under pass^K=...`` gate reads (so the summary computes it)."""
+    if fail_under is None:
+        return []
+    k, _ = parse_study_gate(fail_under)
+    return [] if k is None else [k]
+
+
+def study_below(total: Mapping[str, Any], fail_under: str) -> str | None:
+    """Why a study fails ``--fail-under`` (one line), or None when it does not.
+
+    ``total`` is a summary's ``total``. A study with no run has no pass rate, and a pass^k
+    some task has too few runs for is unknown: unknown is not a pass.
     """
-    threshold = parse_rate(fail_under)
-    rate, runs = total.get("pass_rate"), total.get("runs") or 0
+    k, threshold = parse_study_gate(fail_under)
+    runs = total.get("runs") or 0
+    if k is not None:
+        value = (total.get("pass_hat_k") or {}).get(str(k))
+        if value is None:
+            why = "no runs" if not runs else f"a task has fewer than {count(k, 'run')}"
+            return (f"{why}, so pass^{k} of the study is unknown: not over --fail-under "
+                    f"{fail_under}")
+        if value < threshold:
+            return (f"pass^{k} {value:.3f} (the mean over tasks of C(c,{k})/C(n,{k})) is "
+                    f"below --fail-under {fail_under}")
+        return None
+    rate = total.get("pass_rate")
     if rate is None:
         return f"no runs, so the pass rate is unknown: not over --fail-under {fail_under}"
     if rate < threshold:

@@ -16,7 +16,7 @@ def plugin_table(registry: Registry) -> list[dict[str, Any]]:
     provides: dict[str, dict[str, list[str]]] = {}
     kinds = (("trace_formats", registry.trace_formats), ("checks", registry.checks),
              ("metrics", registry.metrics), ("report_writers", registry.report_writers),
-             ("settings", registry.settings))
+             ("settings", registry.settings), ("run_importers", registry.run_importers))
     for kind, records in kinds:
         for record in records.values():
             owner = record.plugin.name if record.plugin else "unknown"

@@ -24,7 +24,7 @@ def regrade_jsonl(
     Rows that cannot be regraded (not JSON, task missing from the new spec) are written
     through unchanged and listed with their line numbers.
     """
-    from toolscore_cli.options import parse_rate
+    from toolscore_cli.options import gate_ks, parse_study_gate
     from toolscore_cli.summary import (
         check_outputs,
         gate,
@@ -38,17 +38,17 @@ def regrade_jsonl(
         raise InputError("a runs file is regraded into a new file", file=source, place="-o",
                          fix="add -o runs.v2.jsonl")
     if fail_under is not None:
-        parse_rate(fail_under)  # a bad threshold is bad input before any row is read
+        parse_study_gate(fail_under)  # a bad threshold is bad input before any row is read
     check_outputs(json_path, markdown_path, junit_path)
     settings = RegradeSettings(spec=spec, gold=gold, judge=judge,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
     summary = regrade_file(source, output, settings, jobs=jobs, engine=engine,
                            ray_address=ray_address)
-    data = summary.to_dict(k)
+    data = summary.to_dict(k, gate_ks(fail_under))
     err = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data["after"], err=err)
     print_regrade(data, err=err)
     write_outputs(data["after"], json_path=json_path, markdown_path=markdown_path,
                   html_path=html_path, regrade=data)
-    write_junit(output, junit_path)
+    write_junit(output, junit_path, data["after"])
     return gate(data["after"], fail_under, err=err)

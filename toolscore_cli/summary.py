@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolscore_cli import console
-from toolscore_cli.options import parse_rate, pass_rate_below
+from toolscore_cli.options import gate_ks, parse_study_gate, study_below
 from toolscore_cli.paths import FILE
 from toolscore_core.atomic import write_text_atomic
 
@@ -30,8 +30,9 @@ output_options = [
     click.option("--junit", "junit_path", metavar="PATH|-", type=FILE,
                  help="Write JUnit XML for CI: a test case per run (failed or errored runs "
                       "fail; - = stdout)."),
-    click.option("--fail-under", metavar="RATE",
-                 help="Exit 1 when the pass rate of all runs is below RATE (0.8 or 80%)."),
+    click.option("--fail-under", metavar="RATE|pass^K=VALUE",
+                 help="Exit 1 when the pass rate of all runs is below RATE (0.8 or 80%), or "
+                      "with pass^K=VALUE, when the study's pass^K is below VALUE."),
 ]
 
 
@@ -136,19 +137,21 @@ def _emit(path: str, text: str) -> None:
         write_text_atomic(path, text)
 
 
-def write_junit(runs: str, junit_path: str | None) -> None:
-    """``--junit``: the runs of ``runs`` as JUnit XML (``-`` = stdout), streamed."""
+def write_junit(runs: str, junit_path: str | None, summary: Mapping[str, Any]) -> None:
+    """``--junit``: the runs of ``runs`` as JUnit XML (``-`` = stdout), streamed, with the
+    study's pass rate and pass^k (from ``summary``) as the suite's properties."""
     if not junit_path:
         return
-    from toolscore_studies.junit import write_runs_junit
+    from toolscore_studies.junit import study_properties, write_runs_junit
 
+    properties = study_properties(summary)
     if junit_path == "-":
-        write_runs_junit(runs, sys.stdout)
+        write_runs_junit(runs, sys.stdout, properties)
         return
     from toolscore_core.atomic import atomic_writer
 
     with atomic_writer(junit_path) as handle:
-        write_runs_junit(runs, handle)
+        write_runs_junit(runs, handle, properties)
 
 
 def check_outputs(*paths: str | None) -> None:
@@ -166,11 +169,11 @@ def stdout_taken(*paths: str | None) -> bool:
 
 
 def gate(data: Mapping[str, Any], fail_under: str | None, *, err: bool) -> int:
-    """1 (after the one line that says why) when the pass rate of all runs is below
-    ``--fail-under``, else 0."""
+    """1 (after the one line that says why) when the study is below ``--fail-under`` (its
+    pass rate, or its pass^K), else 0."""
     if fail_under is None:
         return 0
-    why = pass_rate_below(data["total"], fail_under)
+    why = study_below(data["total"], fail_under)
     if why is None:
         return 0
     _console(err).print(why, markup=False, soft_wrap=True)
@@ -191,17 +194,17 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
     if k is not None and k < 1:
         raise InputError(f"--k must be at least 1, not {k}", place="--k")
     if fail_under is not None:
-        parse_rate(fail_under)  # a bad threshold is bad input before any work
+        parse_study_gate(fail_under)  # a bad threshold is bad input before any work
     check_outputs(json_path, markdown_path, junit_path)
     summary = summarize_file(runs)
-    data = summary.to_dict(k)
+    data = summary.to_dict(k, gate_ks(fail_under))
     for line, problem in summary.skipped:
         console.stderr().print(f"{runs}: line {line}: {problem} (skipped)", markup=False,
                                soft_wrap=True)
     err = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data, err=err)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
-    write_junit(runs, junit_path)
+    write_junit(runs, junit_path, data)
     code = gate(data, fail_under, err=err)
     if code:
         ctx.exit(code)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pluggy
 
 from toolscore_core.context import Check, Metric, ReportWriter
-from toolscore_core.models import Settings, TraceFormat
+from toolscore_core.models import RunImporter, Settings, TraceFormat
 
 PROJECT = "toolscore"
 
@@ -102,4 +102,26 @@ def toolscore_register_settings() -> list[Settings]:
         def toolscore_register_settings():
             return [Settings(id="acme-slow-calls", settings=(
                 Setting(name="limit", type=float, default=30.0, help="..."),))]
+    """
+
+
+@hookspec
+def toolscore_register_run_importers() -> list[RunImporter]:
+    """Return the readers of other tools' results (benchmark result files) this plugin
+    provides, for ``toolscore runs import FORMAT FILE -o runs.jsonl``.
+
+    A :class:`~toolscore_core.models.RunImporter` has an ``id`` (the FORMAT), a
+    ``read(source)`` that yields :class:`~toolscore_core.models.ImportedRun` records (task
+    id, trial, the trace, the tool's own verdict) from an
+    :class:`~toolscore_core.models.ImportSource` (the file, companion files by name,
+    and ``parse_trace`` to read a document with any registered trace format), and the
+    names of the companion files it takes (``inputs``). toolscore turns each record into a
+    runs row (the verdict kept as ``imported.verdict``) that ``summary`` and ``regrade``
+    read.
+
+    Example::
+
+        @hookimpl
+        def toolscore_register_run_importers():
+            return [RunImporter(id="acme_results", description="...", read=read)]
     """

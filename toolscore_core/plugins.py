@@ -9,13 +9,13 @@ from functools import cache
 from typing import Any
 
 import pluggy
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
 from toolscore_core.context import Check, Metric, ReportWriter
 from toolscore_core.errors import PluginError
-from toolscore_core.models import PluginInfo, Setting, Settings, TraceFormat
+from toolscore_core.models import PluginInfo, RunImporter, Setting, Settings, TraceFormat
 
 ENTRY_POINT_GROUP = "toolscore"
 LOAD_ENV = "TOOLSCORE_LOAD_PLUGINS"
@@ -64,6 +64,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.reports.markdown",
     "toolscore_formats.reports.html",
     "toolscore_formats.reports.junit",
+    "toolscore_studies.importers.tau_bench",
+    "toolscore_studies.importers.bfcl",
 )
 """Every built-in plugin, once, in the order their records are listed."""
 
@@ -74,6 +76,7 @@ KINDS: dict[str, tuple[str, type]] = {
     "toolscore_register_metrics": ("metric", Metric),
     "toolscore_register_report_writers": ("report writer", ReportWriter),
     "toolscore_register_settings": ("settings", Settings),
+    "toolscore_register_run_importers": ("run importer", RunImporter),
 }
 
 
@@ -157,6 +160,8 @@ class Registry:
     plugins: tuple[PluginInfo, ...]
     hooks: Mapping[str, tuple[str, ...]]
     """Plugin name -> the hooks it implements."""
+    run_importers: Mapping[str, RunImporter] = field(factory=dict)
+    """Readers of other tools' results, by the FORMAT of ``toolscore runs import``."""
 
 
 def build_registry(pm: pluggy.PluginManager) -> Registry:
@@ -198,6 +203,7 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
         settings=settings,
         plugins=tuple(infos[id(p)] for p in plugins),
         hooks={name: tuple(h) for name, h in hooks.items()},
+        run_importers=collected["toolscore_register_run_importers"],
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
@@ -14,7 +15,8 @@ from toolscore_studies.summary import iter_lines
 
 def run_case(row: Mapping[str, Any]) -> tuple[str | None, str]:
     """(verdict, testcase XML) of one agent-run row: a failed run is a failure saying its
-    score and the checks that did not pass, an errored run an error with what went wrong."""
+    score and the checks that did not pass (an imported run not evaluated yet: the
+    benchmark's verdict), an errored run an error with what went wrong."""
     name = f"trial {row.get('trial')}"
     classname = f"{row.get('study')}.{row.get('task_id')}"
     duration = row.get("duration")
@@ -23,6 +25,12 @@ def run_case(row: Mapping[str, Any]) -> tuple[str | None, str]:
     outcome = row.get("outcome")
     if outcome == "passed":
         return None, testcase(name, classname, time=time)
+    if outcome == "failed" and row.get("evaluation") is None and "imported" in row:
+        verdict = _mapping(_mapping(row.get("imported")).get("verdict"))
+        shown = ", ".join(f"{key} {json.dumps(value, ensure_ascii=False)}"
+                          for key, value in sorted(verdict.items()) if key != "passed")
+        message = "failed by the benchmark's own verdict" + (f" ({shown})" if shown else "")
+        return "failure", testcase(name, classname, "failure", message, "failed", time=time)
     if outcome == "failed":
         evaluation = _mapping(row.get("evaluation"))
         checks = [c for c in _list(_mapping(evaluation.get("evidence")).get("checks"))
@@ -62,9 +70,21 @@ def _runs(path: str | os.PathLike[str]) -> Iterator[Mapping[str, Any]]:
             yield row
 
 
-def write_runs_junit(path: str | os.PathLike[str], stream: IO[str]) -> None:
+def study_properties(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The study's figures a CI server shows beside the runs: the pass rate of all runs and
+    the study's pass^k for each k the summary gives (None is written ``unknown``)."""
+    total = summary["total"]
+    properties: dict[str, Any] = {"runs": total["runs"], "pass_rate": total["pass_rate"]}
+    properties.update((f"pass^{k}", value) for k, value in total["pass_hat_k"].items())
+    properties["k"] = summary["k"]
+    return properties
+
+
+def write_runs_junit(path: str | os.PathLike[str], stream: IO[str],
+                     properties: Mapping[str, Any] | None = None) -> None:
     """The runs of a runs file as one test suite, one test case per run (classname
-    ``study.task``, name ``trial N``), in file order. The file is read twice, first for the
+    ``study.task``, name ``trial N``), in file order, with ``properties`` (the study's
+    figures, :func:`study_properties`) at its head. The file is read twice, first for the
     counts the opening tags carry, so memory stays flat however many runs it holds."""
     verdicts: dict[str | None, int] = {}
     studies: dict[str, None] = {}
@@ -79,6 +99,10 @@ def write_runs_junit(path: str | os.PathLike[str], stream: IO[str]) -> None:
     stream.write('<?xml version="1.0" encoding="UTF-8"?>\n'
                  f"<testsuites{attributes(name='toolscore study', **counts)}>\n"
                  f"  <testsuite{attributes(name=name, **counts, skipped=0)}>\n")
+    if properties:
+        stream.write("    <properties>\n" + "".join(
+            f"      <property{attributes(name=key, value='unknown' if value is None else value)}"
+            "/>\n" for key, value in properties.items()) + "    </properties>\n")
     for row in _runs(path):
         stream.write(run_case(row)[1])
     stream.write("  </testsuite>\n</testsuites>\n")

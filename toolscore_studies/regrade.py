@@ -39,7 +39,7 @@ from toolscore_studies.records import (
     verdict,
 )
 from toolscore_studies.row_json import decode_row, evaluation_piece, join_object
-from toolscore_studies.spec import Study, Task, load_study
+from toolscore_studies.spec import DEFAULT_PASS_THRESHOLD, Study, Task, load_study
 from toolscore_studies.summary import RegradeSummary, row_facts
 
 if TYPE_CHECKING:
@@ -139,8 +139,12 @@ class RowRegrader:
                 return f"task {task_id!r} is not in the new spec"
             return self._with_weights(task)
         threshold = row.get("pass_threshold")
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
-            return 'the row has no "pass_threshold"'
+        if threshold is None:
+            # a row never evaluated (an imported run, a hand-written one) has no threshold
+            # of its own: it is evaluated at a spec's default, not turned away
+            threshold = DEFAULT_PASS_THRESHOLD
+        elif isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            return 'the row\'s "pass_threshold" is not a number'
         old_weights = row.get("weights")
         weights = dict(old_weights) if isinstance(old_weights, Mapping) else None
         honesty = row.get("honesty") if isinstance(row.get("honesty"), Mapping) else None

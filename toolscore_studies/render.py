@@ -50,11 +50,15 @@ def task_cells(task: Mapping[str, Any], k: int) -> list[str]:
 
 
 def total_cells(summary: Mapping[str, Any]) -> list[str]:
-    total = dict(summary["total"])
-    total["pass_k"] = None
-    cells = task_cells(total, summary["k"])
-    cells[5] = ""
-    return cells
+    """The ``(all)`` row: every run's figures, and the study's pass^k (the tasks' mean)."""
+    return task_cells(summary["total"], summary["k"])
+
+
+def pass_k_note(k: int) -> str:
+    """What the pass^k column holds, in a sentence."""
+    return (f"pass^{k} is the unbiased estimate C(c,{k})/C(n,{k}) over a task's n trials "
+            f"with c passes; the study's (all) is the mean over tasks, n/a when a task has "
+            f"fewer than {k} trials.")
 
 
 def summary_json(data: Mapping[str, Any]) -> str:
@@ -70,7 +74,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     k = summary["k"]
     header = [c if c != "pass^k" else f"pass^{k}" for c in COLUMNS]
     lines = [f"# Study summary: {_md(', '.join(summary['studies']) or 'no runs')}", "",
-             f"{summary['runs']} runs; pass^{k} is the unbiased estimate C(c,{k})/C(n,{k}).", "",
+             f"{summary['runs']} runs; {pass_k_note(k)}", "",
              "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for task in summary["tasks"]:
         lines.append("| " + " | ".join(_md(c) for c in task_cells(task, k)) + " |")
@@ -158,8 +162,8 @@ def summary_html(summary: Mapping[str, Any], *, regrade: Mapping[str, Any] | Non
         for task in summary["tasks"])
     total = "<tr>" + "".join(f"<th>{escape(c)}</th>" for c in total_cells(summary)) + "</tr>"
     body = [f"<h1>{escape(redact_text(title))}</h1>",
-            f'<p class="note">{summary["runs"]} runs. pass^{k} is the unbiased estimate '
-            f"C(c,{k})/C(n,{k}) over n trials with c passes; unknown values are never 0.</p>",
+            f'<p class="note">{summary["runs"]} runs. {escape(pass_k_note(k))} Unknown values '
+            "are never 0.</p>",
             '<h2>Pass rate per task</h2>', chart_svg(summary),
             f'<table class="tasks"><thead><tr>{header}</tr></thead><tbody>{rows}</tbody>'
             f"<tfoot>{total}</tfoot></table>"]

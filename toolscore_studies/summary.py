@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from attrs import define, field
@@ -27,11 +27,34 @@ def why_not_json(exc: BaseException) -> str:
 def pass_hat_k(n: int, c: int, k: int) -> float | None:
     """The unbiased estimate of pass^k, C(c, k) / C(n, k): all k of k fresh trials pass.
 
-    None when fewer than ``k`` trials were run (the estimate needs n >= k).
+    None when fewer than ``k`` trials were run (the estimate needs n >= k). Computed as the
+    product of (c - i) / (n - i) for i below k, in time linear in k: the binomials
+    themselves grow to thousands of digits (C(100000, 50000) takes a second).
     """
     if k < 1 or n < k:
         return None
-    return math.comb(c, k) / math.comb(n, k)
+    if c < k:
+        return 0.0
+    value = 1.0
+    for i in range(k):
+        value *= (c - i) / (n - i)
+    return value
+
+
+def study_pass_hat_k(tasks: Iterable[tuple[int, int]], k: int) -> float | None:
+    """pass^k of a study, as τ-bench gives it: the mean over tasks of each task's estimate,
+    from its (runs, passed). Unknown (None) when there are no tasks or a task has fewer
+    than ``k`` runs: a mean over the other tasks would be a different study's."""
+    values = [pass_hat_k(n, c, k) for n, c in tasks]
+    if not values or any(v is None for v in values):
+        return None
+    return round(math.fsum(v for v in values if v is not None) / len(values), 12)
+
+
+def summary_ks(k: int, extra: Iterable[int] = ()) -> list[int]:
+    """The k's a summary gives pass^k for, sorted: 1 (the pass rate), the shown ``k`` and
+    the ``extra`` ones (those a ``--fail-under pass^K=...`` gate reads)."""
+    return sorted({1, k, *extra})
 
 
 @define
@@ -101,13 +124,13 @@ class TaskStats:
     def mean_score(self) -> float | None:
         return round(self.score_total / self.scored, 12) if self.scored else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, ks: Iterable[int] = (1,)) -> dict[str, Any]:
+        """The task's figures, with pass^k for each of ``ks`` only (each costs O(k))."""
         return {
             "task_id": self.task_id, "runs": self.runs, "passed": self.passed,
             "failed": self.runs - self.passed - self.errors, "errors": self.errors,
             "pass_rate": None if self.pass_rate is None else round(self.pass_rate, 12),
-            "pass_hat_k": {str(k): pass_hat_k(self.runs, self.passed, k)
-                           for k in range(1, self.runs + 1)},
+            "pass_hat_k": {str(k): pass_hat_k(self.runs, self.passed, k) for k in ks},
             "mean_score": self.mean_score, "scored_runs": self.scored,
             "evidence": dict(self.evidence),
             "duration": self.duration.to_dict(), "cost": self.cost.to_dict(),
@@ -213,21 +236,27 @@ class StudySummary:
                 mine.runs += theirs.runs
         return whole
 
-    def to_dict(self, k: int | None = None) -> dict[str, Any]:
+    def to_dict(self, k: int | None = None, extra_ks: Iterable[int] = ()) -> dict[str, Any]:
+        """The summary as JSON data: per task and for the whole study (``total``), pass^k
+        for ``k`` (``pass_k``; default :meth:`default_k`) and in ``pass_hat_k`` for each of
+        :func:`summary_ks` — the study's is the mean of the tasks' (τ-bench's pass^k)."""
         k = k or self.default_k()
-        total = self.total().to_dict()
-        del total["pass_hat_k"]
+        ks = summary_ks(k, extra_ks)
+        total = self.total().to_dict(())
+        counts = [(stats.runs, stats.passed) for stats in self.tasks.values()]
+        total["pass_hat_k"] = {str(each): study_pass_hat_k(counts, each) for each in ks}
+        total["pass_k"] = total["pass_hat_k"][str(k)]
         return {
             "kind": "toolscore.study_summary", "studies": list(self.studies), "k": k,
             "runs": self.runs, "skipped_lines": self.skipped_count,
-            "tasks": [self._task_dict(stats, k) for stats in self.tasks.values()],
+            "tasks": [self._task_dict(stats, k, ks) for stats in self.tasks.values()],
             "total": total,
         }
 
     @staticmethod
-    def _task_dict(stats: TaskStats, k: int) -> dict[str, Any]:
-        data = stats.to_dict()
-        data["pass_k"] = pass_hat_k(stats.runs, stats.passed, k)
+    def _task_dict(stats: TaskStats, k: int, ks: list[int]) -> dict[str, Any]:
+        data = stats.to_dict(ks)
+        data["pass_k"] = data["pass_hat_k"][str(k)]
         return data
 
 
@@ -268,10 +297,10 @@ class RegradeSummary:
         else:
             flips.to_fail += 1
 
-    def to_dict(self, k: int | None = None) -> dict[str, Any]:
+    def to_dict(self, k: int | None = None, extra_ks: Iterable[int] = ()) -> dict[str, Any]:
         k = k or self.after.default_k()
-        before = self.before.to_dict(k)
-        after = self.after.to_dict(k)
+        before = self.before.to_dict(k, extra_ks)
+        after = self.after.to_dict(k, extra_ks)
         before_by_id = {t["task_id"]: t for t in before["tasks"]}
         tasks = []
         for task in after["tasks"]:

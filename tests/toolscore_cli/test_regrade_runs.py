@@ -187,6 +187,22 @@ def test_fail_under_gates_the_regraded_pass_rate(recorded: Path, tmp_path: Path)
     assert out.exists()  # the regraded file is written all the same
 
 
+def test_fail_under_gates_the_regraded_study_pass_k(recorded: Path, tmp_path: Path) -> None:
+    """The gate reads the study's pass^K of the regraded file, computed for that K beside
+    the k the table shows."""
+    out = tmp_path / "runs.v2.jsonl"
+    result = run_cli("regrade", str(recorded / "runs.jsonl"), "--spec",
+                     str(recorded / "study-v2.yaml"), "-o", str(out),
+                     "--fail-under", "pass^2=0.9", "--json", str(tmp_path / "r.json"))
+    after = json.loads((tmp_path / "r.json").read_text())["after"]
+    value = after["total"]["pass_hat_k"]["2"]
+    assert value is not None and value < 0.9
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines()[-1] == (
+        f"pass^2 {value:.3f} (the mean over tasks of C(c,2)/C(n,2)) is below --fail-under "
+        "pass^2=0.9")
+
+
 def test_a_regrade_on_ray_without_ray_is_one_line_and_writes_nothing(
         recorded: Path, tmp_path: Path) -> None:
     from tests.toolscore_cli.test_agent import WITHOUT_RAY

@@ -159,3 +159,50 @@ def test_summary_table_shows_control_characters_of_task_ids(runs: Path,
     result = CliRunner().invoke(cli, ["summary", str(edited)])
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.output and "ok\\x1b[2J[red]" in result.output
+
+
+def test_the_study_pass_k_is_in_every_output(runs: Path, tmp_path: Path) -> None:
+    """ok passes 2 of 2, half 1 of 2, <b>x</b> 0 of 2: pass^2 of the study is (1+0+0)/3."""
+    result = CliRunner().invoke(cli, [
+        "summary", str(runs), "--json", str(tmp_path / "s.json"), "--markdown",
+        str(tmp_path / "s.md"), "--html", str(tmp_path / "s.html"), "--junit",
+        str(tmp_path / "j.xml")])
+    assert result.exit_code == 0, result.output
+    total = json.loads((tmp_path / "s.json").read_text())["total"]
+    assert total["pass_k"] == round(1 / 3, 12)
+    assert total["pass_hat_k"] == {"1": 0.5, "2": round(1 / 3, 12)}
+    all_row = next(line for line in result.output.splitlines() if "(all)" in line)
+    assert "0.333" in all_row
+    assert "| (all) | 6 | 3 | 0 | 50.0% | 0.333 |" in (tmp_path / "s.md").read_text()
+    assert "<th>(all)</th><th>6</th><th>3</th><th>0</th><th>50.0%</th><th>0.333</th>" in (
+        tmp_path / "s.html").read_text()
+    junit = (tmp_path / "j.xml").read_text()
+    assert '<property name="pass^2" value="0.333333333333"/>' in junit
+    assert '<property name="pass^1" value="0.5"/>' in junit
+
+
+def test_fail_under_takes_a_pass_k_threshold(runs: Path) -> None:
+    below = CliRunner().invoke(cli, ["summary", str(runs), "--fail-under", "pass^2=0.5"])
+    assert below.exit_code == 1
+    assert below.output.splitlines()[-1] == (
+        "pass^2 0.333 (the mean over tasks of C(c,2)/C(n,2)) is below --fail-under pass^2=0.5")
+    over = CliRunner().invoke(cli, ["summary", str(runs), "--fail-under", "pass^1=50%",
+                                    "--json", "-"])
+    assert over.exit_code == 0
+    assert json.loads(over.stdout)["total"]["pass_hat_k"]["1"] == 0.5
+    # k = 3 is computed for the gate although the table shows pass^2: no task has 3 runs
+    unknown = CliRunner().invoke(cli, ["summary", str(runs), "--fail-under", "pass^3=0.1"])
+    assert unknown.exit_code == 1
+    assert unknown.output.splitlines()[-1] == (
+        "a task has fewer than 3 runs, so pass^3 of the study is unknown: not over "
+        "--fail-under pass^3=0.1")
+
+
+@pytest.mark.parametrize("threshold", ["pass^0=0.5", "pass3=0.5", "pass^x=1", "pass^2=B",
+                                       "pass^2=1.5"])
+def test_a_bad_pass_k_threshold_is_one_line_before_any_work(runs: Path, threshold: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(runs),
+                             "--fail-under", threshold], capture_output=True, text=True)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: --fail-under: bad threshold")
+    assert result.stderr.count("\n") == 1

@@ -6,7 +6,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolscore_studies.summary import Measured, StudySummary, pass_hat_k
+from toolscore_studies.summary import Measured, StudySummary, pass_hat_k, study_pass_hat_k
 
 
 def _brute_force(n: int, c: int, k: int) -> float:
@@ -61,7 +61,7 @@ def test_summary_per_task_counts_errors_as_not_passed() -> None:
     a, b = data["tasks"]
     assert (a["runs"], a["passed"], a["failed"], a["errors"]) == (3, 1, 1, 1)
     assert a["pass_rate"] == round(1 / 3, 12)
-    assert a["pass_hat_k"] == {"1": 1 / 3, "2": 0.0, "3": 0.0}
+    assert a["pass_hat_k"] == {"1": 1 / 3}  # k = 1 (b has one run): only the k shown
     assert a["mean_score"] == 0.75 and a["scored_runs"] == 2
     assert a["evidence"] == {"pass": 4, "fail": 0, "unknown": 2}
     assert a["cost"]["status"] == "partial" and a["cost"]["total"] == 0.1
@@ -87,3 +87,51 @@ def test_fields_a_row_does_not_hold_as_numbers_are_unknown_not_a_crash() -> None
     assert a["mean_score"] == 0.5 and a["scored_runs"] == 1
     assert a["evidence"] == {"pass": 2, "fail": 0, "unknown": 1}  # the third row's alone
     assert a["duration"]["measured_runs"] == 2 and a["cost"]["status"] == "unknown"
+
+
+def test_pass_hat_k_of_many_trials_matches_the_binomials() -> None:
+    """The product form gives C(c,k)/C(n,k) for large n and k, to a few ulps."""
+    for n, c, k in [(10_000, 9_000, 8), (10_000, 5_000, 5_000), (2_000, 1_999, 1_000)]:
+        exact = math.comb(c, k) / math.comb(n, k)
+        assert math.isclose(pass_hat_k(n, c, k), exact, rel_tol=1e-9)  # type: ignore[arg-type]
+
+
+@given(st.lists(st.integers(1, 6).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))),
+                min_size=1, max_size=5), st.integers(1, 6))
+def test_study_pass_hat_k_is_the_mean_of_the_tasks(tasks: list[tuple[int, int]], k: int) -> None:
+    value = study_pass_hat_k(tasks, k)
+    if any(n < k for n, _ in tasks):
+        assert value is None  # a task without k trials: unknown, not left out
+    else:
+        brute = sum(_brute_force(n, c, k) for n, c in tasks) / len(tasks)
+        assert value is not None and math.isclose(value, brute, abs_tol=1e-11)
+
+
+def test_summary_gives_pass_k_for_the_study_and_only_the_ks_asked() -> None:
+    summary = StudySummary()
+    for task, outcomes in (("a", "PPPF"), ("b", "PPPP"), ("c", "FPFP")):
+        for o in outcomes:
+            summary.add_row(_row(task, "passed" if o == "P" else "failed", 1.0))
+    data = summary.to_dict(2, extra_ks=[3])
+    a, b, c = data["tasks"]
+    assert a["pass_hat_k"] == {"1": 0.75, "2": 0.5, "3": 0.25} and a["pass_k"] == 0.5
+    assert b["pass_k"] == 1.0 and c["pass_k"] == 1 / 6
+    total = data["total"]
+    assert total["pass_k"] == round((0.5 + 1.0 + 1 / 6) / 3, 12)
+    assert total["pass_hat_k"] == {"1": 0.75, "2": total["pass_k"],
+                                   "3": round((0.25 + 1.0 + 0.0) / 3, 12)}
+    assert summary.to_dict(5)["total"]["pass_k"] is None  # no task has 5 trials
+
+
+def test_summary_of_a_hundred_thousand_runs_computes_no_more_than_it_shows() -> None:
+    """10 tasks of 10,000 trials: the default k is 10,000 and only k = 1 and 10,000 are
+    computed (every k up to n was 10,000 binomials of thousands of digits per task)."""
+    summary = StudySummary()
+    for task in range(10):
+        for trial in range(10_000):
+            summary.add(f"t{task}", "passed" if trial % 10 else "failed", 1.0, None, None,
+                        None)
+    data = summary.to_dict()
+    assert data["k"] == 10_000
+    assert data["total"]["pass_hat_k"] == {"1": 0.9, "10000": 0.0}
+    assert data["tasks"][0]["pass_hat_k"] == {"1": 0.9, "10000": 0.0}

@@ -1,0 +1,85 @@
+"""τ-bench result files (sierra-research/tau-bench): each run's trajectory and reward."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from toolscore import ImportedRun, ImportSource, InputError, RunImporter, hookimpl
+
+FIX = ("give a τ-bench results file: the JSON list `run.py` saves (or a "
+       "historical_trajectories/*.json file), each result with task_id, reward and traj")
+
+
+def is_success(reward: Any) -> bool | None:
+    """τ-bench's own rule (``display_metrics``): a reward within 1e-6 of 1 is a success;
+    None when the reward is not a number."""
+    if isinstance(reward, bool) or not isinstance(reward, int | float):
+        return None
+    return (1 - 1e-6) <= reward <= (1 + 1e-6)
+
+
+def read(source: ImportSource) -> Iterator[ImportedRun]:
+    try:
+        with open(source.path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"not JSON ({exc})", place="$", fix=FIX) from None
+    if not isinstance(document, list):
+        raise InputError("not a list of results", place="$", fix=FIX)
+    for i, entry in enumerate(document):
+        place = f"$[{i}]"
+        if not isinstance(entry, Mapping) or "task_id" not in entry or "reward" not in entry:
+            raise InputError('a result must be an object with "task_id" and "reward"',
+                             place=place, fix=FIX)
+        messages = entry.get("traj", entry.get("messages"))
+        if not isinstance(messages, list):
+            raise InputError('"traj" must be the run\'s list of messages', place=f"{place}.traj",
+                             fix=FIX)
+        try:
+            trace = source.parse_trace(messages, "openai_chat")
+        except InputError as exc:
+            raise InputError(exc.problem, place=f"{place}.traj{_inner(exc.place)}",
+                             fix=exc.fix) from None
+        trial = entry.get("trial", 0)
+        if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+            raise InputError('"trial" must be a whole number from 0', place=f"{place}.trial",
+                             fix=FIX)
+        info = _mapping(entry.get("info"))
+        task = _mapping(info.get("task"))
+        instruction = task.get("instruction")
+        reward = entry["reward"]
+        verdict: dict[str, Any] = {"reward": reward}
+        reward_info = info.get("reward_info")
+        details = reward_info.get("info") if isinstance(reward_info, Mapping) else None
+        if isinstance(details, Mapping):
+            verdict.update((k, v) for k, v in details.items() if k in ("r_actions", "r_outputs",
+                                                                          "outputs"))
+        if isinstance(info.get("error"), str):  # the run crashed: τ-bench counts it failed
+            verdict["error"] = info["error"]
+        yield ImportedRun(
+            task_id=str(entry["task_id"]), trace=trace, trial=trial + 1,
+            prompt=instruction if isinstance(instruction, str) else None,
+            passed=is_success(reward), verdict=verdict, place=place)
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _inner(place: str | None) -> str:
+    """A place inside the trajectory, as a suffix of its own ($[2] -> [2])."""
+    if not place or place == "$":
+        return ""
+    return place[1:] if place.startswith("$") else f" ({place})"
+
+
+@hookimpl
+def toolscore_register_run_importers() -> list[RunImporter]:
+    return [RunImporter(
+        id="tau_bench", description="τ-bench results: each run's trajectory (tool calls, "
+        "results, the agent's replies) and its reward as the verdict.",
+        read=read,
+        reads='[{"task_id", "trial", "reward", "traj": [chat messages], "info": {"task": '
+              '{"instruction", ...}, "reward_info": ...}}]')]
