@@ -21,9 +21,9 @@ from typing import IO, Any
 
 from attrs import evolve, frozen
 
-from toolscore_core.canonical import canonical_json
+from toolscore_core.canonical import canonical_json, non_finite_note, without_non_finite
 from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.errors import InputError
+from toolscore_core.errors import CanonicalJSONError, InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.traces import AUTO, load_trace, parse_trace
@@ -75,8 +75,21 @@ def plan_runs(study: Study, *, trials: int, task_ids: Sequence[str] | None = Non
 
 
 def dump_row(row: Mapping[str, Any]) -> str:
-    """A run record as one line of canonical JSON (its hash is the hash of the line)."""
-    return canonical_json(row)
+    """A run record as one line of canonical JSON (its hash is the hash of the line).
+
+    Numbers no JSON has (an infinity read from ``1e999`` in a trace) are written as null,
+    with a note in the row's trace notes, as the row's evaluation records them."""
+    try:
+        return canonical_json(row)
+    except CanonicalJSONError:
+        cleaned, replaced = without_non_finite(dict(row))
+        if not replaced:
+            raise
+        trace = cleaned.get("trace")
+        if isinstance(trace, dict):
+            cleaned["trace"] = {**trace, "notes": [*(trace.get("notes") or ()),
+                                                  non_finite_note(replaced)]}
+        return canonical_json(cleaned)
 
 
 def scan_existing(path: Path, study: Study) -> set[tuple[str, int]]:
