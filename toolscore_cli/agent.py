@@ -14,6 +14,7 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import (
+    SECONDS,
     engine_options,
     gate_ks,
     judge_client,
@@ -70,7 +71,7 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 @click.option("--trials", type=int, default=1, show_default=True, help="Runs per task.")
 @click.option("--jobs", type=int, default=1, show_default=True, help="Runs at once.")
 @engine_options()
-@click.option("--timeout", type=float, default=None, metavar="S",
+@click.option("--timeout", type=SECONDS, default=None, metavar="S",
               help="Seconds per run before the agent is killed (the run is an error).")
 @click.option("--tasks", "task_ids", multiple=True, metavar="ID[,ID...]",
               help="Run only these tasks (repeatable or comma-separated).")
@@ -110,8 +111,6 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     if trials < 1 or jobs < 1:
         raise InputError(f"--trials and --jobs must be at least 1, not {trials} and {jobs}",
                          place="--trials/--jobs")
-    if timeout is not None and timeout <= 0:
-        raise InputError(f"--timeout must be above 0, not {timeout:g}", place="--timeout")
     try:
         command = shlex.split(agent_command)
     except ValueError as exc:

@@ -107,6 +107,27 @@ def study_below(total: Mapping[str, Any], fail_under: str) -> str | None:
     return None
 
 
+class Seconds(click.ParamType):
+    """A duration in seconds: a finite number above 0 (NaN or an infinity would silently
+    disable the limit it sets). Anything else is the one-line bad-input error."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> float:
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not (math.isfinite(number) and number > 0):
+            flag = param.opts[0] if param is not None and param.opts else None
+            raise InputError(f"{value!r} is not a finite number of seconds above 0",
+                             place=flag, fix="give a number of seconds, e.g. 30")
+        return number
+
+
+SECONDS = Seconds()
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -172,7 +193,7 @@ def _judge_client_options(command: F, *,
         click.option("--judge-base-url", metavar="URL",
                      help="An OpenAI-compatible endpoint (Ollama, vLLM, LM Studio); "
                           "default: TOOLSCORE_JUDGE_BASE_URL, else OpenAI."),
-        click.option("--judge-timeout", type=click.FloatRange(min=0, min_open=True),
+        click.option("--judge-timeout", type=SECONDS,
                      default=60.0, show_default=True, metavar="SECONDS",
                      help="How long one request to the judge may take."),
         click.option("--judge-retries", type=click.IntRange(min=0), default=2,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
 
@@ -25,6 +26,31 @@ def canonical_json(value: Any) -> str:
         ) from None
     except TypeError as exc:
         raise CanonicalJSONError(f"no canonical JSON for this value ({exc})") from None
+
+
+def without_non_finite(value: Any) -> tuple[Any, int]:
+    """``value`` with every NaN and infinity (a number too large for a float, like
+    ``1e999``, is read as one) replaced by None, and how many were: a copy where any was."""
+    if isinstance(value, float):
+        return (value, 0) if math.isfinite(value) else (None, 1)
+    if isinstance(value, dict):
+        out, replaced = {}, 0
+        for key, item in value.items():
+            out[key], n = without_non_finite(item)
+            replaced += n
+        return (out, replaced) if replaced else (value, 0)
+    if isinstance(value, list | tuple):
+        pairs = [without_non_finite(item) for item in value]
+        replaced = sum(n for _, n in pairs)
+        return ([item for item, _ in pairs], replaced) if replaced else (value, 0)
+    return value, 0
+
+
+def non_finite_note(replaced: int) -> str:
+    """The note a record carries when its evidence held numbers no JSON can."""
+    values = "1 value" if replaced == 1 else f"{replaced:,} values"
+    return (f"{values} too large for a number or not a number (such as 1e999, read as an "
+            "infinity) recorded as null: unknown, not a measurement")
 
 
 def sha256_hex(data: bytes) -> str:

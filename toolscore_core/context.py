@@ -12,7 +12,12 @@ from typing import Any, TextIO
 
 from attrs import field, frozen
 
-from toolscore_core.canonical import canonical_json, sha256_hex
+from toolscore_core.canonical import (
+    canonical_json,
+    non_finite_note,
+    sha256_hex,
+    without_non_finite,
+)
 from toolscore_core.components import versions
 from toolscore_core.config import PluginConfig
 from toolscore_core.errors import CanonicalJSONError
@@ -269,8 +274,14 @@ class Evaluation:
         record = self._plain_record()
         try:
             text = canonical_json(record)
-        except CanonicalJSONError:  # a value only Python holds: redaction walks it
-            return redact(record), None
+        except CanonicalJSONError:
+            record, replaced = without_non_finite(record)
+            if replaced:
+                record["trace"]["notes"].append(non_finite_note(replaced))
+            try:
+                text = canonical_json(record)
+            except CanonicalJSONError:  # a value only Python holds: redaction walks it
+                return redact(record), None
         if suspicious_json(text):
             redacted: dict[str, Any] = redact(record)
             return redacted, None

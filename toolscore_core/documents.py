@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from functools import cache
@@ -50,8 +51,19 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):  # 1e999: a number no float holds, read as an infinity
+        raise NotJSONNumber(text)
+    return number
+
+
 _UNIQUE_KEYS_DECODER = json.JSONDecoder(parse_constant=_refuse_constant,
+                                        parse_float=_finite_float,
                                         object_pairs_hook=_unique_pairs)
+"""The decoder of files people write (contracts, specs, rules): small, so a number too
+large for a float is worth a look at each float (a trace's decoder does not pay for it: its
+records write such a value as null, with a note)."""
 
 
 def loads(data: bytes | bytearray | str, *, unique_keys: bool = False,
@@ -117,8 +129,9 @@ def parse_json(data: bytes | str, *, file: str, unique_keys: bool = False) -> An
                          place=_duplicate_place(data, exc.key),
                          fix="keep one of them (JSON readers silently keep the last)") from None
     except NotJSONNumber as exc:
+        literal = re.compile(_STRING + "|(" + re.escape(str(exc)) + ")")
         raise InputError(f"{exc} is not a JSON number", file=file,
-                         place=_place(data, _CONSTANT), fix="write null, or the number as a "
+                         place=_place(data, literal), fix="write null, or the number as a "
                          "string") from None
     except RecursionError:
         depth, place = _deepest(data)
@@ -134,7 +147,6 @@ def parse_json(data: bytes | str, *, file: str, unique_keys: bool = False) -> An
 
 # A JSON string (skipped: group 1 is None), or what the error is about, outside strings.
 _STRING = r'"(?:[^"\\]|\\.)*"'
-_CONSTANT = re.compile(_STRING + r"|(-?Infinity|NaN)")
 _LONG_NUMBER = re.compile(_STRING + r"|(-?[0-9]{4301,})")
 _BRACKET = re.compile(_STRING + r"|([\[\]{}])")
 

@@ -60,8 +60,8 @@ def parse(document: Any) -> Trace:
         final_answer=final_answer,
         model=as_str(document.get("model")),
         usage=usage if isinstance(usage, Mapping) else None,
-        run_cost=as_float(document.get("run_cost")),
-        run_duration=as_float(document.get("run_duration")),
+        run_cost=measured(document, "run_cost", "$"),
+        run_duration=measured(document, "run_duration", "$"),
         notes=tuple(str(n) for n in document.get("notes") or ()),
     )
 
@@ -95,9 +95,29 @@ def parse_call(item: Any, index: int) -> ToolCall:
     return ToolCall(
         tool=tool, args=args, raw_args=raw, id=as_str(item.get("id")),
         result=item.get("result"), is_error=is_error, error=error_text,
-        duration=as_float(item.get("duration")), cost=as_float(item.get("cost")),
+        duration=measured(item, "duration", place), cost=measured(item, "cost", place),
         timestamp=iso_timestamp(item.get("timestamp")),
     )
+
+
+_MEASURES = {"duration": "a number of seconds", "cost": "a number (USD)",
+             "run_duration": "a number of seconds", "run_cost": "a number (USD)"}
+
+
+def measured(item: Mapping[str, Any], key: str, place: str) -> float | None:
+    """A duration or a cost: a number, 0 or more, or null (absent, NaN, an infinity);
+    anything else is bad input naming the place (a negative latency is no measurement)."""
+    value = item.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(f'"{key}" must be {_MEASURES[key]} or null, not {type_name(value)}',
+                         place=f"{place}.{key}", fix="write the number, or null when unknown")
+    number = as_float(value)
+    if number is not None and number < 0:
+        raise InputError(f'"{key}" must be 0 or more, not {value!r}', place=f"{place}.{key}",
+                         fix="write the measured number, or null when unknown")
+    return number
 
 
 _NUMBER = (int, float)
@@ -130,6 +150,7 @@ def _plain_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:
             and set(map(type, errors)) <= _OPTIONAL_STR
             and set(map(type, flags)) <= _OPTIONAL_BOOL
             and number_types <= _OPTIONAL_NUMBER
+            and not any(n is not None and n < 0 for n in (*durations, *costs))
             and set(map(type, stamps)) <= _OPTIONAL_STR
             and not any(map(dict.__contains__, items, repeat("raw_args")))):
         return None
@@ -160,8 +181,8 @@ def _fast_call(item: dict[str, Any]) -> ToolCall | None:
             and (call_id is None or type(call_id) is str)
             and (error is None or type(error) is str)
             and (is_error is None or type(is_error) is bool)
-            and (duration is None or type(duration) in _NUMBER)
-            and (cost is None or type(cost) in _NUMBER)
+            and (duration is None or (type(duration) in _NUMBER and duration >= 0))
+            and (cost is None or (type(cost) in _NUMBER and cost >= 0))
             and (stamp is None or type(stamp) is str)
             and "raw_args" not in item):
         return None

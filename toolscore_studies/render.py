@@ -66,7 +66,11 @@ def summary_json(data: Mapping[str, Any]) -> str:
 
 
 def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Untrusted text (study names, task ids, problems) as inert Markdown, as ``eval
+    --markdown`` writes it."""
+    from toolscore_formats.reports.markdown import escape
+
+    return escape(text)
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -20,9 +21,9 @@ from typing import IO, Any
 
 from attrs import evolve, frozen
 
-from toolscore_core.canonical import canonical_json
+from toolscore_core.canonical import canonical_json, non_finite_note, without_non_finite
 from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.errors import InputError
+from toolscore_core.errors import CanonicalJSONError, InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.traces import AUTO, load_trace, parse_trace
@@ -74,8 +75,21 @@ def plan_runs(study: Study, *, trials: int, task_ids: Sequence[str] | None = Non
 
 
 def dump_row(row: Mapping[str, Any]) -> str:
-    """A run record as one line of canonical JSON (its hash is the hash of the line)."""
-    return canonical_json(row)
+    """A run record as one line of canonical JSON (its hash is the hash of the line).
+
+    Numbers no JSON has (an infinity read from ``1e999`` in a trace) are written as null,
+    with a note in the row's trace notes, as the row's evaluation records them."""
+    try:
+        return canonical_json(row)
+    except CanonicalJSONError:
+        cleaned, replaced = without_non_finite(dict(row))
+        if not replaced:
+            raise
+        trace = cleaned.get("trace")
+        if isinstance(trace, dict):
+            cleaned["trace"] = {**trace, "notes": [*(trace.get("notes") or ()),
+                                                  non_finite_note(replaced)]}
+        return canonical_json(cleaned)
 
 
 def scan_existing(path: Path, study: Study) -> set[tuple[str, int]]:
@@ -129,20 +143,46 @@ class RunLog:
 @contextlib.contextmanager
 def open_run_log(path: str | os.PathLike[str], study: Study, *, resume: bool,
                  overwrite: bool = False) -> Iterator[tuple[RunLog, set[tuple[str, int]]]]:
-    """Open the output for appending; with ``resume`` also say which runs it holds."""
+    """Open the output for appending; with ``resume`` also say which runs it holds.
+
+    The file is locked for as long as it is open (``flock``, on systems that have it): a
+    second command writing the same runs file is refused before it reads or changes it,
+    so two writers never interleave lines and two resumes never run the same run twice.
+    """
     target = Path(path)
-    done: set[tuple[str, int]] = set()
-    if target.exists() and target.stat().st_size > 0:
-        if resume:
-            done = scan_existing(target, study)
-        elif not overwrite:
-            raise InputError("the output file already exists", file=str(target),
-                             fix="pass --resume to skip the runs it holds, --overwrite to "
-                             "start again, or another -o")
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = "a" if resume else "w"
-    with open(target, mode, encoding="utf-8", newline="\n") as handle:
+    try:
+        handle = open(target, "a+", encoding="utf-8", newline="\n")  # noqa: SIM115
+    except IsADirectoryError:
+        raise InputError("the output is a directory", file=str(target),
+                         fix="give a file for -o") from None
+    with handle:
+        lock_runs_file(handle.fileno(), target)
+        done: set[tuple[str, int]] = set()
+        if os.fstat(handle.fileno()).st_size > 0:
+            if resume:
+                done = scan_existing(target, study)
+            elif overwrite:
+                handle.truncate(0)
+            else:
+                raise InputError("the output file already exists", file=str(target),
+                                 fix="pass --resume to skip the runs it holds, --overwrite to "
+                                 "start again, or another -o")
+        handle.seek(0, os.SEEK_END)
         yield RunLog(handle), done
+
+
+def lock_runs_file(fd: int, path: Path) -> None:
+    """Take the runs file's exclusive lock, or refuse at once when a command holds it."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks to take
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise InputError("another command is writing this runs file", file=str(path),
+                         fix="wait for it to end, or write to another -o") from None
 
 
 # --- running the plan ----------------------------------------------------------------
@@ -329,7 +369,7 @@ class CommandRunner(Shippable):
                 write_plan(session_path, task.mcp_server)
             started_at = now_iso()
             began = time.perf_counter()
-            code, stdout, stderr, timed_out = self._run(task.prompt, env)
+            finished = self._run(task.prompt, env)
             duration = round(time.perf_counter() - began, 6)
             if self.stop.is_set():
                 raise Interrupted
@@ -344,10 +384,18 @@ class CommandRunner(Shippable):
                 injected, problem = read_injected(session_path)
                 if trace is not None and injected is None and trace_problem is None:
                     trace_problem = problem or "the proxy wrote no injected.json"
-            error = _command_error(code, stderr, timed_out, self.timeout, trace, trace_problem,
-                                   read_from)
+            error = _command_error(finished.code, finished.stderr, finished.timed_out,
+                                   self.timeout, trace, trace_problem, read_from)
             source = None
             if trace is not None:
+                stdout = finished.stdout
+                if finished.stdout_cut:
+                    # a cut answer is not the answer: the final answer stays unknown
+                    stdout = b""
+                    trace = evolve(trace, notes=(*trace.notes, (
+                        f"the agent printed {finished.stdout_size:,} bytes on stdout, more "
+                        f"than the {OUTPUT_LIMIT:,} kept: its stdout was cut and is not "
+                        "taken as the final answer")))
                 trace, source = with_final_answer(trace, stdout)
             return build_record(self.study, task, trial, agent=self.agent, trace=trace,
                                 started_at=started_at, duration=duration,
@@ -358,36 +406,129 @@ class CommandRunner(Shippable):
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def _run(self, prompt: str, env: dict[str, str]) -> tuple[int | None, bytes, bytes, bool]:
+    def _run(self, prompt: str, env: dict[str, str]) -> Finished:
         try:
             process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env=env, start_new_session=True, cwd=self.cwd,
+                preexec_fn=die_with_parent(),
             )
         except OSError as exc:
-            return None, b"", f"cannot start the agent: {exc}".encode(), False
+            return Finished(None, b"", f"cannot start the agent: {exc}".encode(), False, 0)
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
-        data: bytes | None = prompt.encode("utf-8")
         try:
-            while True:
-                wait_for = 0.2
-                if deadline is not None:
-                    wait_for = max(0.0, min(wait_for, deadline - time.monotonic()))
-                try:
-                    stdout, stderr = process.communicate(data, timeout=wait_for)
-                    return process.returncode, stdout or b"", stderr or b"", False
-                except subprocess.TimeoutExpired:
-                    data = None
-                if self.stop.is_set() or (
-                        deadline is not None and time.monotonic() >= deadline):
-                    _kill_group(process)
-                    stdout, stderr = process.communicate()
-                    return process.returncode, stdout or b"", stderr or b"", True
+            return drain(process, prompt.encode("utf-8"), deadline, self.stop)
         except BaseException:
             # an interrupt raised in this thread (a cancelled Ray task) must not leave the
             # agent running in its own session
             _kill_group(process)
             raise
+
+
+@frozen
+class Finished:
+    """How an agent command ended: its exit code, what it printed (stdout's first
+    ``OUTPUT_LIMIT`` bytes, stderr's last ``STDERR_KEPT``), whether it was killed for the
+    timeout or a stop, and how many bytes it printed on stdout in all."""
+
+    code: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    stdout_size: int
+
+    @property
+    def stdout_cut(self) -> bool:
+        """Whether stdout was longer than what was kept."""
+        return self.stdout_size > len(self.stdout)
+
+
+OUTPUT_LIMIT = 1 << 20
+"""Bytes of an agent's stdout kept (its final answer); past it, stdout is read and dropped."""
+STDERR_KEPT = 4 * STDERR_TAIL
+"""Bytes of the end of an agent's stderr kept (the record holds its last characters)."""
+_CHUNK = 1 << 16
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """On Linux, a function for the child between fork and exec that has the kernel
+    SIGKILL it when this process dies, however it dies (SIGKILL included): an agent never
+    outlives ``toolscore agent run``. Elsewhere None: the agent's own process group is
+    killed on every exit path that can run code."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved before the fork
+    parent = os.getpid()
+
+    def child() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return child
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def drain(process: subprocess.Popen[bytes], data: bytes, deadline: float | None,
+          stop: threading.Event) -> Finished:
+    """Hand ``data`` to the process's stdin and read its output until it ends, the
+    ``deadline`` passes or ``stop`` is set (then its process group is killed).
+
+    Memory stays bounded whatever the agent prints: stdout past ``OUTPUT_LIMIT`` and all but
+    the last ``STDERR_KEPT`` bytes of stderr are read and dropped, so a chatty agent never
+    blocks on a full pipe and the deadline holds.
+    """
+    assert process.stdin is not None and process.stdout is not None
+    assert process.stderr is not None
+    stdout, stderr = bytearray(), bytearray()
+    stdout_size = 0
+    pending = memoryview(data)
+    with selectors.DefaultSelector() as selector:
+        if pending:
+            os.set_blocking(process.stdin.fileno(), False)
+            selector.register(process.stdin, selectors.EVENT_WRITE)
+        else:
+            process.stdin.close()
+        selector.register(process.stdout, selectors.EVENT_READ, stdout)
+        selector.register(process.stderr, selectors.EVENT_READ, stderr)
+        while selector.get_map() or process.poll() is None:
+            if stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
+                _kill_group(process)
+                return Finished(process.wait(), bytes(stdout), bytes(stderr), True,
+                                stdout_size)
+            wait_for = 0.2 if deadline is None else max(0.0, min(0.2, deadline - time.monotonic()))
+            if not selector.get_map():
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=wait_for)
+                continue
+            for key, _ in selector.select(wait_for):
+                if key.fileobj is process.stdin:
+                    try:
+                        pending = pending[os.write(key.fd, pending[:_CHUNK]):]
+                    except BrokenPipeError:  # the agent does not read its stdin
+                        pending = pending[:0]
+                    if not pending:
+                        selector.unregister(process.stdin)
+                        process.stdin.close()
+                    continue
+                chunk = os.read(key.fd, _CHUNK)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                if key.data is stdout:
+                    stdout_size += len(chunk)
+                    if len(stdout) < OUTPUT_LIMIT:
+                        stdout += chunk[:OUTPUT_LIMIT - len(stdout)]
+                else:
+                    stderr += chunk
+                    del stderr[:-STDERR_KEPT]
+    process.stdout.close()
+    process.stderr.close()
+    return Finished(process.returncode, bytes(stdout), bytes(stderr), False, stdout_size)
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -4,6 +4,9 @@ its native trace to $TOOLSCORE_TRACE and prints its final answer.
 The plan is chosen by the task id ($TOOLSCORE_TASK_ID). The mode (ok, fail, hang, crash,
 exit) comes from $PLAN_AGENT_MODE, else from the plan for that task and trial.
 $PLAN_AGENT_DELAY makes every run sleep that many seconds first (to interrupt a study).
+$PLAN_AGENT_PID_DIR makes every run write its process id into a file in that folder first.
+The flood mode prints $PLAN_AGENT_FLOOD bytes after its answer; flood_forever never stops
+printing.
 """
 
 from __future__ import annotations
@@ -48,7 +51,15 @@ def main() -> int:
     mode = os.environ.get("PLAN_AGENT_MODE") or plan.get("mode", "ok")
     if trial in plan.get("fail_on_trials", ()):
         mode = "fail"
+    pid_dir = os.environ.get("PLAN_AGENT_PID_DIR")
+    if pid_dir:
+        with open(os.path.join(pid_dir, f"{task}-{trial}.pid"), "w", encoding="utf-8") as f:
+            f.write(str(os.getpid()))
     time.sleep(float(os.environ.get("PLAN_AGENT_DELAY", "0")))
+    if mode == "flood_forever":
+        block = b"x" * 65536
+        while True:
+            sys.stdout.buffer.write(block)
     if mode == "hang":
         print("thinking forever", file=sys.stderr, flush=True)
         time.sleep(3600)
@@ -73,6 +84,9 @@ def main() -> int:
         print("giving up", file=sys.stderr)
         return 3
     print(plan["answer"])
+    if mode == "flood":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(b"x" * int(os.environ["PLAN_AGENT_FLOOD"]))
     return 0
 
 

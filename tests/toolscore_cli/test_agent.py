@@ -214,3 +214,64 @@ def test_a_ray_address_without_the_ray_engine_is_refused(study_dir: Path) -> Non
     assert result.stderr == ("error: --ray-address: a Ray address is for the ray engine; add "
                              "--engine ray, or leave the address out\n")
     assert not out.exists()
+
+
+def test_non_finite_seconds_are_refused(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    for extra in (["--timeout", "nan"], ["--timeout", "inf"], ["--judge-timeout", "nan"]):
+        result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+                       _agent(study_dir), "-o", str(out), *extra])
+        assert result.returncode == 2, extra
+        assert "finite number of seconds" in result.stderr and "Traceback" not in result.stderr
+        assert not out.exists()
+
+
+def test_a_second_agent_run_on_the_same_runs_file_exits_2(study_dir: Path) -> None:
+    out = study_dir / "runs.jsonl"
+    args = ["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+            _agent(study_dir), "-o", str(out), "--no-progress", "--resume"]
+    first = subprocess.Popen([*TOOLSCORE, *args], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, env={**os.environ, "PLAN_AGENT_DELAY": "3"})
+    try:
+        deadline = time.monotonic() + 30
+        while not out.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        second = _run(args)
+        assert second.returncode == 2
+        assert "another command is writing this runs file" in second.stderr
+        assert second.stderr.count("\n") == 1
+    finally:
+        assert first.wait(timeout=60) == 0
+    assert sorted((r["task_id"], r["trial"]) for r in _rows(out)) == [
+        ("book", 1), ("flaky", 1), ("weather", 1)]
+
+
+def test_agents_die_with_a_sigkilled_agent_run(study_dir: Path, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    out = study_dir / "runs.jsonl"
+    process = subprocess.Popen(
+        [*TOOLSCORE, "agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
+         _agent(study_dir), "-o", str(out), "--jobs", "2", "--no-progress"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env={**os.environ, "PLAN_AGENT_DELAY": "120", "PLAN_AGENT_PID_DIR": str(pids)})
+    deadline = time.monotonic() + 30
+    while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    agents = [int(p.read_text()) for p in pids.iterdir()]
+    assert len(agents) == 2
+    process.kill()
+    process.wait(timeout=10)
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+    deadline = time.monotonic() + 10
+    while any(map(alive, agents)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(alive, agents))

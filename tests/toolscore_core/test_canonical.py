@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -71,3 +72,31 @@ def test_file_sha256_hashes_the_bytes_on_disk_in_chunks(tmp_path, size: int) -> 
     path = tmp_path / "blob"
     path.write_bytes(data)
     assert file_sha256(path) == (hashlib.sha256(data).hexdigest(), size)
+
+
+def test_a_number_too_large_for_a_float_is_null_with_a_note_in_the_record(
+        tmp_path: Path) -> None:
+    import toolscore
+
+    trace = tmp_path / "trace.json"
+    trace.write_text('{"calls": [{"tool": "t", "args": {"x": 1e999}, "result": -1e999}]}')
+    gold = tmp_path / "gold.json"
+    gold.write_text('[{"tool": "t", "args": {"x": 1}}]')
+    evaluation = toolscore.evaluate_files(gold, trace)
+    record = evaluation.to_dict()
+    actual = record["calls"]["actual"][0]
+    assert actual["args"] == {"x": None} and actual["result"] is None
+    assert any("2 values too large for a number" in n for n in record["trace"]["notes"])
+    assert evaluation.record_sha256 == toolscore.evaluate_files(gold, trace).record_sha256
+
+
+def test_a_contract_number_too_large_for_a_float_is_bad_input_with_its_place(
+        tmp_path: Path) -> None:
+    import toolscore
+
+    gold = tmp_path / "gold.json"
+    gold.write_text('[{"tool": "t",\n  "args": {"x": 1e999}}]')
+    with pytest.raises(toolscore.InputError) as caught:
+        toolscore.load_contract(gold)
+    assert caught.value.place == "line 2 column 17"
+    assert "1e999 is not a JSON number" in caught.value.problem

@@ -53,3 +53,19 @@ def test_long_traces_read_in_chunks_keep_every_call_and_name_a_late_problem() ->
     with pytest.raises(InputError) as info:
         native.parse({"calls": calls})
     assert "$.calls[1100]" in str(info.value) and "colour" in str(info.value)
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("duration", -5, '"duration" must be 0 or more, not -5'),
+    ("cost", -1.0, '"cost" must be 0 or more, not -1.0'),
+    ("duration", "fast", '"duration" must be a number of seconds or null, not a string'),
+    ("cost", True, '"cost" must be a number (USD) or null, not a boolean'),
+])
+def test_a_negative_or_non_numeric_measure_is_bad_input_naming_the_call(
+        field: str, value: object, problem: str) -> None:
+    calls = [{"tool": "a", "args": {}, "duration": 1.0}, {"tool": "b", "args": {}, field: value}]
+    for document in ({"calls": calls}, calls):
+        with pytest.raises(InputError) as caught:
+            native.parse(document)
+        assert caught.value.place == f"$.calls[1].{field}"
+        assert problem in caught.value.problem

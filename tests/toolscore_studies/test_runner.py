@@ -352,3 +352,39 @@ def test_run_study_on_ray_without_ray_names_the_extra_before_any_run(
     with pytest.raises(InputError, match="unknown engine 'spark'; use local or ray"):
         toolscore.run_study(spec, calls.append, engine="spark")
     assert not calls and not (tmp_path / "r.jsonl").exists()
+
+
+def test_stdout_past_the_limit_is_cut_and_not_taken_as_the_answer(
+        study_dir: Path, agent_command: list[str]) -> None:
+    from toolscore_studies.runner import OUTPUT_LIMIT
+
+    record = _run(study_dir, agent_command, "weather", env={
+        "PLAN_AGENT_MODE": "flood", "PLAN_AGENT_FLOOD": str(3 * OUTPUT_LIMIT)})
+    assert record["error"] is None
+    assert record["final_answer"] is None and "final_answer" in record["unknown"]
+    assert any("stdout was cut" in note for note in record["trace"]["notes"])
+    assert record["calls"][0]["tool"] == "get_weather"
+
+
+def test_an_agent_that_never_stops_printing_is_killed_at_its_timeout(
+        study_dir: Path, agent_command: list[str]) -> None:
+    import time
+
+    began = time.monotonic()
+    record = _run(study_dir, agent_command, "weather", timeout=1.0,
+                  env={"PLAN_AGENT_MODE": "flood_forever"})
+    assert record["error"]["kind"] == "timeout"
+    # SIGTERM at 1 s, SIGKILL 2 s later at the latest: never the minutes a buffered read took
+    assert time.monotonic() - began < 15
+
+
+def test_a_runs_file_being_written_is_refused_to_a_second_writer(study_dir: Path) -> None:
+    study = load_study(study_dir / "study.yaml")
+    out = study_dir / "runs.jsonl"
+    with open_run_log(out, study, resume=False):
+        for resume in (False, True):
+            with pytest.raises(InputError, match="another command is writing this runs file"), \
+                    open_run_log(out, study, resume=resume):
+                pass
+    with open_run_log(out, study, resume=True) as (_, done):  # released with the first
+        assert done == set()
