@@ -1,4 +1,4 @@
-"""Benchmark: regrading agent-run JSONL (rows of 10 calls each) against #14's targets.
+"""Benchmark: regrading agent-run JSONL (rows of 10 calls each) against its targets.
 
     python bench/bench_regrade_jsonl.py                 # the whole benchmark
     python bench/bench_regrade_jsonl.py --quick         # smaller sizes, for a smoke run
@@ -32,9 +32,9 @@ TASKS = 5
 CALLS = 10
 TRIAL_SENTINEL = 987654321
 TARGET_ROWS_PER_S = 5_000
-"""#14: rows per second regrading with --jobs 2."""
+"""Rows per second regrading with --jobs 2."""
 TARGET_RSS_RATIO = 1.2
-"""#14: peak RSS at 1,000,000 rows over that at 10,000."""
+"""Peak RSS at 1,000,000 rows over that at 10,000."""
 
 
 def load() -> str:
