@@ -12,7 +12,7 @@ measures each one's peak memory with tracemalloc in a fresh subprocess.
 
 Targets: load_trace at least 0.5x the speed of json.load on each file. Memory: the OTLP
 export and the chat log are streamed, and must peak under 3x the file size; the Converse
-list (a format #15 added, read whole like every format without a streaming reader) must
+list (read whole, like every format without a streaming reader) must
 peak under 3x what json.load of it peaks at. load_trace pauses the garbage collector while
 it reads (json.load as users call it does not), so json.load with the collector off is
 printed too, for reference.

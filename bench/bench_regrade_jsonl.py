@@ -35,9 +35,9 @@ TRIAL_SENTINEL = 987654321
 TARGET_DISTINCT_ROWS_PER_S = 4_000
 """Rows per second regrading rows whose calls all differ, with --jobs 2."""
 TARGET_ROWS_PER_S = 5_000
-"""#14: rows per second regrading with --jobs 2, trials repeating their evidence."""
+"""Rows per second regrading with --jobs 2, trials repeating their evidence."""
 TARGET_RSS_RATIO = 1.2
-"""#14: peak RSS at 1,000,000 rows over that at 10,000."""
+"""Peak RSS at 1,000,000 rows over that at 10,000."""
 
 
 def load() -> str:

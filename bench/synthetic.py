@@ -11,8 +11,11 @@ def make_case(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """An expected list and an actual list of ``n_calls`` calls over ``n_tools`` tools.
 
-    The actual trace follows the contract with realistic noise: ~5% of calls have one
-    argument changed, ~2% are dropped, ~2% are extra, ~2% are failed-then-retried.
+    The actual trace follows the contract with the noise of a real agent's run: ~20% of
+    calls have an argument changed, ~10% call another tool (a name the contract does not
+    expect there), ~2% are dropped, ~2% are extra, ~2% are failed-then-retried. The
+    renamed calls and the changed arguments leave pairs that do not match fully, which is
+    where pairing works hardest.
     """
     rng = random.Random(seed)
     tools = [f"tool_{i}" for i in range(n_tools)]
@@ -27,12 +30,15 @@ def make_case(
         if roll < 0.02:
             continue
         args = dict(call["args"])
-        if roll < 0.07:
-            args["limit"] = args["limit"] + 1
+        tool = call["tool"]
+        if rng.random() < 0.2:
+            args[rng.choice(("query", "limit"))] = f"changed-{rng.randrange(1000)}"
+        if rng.random() < 0.1:
+            tool = f"{tool}_renamed"
         if 0.07 <= roll < 0.09:
-            actual.append({"tool": call["tool"], "args": args, "error": "timeout",
+            actual.append({"tool": tool, "args": args, "error": "timeout",
                            "is_error": True, "duration": 0.5})
-        actual.append({"tool": call["tool"], "args": args, "result": {"ok": True},
+        actual.append({"tool": tool, "args": args, "result": {"ok": True},
                        "duration": round(rng.uniform(0.01, 0.5), 3)})
         if 0.09 <= roll < 0.11:
             actual.append({"tool": tools[rng.randrange(n_tools)], "args": {"id": -1},
