@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+pytest_plugins = ["pytester"]  # the pytest plugin's tests run pytest as its users do
+
 # CI runs every property on the same examples each time (derandomized), so a red build
 # is the code's doing, never the draw's; locally the examples stay random and find new
 # cases. HYPOTHESIS_PROFILE=ci reproduces a CI run anywhere.

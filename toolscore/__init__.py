@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from toolscore_core.regrade import Regrade, regrade
     from toolscore import receipts
     from toolscore_studies.runner import run_study
+    from toolscore_core.cases import Case, cases
 
 # public name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -80,6 +81,8 @@ _EXPORTS: dict[str, str] = {
     "build_receipt": "toolscore_core.receipts",
     "verify_receipt": "toolscore_core.verify",
     "run_study": "toolscore_studies.runner",
+    "cases": "toolscore_core.cases",
+    "Case": "toolscore_core.cases",
 }
 
 # public submodules, imported on first attribute access (``toolscore.receipts``)

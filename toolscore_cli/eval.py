@@ -1,4 +1,4 @@
-"""``toolscore eval``: evaluate one trace against a contract."""
+"""``toolscore eval``: a trace (or many, ``toolscore_cli.eval_many``) against a contract."""
 
 from __future__ import annotations
 
@@ -8,11 +8,19 @@ from toolscore_cli.eval_run import judge_from, run_eval
 from toolscore_cli.options import format_option, judge_options, weight_option
 from toolscore_cli.paths import FILE
 from toolscore_cli.report_targets import report_options
+from toolscore_core.errors import InputError
 
 
 @click.command("eval")
-@click.argument("gold", type=FILE)
-@click.argument("trace", type=FILE)
+@click.argument("paths", nargs=-1, type=FILE, metavar="GOLD TRACE...")
+@click.option("--cases", "cases_dir", metavar="DIR",
+              help="Evaluate every case folder below DIR (a contract and a trace in each), "
+                   "instead of GOLD TRACE....")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes evaluating traces at once (many traces).")
+@click.option("--receipt-dir", metavar="DIR",
+              help="Write a receipt per trace into DIR (many traces).")
+@click.option("--no-progress", is_flag=True, help="No progress bar (many traces).")
 @format_option
 @click.option("--explain-format", is_flag=True, help="Say which format read the trace and why.")
 @weight_option
@@ -46,7 +54,8 @@ from toolscore_cli.report_targets import report_options
 @judge_options
 @click.pass_context
 def eval_command(
-    ctx: click.Context, gold: str, trace: str, trace_format: str, explain_format: bool,
+    ctx: click.Context, paths: tuple[str, ...], cases_dir: str | None, jobs: int,
+    receipt_dir: str | None, no_progress: bool, trace_format: str, explain_format: bool,
     weights: tuple[str, ...], fail_under: str | None, json_path: str | None,
     forbidden_path: str | None, final_answer: str | None, config_path: str | None,
     injected_path: str | None,
@@ -56,7 +65,34 @@ def eval_command(
     reports: tuple[str, ...], judge_model: str | None, judge_base_url: str | None,
     judgments_path: str | None, judge_timeout: float, judge_retries: int,
 ) -> None:
-    """Evaluate TRACE against the contract GOLD and print the verdict."""
+    """Evaluate TRACE against the contract GOLD and print the verdict.
+
+    Given several traces (or --cases DIR), evaluate each in one process and print a table,
+    a row per trace; the gates apply to every trace.
+    """
+    if cases_dir is not None or len(paths) > 2 or receipt_dir is not None:
+        from toolscore_cli.eval_many import run_many
+
+        refused = {"--receipt": receipt_path, "--markdown": markdown_path,
+                   "--html": html_path, "--report": reports or None,
+                   "--final-answer": final_answer, "--explain-format": explain_format or None,
+                   "--judge": judge_model, "--judgments": judgments_path}
+        code = run_many(paths, cases_dir=cases_dir, jobs=jobs, receipt_dir=receipt_dir,
+                        no_progress=no_progress, refused=refused, trace_format=trace_format,
+                        weights=weights, fail_under=fail_under, json_path=json_path,
+                        junit_path=junit_path, forbidden_path=forbidden_path,
+                        config_path=config_path, injected_path=injected_path,
+                        honesty_path=honesty_path, validate_side_effects=validate_side_effects,
+                        fail_on_violations=fail_on_violations,
+                        fail_on_evidence=fail_on_evidence, strict_unknown=strict_unknown)
+        if code:
+            ctx.exit(code)
+        return
+    if len(paths) < 2:
+        raise InputError("give the contract and a trace: toolscore eval GOLD TRACE",
+                         place="GOLD TRACE...",
+                         fix="or evaluate a folder of cases with --cases DIR")
+    gold, trace = paths
     code = run_eval(
         gold, trace, trace_format=trace_format, explain_format=explain_format,
         weights=weights, fail_under=fail_under, json_path=json_path,

@@ -59,7 +59,12 @@ def run_eval(
         out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
                   markup=False)
     registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
-    write_reports(evaluation, targets, registry)
+    from toolscore_cli.eval_many import Settings, gate_failures
+
+    gates = gate_failures(evaluation, Settings(
+        threshold=threshold, fail_under=fail_under, gated=gated,
+        strict_unknown=strict_unknown, fail_on_violations=fail_on_violations))
+    write_reports(evaluation, targets, registry, gates=gates)
     if receipt_path:
         from toolscore_core.receipts import write_evaluation_receipt
 
@@ -67,24 +72,9 @@ def run_eval(
                                  forbidden=forbidden_path, honesty_config=honesty_path,
                                  injected=injected_path, config=config_path,
                                  final_answer=answer)
-    code = 0
-    forbidden = evaluation.evidence.get("forbidden-calls")
-    if fail_on_violations and forbidden is not None and forbidden.status == "fail":
-        out.print("forbidden calls were made (--fail-on-violations)", markup=False)
-        code = 1
-    if gated is not None:
-        failing = evaluation.evidence.failing(gated or None, strict_unknown=strict_unknown)
-        if failing:
-            shown = ", ".join(f"{r.check} {r.status}" for r in failing)
-            flag = "--fail-on-evidence" + (" --strict-unknown" if strict_unknown else "")
-            out.print(f"evidence: {shown} ({flag})", markup=False, soft_wrap=True)
-            code = 1
-    if threshold is not None and (evaluation.score is None or evaluation.score < threshold):
-        score = ("unknown" if evaluation.score is None
-                 else f"{evaluation.score:.1%} {evaluation.grade}")
-        out.print(f"score {score} is below --fail-under {fail_under}", markup=False)
-        code = 1
-    return code
+    for _, why in gates:
+        out.print(why, markup=False, soft_wrap=True)
+    return 1 if gates else 0
 
 
 def judge_from(

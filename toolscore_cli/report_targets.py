@@ -81,17 +81,29 @@ def to_stdout(targets: Sequence[tuple[str, str]]) -> bool:
 
 
 def write_reports(
-    evaluation: Evaluation, targets: Sequence[tuple[str, str]], registry: Registry
+    evaluation: Evaluation, targets: Sequence[tuple[str, str]], registry: Registry, *,
+    gates: Sequence[tuple[str, str]] = (),
 ) -> None:
-    """Write each report whole or not at all (temp file, then rename)."""
+    """Write each report whole or not at all (temp file, then rename). The JUnit file also
+    gets a failed test case per CI gate the verdict failed (``gates``: flag, why)."""
     for writer_id, path in targets:
         writer = registry.report_writers[writer_id]
+
+        def write(stream: TextIO, writer: ReportWriter = writer, writer_id: str = writer_id,
+                  ) -> None:
+            if writer_id == "junit" and gates:
+                from toolscore_formats.reports.junit import evaluation_junit
+
+                stream.write(evaluation_junit(evaluation, gates))
+            else:
+                _write(writer, evaluation, stream)
+
         if path == STDOUT:
-            _write(writer, evaluation, sys.stdout)
+            write(sys.stdout)
             continue
         try:
             with atomic_writer(path) as handle:
-                _write(writer, evaluation, cast(TextIO, handle))
+                write(cast(TextIO, handle))
         except OSError as exc:
             raise InputError(f"cannot write the {writer_id} report: {exc.strerror or exc}",
                              file=path, fix="choose a path in a folder you can write to") from None

@@ -4,7 +4,7 @@ pieces toolscore_studies.junit writes runs with)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, TextIO
 
@@ -77,24 +77,35 @@ def document(name: str, suites: list[str], cases: Iterable[str | None]) -> str:
             f"<testsuites{counts}>\n" + "".join(suites) + "</testsuites>\n")
 
 
-def evaluation_junit(evaluation: Evaluation) -> str:
-    """One suite for the evaluation, one case per evidence check: ``fail`` is a failure,
-    ``unknown`` is skipped (neither passed nor failed), each with the check's reason."""
+def evaluation_suite(evaluation: Evaluation, *, name: str | None = None,
+                     gates: Sequence[tuple[str, str]] = ()) -> tuple[str, list[str | None]]:
+    """The evaluation's ``<testsuite>`` and its cases' verdicts: one case per evidence check
+    (``fail`` a failure, ``unknown`` skipped, each with the check's reason) and, for each
+    CI gate the verdict failed, ``(flag, why)`` (``--fail-under``, ``--fail-on-evidence``),
+    a failed case saying so: a job that exits 1 is never green in its JUnit file."""
     record = evaluation.to_dict()
     cases = []
     for check in record["evidence"]["checks"]:
         verdict = STATUS_ELEMENT.get(check["status"])
         cases.append((verdict, testcase(check["check"], "toolscore.evidence", verdict,
                                         check["reason"], check["status"])))
+    for flag, why in gates:
+        cases.append(("failure", testcase(flag, "toolscore.gate", "failure", why, "gate")))
     trace = record["trace"]["format"]
     properties: dict[str, Any] = {
         "score": record["score"], "grade": record["grade"],
         "score_text": score_text(record["score"], record["grade"]),
         "trace_format": trace, "record_sha256": evaluation.record_sha256}
-    properties.update((f"metric.{name}", value) for name, value in record["metrics"].items()
+    properties.update((f"metric.{metric}", value) for metric, value in record["metrics"].items()
                       if isinstance(value, int | float) or value is None)
-    suite = testsuite(f"toolscore eval ({trace or 'calls'})", cases, properties)
-    return document("toolscore", [suite], (v for v, _ in cases))
+    suite = testsuite(name or f"toolscore eval ({trace or 'calls'})", cases, properties)
+    return suite, [verdict for verdict, _ in cases]
+
+
+def evaluation_junit(evaluation: Evaluation, gates: Sequence[tuple[str, str]] = ()) -> str:
+    """The JUnit file of one evaluation (see :func:`evaluation_suite`)."""
+    suite, verdicts = evaluation_suite(evaluation, gates=gates)
+    return document("toolscore", [suite], verdicts)
 
 
 def write(evaluation: Evaluation, stream: TextIO) -> None:
