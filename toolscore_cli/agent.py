@@ -155,7 +155,7 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     to_stderr = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data, err=to_stderr)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
-    write_junit(output, junit_path, data)
+    write_junit(output, junit_path, data, fail_under)
     code = gate(data, fail_under, err=to_stderr)
     errors = data["total"]["errors"]
     if errors:

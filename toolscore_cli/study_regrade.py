@@ -50,5 +50,5 @@ def regrade_jsonl(
     print_regrade(data, err=err)
     write_outputs(data["after"], json_path=json_path, markdown_path=markdown_path,
                   html_path=html_path, regrade=data)
-    write_junit(output, junit_path, data["after"])
+    write_junit(output, junit_path, data["after"], fail_under)
     return gate(data["after"], fail_under, err=err)

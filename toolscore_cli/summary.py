@@ -137,21 +137,25 @@ def _emit(path: str, text: str) -> None:
         write_text_atomic(path, text)
 
 
-def write_junit(runs: str, junit_path: str | None, summary: Mapping[str, Any]) -> None:
+def write_junit(runs: str, junit_path: str | None, summary: Mapping[str, Any],
+                fail_under: str | None = None) -> None:
     """``--junit``: the runs of ``runs`` as JUnit XML (``-`` = stdout), streamed, with the
-    study's pass rate and pass^k (from ``summary``) as the suite's properties."""
+    study's pass rate and pass^k (from ``summary``) as the suite's properties and a failed
+    test case when the study is below ``--fail-under``."""
     if not junit_path:
         return
     from toolscore_studies.junit import study_properties, write_runs_junit
 
     properties = study_properties(summary)
+    why = None if fail_under is None else study_below(summary["total"], fail_under)
+    gates = () if why is None else (("--fail-under", why),)
     if junit_path == "-":
-        write_runs_junit(runs, sys.stdout, properties)
+        write_runs_junit(runs, sys.stdout, properties, gates)
         return
     from toolscore_core.atomic import atomic_writer
 
     with atomic_writer(junit_path) as handle:
-        write_runs_junit(runs, handle, properties)
+        write_runs_junit(runs, handle, properties, gates)
 
 
 def check_outputs(*paths: str | None) -> None:
@@ -204,7 +208,7 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
     err = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data, err=err)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
-    write_junit(runs, junit_path, data)
+    write_junit(runs, junit_path, data, fail_under)
     code = gate(data, fail_under, err=err)
     if code:
         ctx.exit(code)

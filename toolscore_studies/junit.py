@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from toolscore_formats.reports.junit import attributes, testcase
@@ -81,12 +81,15 @@ def study_properties(summary: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def write_runs_junit(path: str | os.PathLike[str], stream: IO[str],
-                     properties: Mapping[str, Any] | None = None) -> None:
+                     properties: Mapping[str, Any] | None = None,
+                     gates: Sequence[tuple[str, str]] = ()) -> None:
     """The runs of a runs file as one test suite, one test case per run (classname
     ``study.task``, name ``trial N``), in file order, with ``properties`` (the study's
-    figures, :func:`study_properties`) at its head. The file is read twice, first for the
-    counts the opening tags carry, so memory stays flat however many runs it holds."""
-    verdicts: dict[str | None, int] = {}
+    figures, :func:`study_properties`) at its head, and a failed case per CI gate the study
+    failed (``gates``: flag, why), so a job that exits 1 is never green in its JUnit file.
+    The file is read twice, first for the counts the opening tags carry, so memory stays
+    flat however many runs it holds."""
+    verdicts: dict[str | None, int] = {"failure": len(gates)} if gates else {}
     studies: dict[str, None] = {}
     for row in _runs(path):
         verdict = run_case(row)[0]
@@ -105,4 +108,6 @@ def write_runs_junit(path: str | os.PathLike[str], stream: IO[str],
             "/>\n" for key, value in properties.items()) + "    </properties>\n")
     for row in _runs(path):
         stream.write(run_case(row)[1])
+    for flag, why in gates:
+        stream.write(testcase(flag, "toolscore.gate", "failure", why, "gate"))
     stream.write("  </testsuite>\n</testsuites>\n")

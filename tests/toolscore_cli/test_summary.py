@@ -206,3 +206,22 @@ def test_a_bad_pass_k_threshold_is_one_line_before_any_work(runs: Path, threshol
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("error: --fail-under: bad threshold")
     assert result.stderr.count("\n") == 1
+
+
+def test_a_failed_gate_is_a_failed_junit_case(runs: Path, tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    junit = tmp_path / "j.xml"
+    below = CliRunner().invoke(cli, ["summary", str(runs), "--fail-under", "pass^2=0.5",
+                                     "--junit", str(junit)])
+    assert below.exit_code == 1
+    root = ET.parse(junit).getroot()
+    [gate] = [c for c in root.iter("testcase") if c.get("classname") == "toolscore.gate"]
+    assert gate.get("name") == "--fail-under"
+    assert gate.find("failure").get("message") == below.output.splitlines()[-1]  # type: ignore[union-attr]
+    runs_failed = sum(1 for c in root.iter("testcase") if c.find("failure") is not None)
+    assert root.get("failures") == str(runs_failed)
+    CliRunner().invoke(cli, ["summary", str(runs), "--fail-under", "pass^1=0.1", "--junit",
+                             str(junit)])
+    assert not [c for c in ET.parse(junit).getroot().iter("testcase")
+                if c.get("classname") == "toolscore.gate"]
