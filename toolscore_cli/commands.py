@@ -12,6 +12,7 @@ COMMANDS: dict[str, str] = {
     "mcp": "toolscore_cli.mcp:mcp_group",
     "agent": "toolscore_cli.agent:agent_group",
     "summary": "toolscore_cli.summary:summary_command",
+    "otel": "toolscore_cli.otel:otel_group",
 }
 
 # Shown by --help without importing every command module.
@@ -24,4 +25,5 @@ SHORT_HELP: dict[str, str] = {
     "mcp": "Record an MCP session through a proxy, planting faults and prompt injections.",
     "agent": "Run an agent over a study's tasks and trials (agent run), one JSON line per run.",
     "summary": "Summarize a runs file: pass rate, pass^k, score, evidence, time and cost.",
+    "otel": "Record what an OpenTelemetry-instrumented agent exports, one file per trace.",
 }

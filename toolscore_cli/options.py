@@ -214,3 +214,25 @@ def write_otel(events: Any, *, otel: bool, otel_file: str | None) -> None:
         [f"written to {otel_file}"] if otel_file else [])
     console.stderr().print(f"otel: {count(sent, 'evaluation event')} {' and '.join(where)}",
                            markup=False, soft_wrap=True)
+
+
+def listen_address(listen: str, allow_remote: bool) -> tuple[str, int]:
+    """``--listen HOST:PORT`` as an address; a host that is not loopback needs
+    ``--allow-remote``."""
+    import ipaddress
+
+    host, sep, port_text = listen.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise InputError(f"bad address {listen!r}", place="--listen",
+                         fix="give HOST:PORT, e.g. 127.0.0.1:8808 (port 0: any free port)")
+    loopback = host == "localhost"
+    if not loopback:
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+    if not loopback and not allow_remote:
+        raise InputError(f"{host} is not a loopback address", place="--listen",
+                         fix="listen on 127.0.0.1, or pass --allow-remote to accept other hosts")
+    return host, int(port_text)
