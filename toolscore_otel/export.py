@@ -35,8 +35,8 @@ def require_sdk(flag: str) -> None:
         import opentelemetry.exporter.otlp.proto.http
         import opentelemetry.sdk  # noqa: F401
     except ImportError:
-        raise InputError(f"{flag} needs the OpenTelemetry SDK and OTLP exporter, which are not "
-                         "installed", place=flag, fix=EXTRA) from None
+        raise InputError("the OpenTelemetry SDK and OTLP exporter are not installed",
+                         place=flag, fix=EXTRA) from None
 
 
 def logs_endpoint() -> str:

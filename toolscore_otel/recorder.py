@@ -47,6 +47,9 @@ is merged with the file."""
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
 
+Groups = dict[tuple[bytes, str, bytes, str], Any]
+"""Scope lists by (resource, its schema, scope, its schema)."""
+
 
 class Pending:
     """One trace's spans and log records as received, grouped by resource and scope."""
@@ -54,8 +57,8 @@ class Pending:
     def __init__(self) -> None:
         self.spans = ExportTraceServiceRequest()
         self.logs = ExportLogsServiceRequest()
-        self._span_scopes: dict[tuple[bytes, bytes], Any] = {}
-        self._log_scopes: dict[tuple[bytes, bytes], Any] = {}
+        self._span_scopes: Groups = {}
+        self._log_scopes: Groups = {}
         self.rooted = False
         self.changed = time.monotonic()
         self.written: float | None = None
@@ -77,10 +80,11 @@ class Pending:
         self.written = None
 
     @staticmethod
-    def _scope(groups: Any, scopes: dict[tuple[bytes, bytes], Any], resource: Any, scope: Any,
+    def _scope(groups: Any, scopes: Groups, resource: Any, scope: Any,
                field: str) -> Any:
-        key = (resource.SerializeToString(deterministic=True),
-               scope.SerializeToString(deterministic=True))
+        # grouped by what they share, not by the request they came in
+        key = (resource.resource.SerializeToString(deterministic=True), resource.schema_url,
+               scope.scope.SerializeToString(deterministic=True), scope.schema_url)
         if key not in scopes:
             group = groups.add()
             group.resource.CopyFrom(resource.resource)

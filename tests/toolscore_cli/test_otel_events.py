@@ -188,3 +188,17 @@ def test_summary_and_runs_regrade_write_the_events_of_each_run(tmp_path: Path) -
             "record_sha256"]
         assert event["gen_ai.evaluation.score.value"] == new[event["toolscore.run_id"]][
             "evaluation"]["score"]
+
+
+def test_without_the_otel_extra_the_flag_is_one_line_before_any_work(
+        files: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_cli.options import check_otel
+    from toolscore_core.errors import InputError
+
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk", None)
+    with pytest.raises(InputError) as raised:
+        check_otel(False, str(tmp_path / "events.json"))
+    assert raised.value.one_line() == (
+        "--otel-file: the OpenTelemetry SDK and OTLP exporter are not installed; "
+        "pip install 'toolscore[otel]'")
+    assert not (tmp_path / "events.json").exists()
