@@ -31,7 +31,8 @@ def otel_group() -> None:
 def record_command(output: str, listen: str, allow_remote: bool, hosts: tuple[str, ...],
                    max_request_size: int, idle: float) -> None:
     """Receive OTLP/HTTP (/v1/traces, /v1/logs; protobuf or JSON) and write one OTLP JSON
-    file per trace, spans and log records together, until Ctrl-C.
+    file per trace, spans and log records together, until Ctrl-C. Evaluation results sent
+    back (eval --otel) go beside their trace, in <trace id>.evaluations.json.
 
     Point the agent's exporter at it, run the agent, and evaluate the files as they are:
 

@@ -8,7 +8,10 @@ trace id gets ``<trace id>.json`` in the output folder, OTLP JSON holding its sp
 it is. A file is written whole (temp file + rename) once its root span has arrived and
 nothing new came for ``idle`` seconds, written again if more comes, and every trace still
 pending is written when the recorder stops. Log records outside any trace go to
-``no-trace.json``. Built on the standard library: one thread per connection.
+``no-trace.json``. Evaluation results (``gen_ai.evaluation.result`` events, such as
+``toolscore eval --otel`` sends) are verdicts about a trace, not part of it: they go to
+``<trace id>.evaluations.json``, so the trace file a receipt hashes stays as recorded.
+Built on the standard library: one thread per connection.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ from toolscore_otel.otlp import from_json, to_json
 LOOPBACK_NAMES = frozenset(("localhost", "127.0.0.1", "::1"))
 NO_TRACE = "no-trace"
 """The file stem of log records that belong to no trace."""
+EVALUATIONS = ".evaluations"
+"""What the file stem of a trace's evaluation results adds to its trace id."""
+EVALUATION_EVENT = "gen_ai.evaluation.result"
 LINGER = 60.0
 """Seconds a written trace stays in memory for data that comes late; after that, late data
 is merged with the file."""
@@ -131,8 +137,10 @@ class TraceStore:
             for resource in request.resource_logs:
                 for scope in resource.scope_logs:
                     for record in scope.log_records:
-                        self._pending(record.trace_id.hex() or NO_TRACE).add_log(
-                            resource, scope, record)
+                        key = record.trace_id.hex() or NO_TRACE
+                        if record.event_name == EVALUATION_EVENT:
+                            key += EVALUATIONS
+                        self._pending(key).add_log(resource, scope, record)
 
     def _pending(self, trace_id: str) -> Pending:
         pending = self.traces.get(trace_id)
@@ -173,7 +181,8 @@ class TraceStore:
                     if now - pending.written >= LINGER or everything:
                         del self.traces[trace_id]
                     continue
-                complete = pending.rooted and trace_id != NO_TRACE
+                # a trace is complete once its root span came; verdicts have no root
+                complete = pending.rooted or trace_id.endswith(EVALUATIONS)
                 if everything or (complete and now - pending.changed >= self.idle):
                     self._write(trace_id, pending)
                     pending.written = now

@@ -1,6 +1,7 @@
 """``toolscore otel record`` as a user runs it: a real recorder process, a real agent
 instrumented with the official OpenAI instrumentation exporting to it, then ``toolscore
-eval`` of the file it wrote, with the verdicts sent back to the same recorder."""
+eval`` of the file it wrote, with the verdicts sent back to the same recorder, which files
+them beside the trace."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def _stop(process: subprocess.Popen[str], signum: int = signal.SIGINT) -> str:
 def _wait_for_file(folder: Path, timeout: float = 10) -> Path:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        files = sorted(folder.glob("*.json"))
+        files = sorted(folder.glob("????????????????????????????????.json"))
         if files:
             return files[0]
         time.sleep(0.05)
@@ -103,16 +104,25 @@ def test_a_real_instrumented_agent_is_recorded_and_its_file_evaluates(tmp_path: 
 
         gold = write_json(tmp_path / "gold.json", [{"tool": "get_weather",
                                                     "args": {"city": "Paris"}}])
-        evaluated = run_cli("eval", str(gold), str(path), "--otel",
+        receipt = tmp_path / "run.receipt.json"
+        evaluated = run_cli("eval", str(gold), str(path), "--otel", "--receipt", str(receipt),
                             env={"OTEL_EXPORTER_OTLP_ENDPOINT": url})
         assert evaluated.returncode == 0, evaluated.stderr
         assert "Score 100.0% A  (1 call vs 1 expected, format otel)" in evaluated.stdout
         assert "Evidence: 6 pass, 0 fail, 0 unknown" in evaluated.stdout
         assert f"otel: 15 evaluation events sent to {url}/v1/logs" in evaluated.stderr
+        recorded_bytes = path.read_bytes()
+        verdicts_path = folder / f"{trace_id}.evaluations.json"
+        deadline = time.monotonic() + 10
+        while not verdicts_path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
         stderr = _stop(recorder)
-    assert f"wrote {path}" in stderr
-    # the verdicts are parented to the agent's span: the recorder filed them with its trace
-    document = json.loads(path.read_text())
+    assert f"wrote {path}" in stderr and f"wrote {verdicts_path}" in stderr
+    # the verdicts are filed beside their trace, whose evidence stays as the receipt bound it
+    assert path.read_bytes() == recorded_bytes
+    assert run_cli("verify", str(receipt)).returncode == 0
+    document = json.loads(verdicts_path.read_text())
+    assert document["resourceSpans"] == []
     request = from_json({"resourceLogs": document["resourceLogs"]}, ExportLogsServiceRequest())
     verdicts = [r for resource in request.resource_logs for scope in resource.scope_logs
                 for r in scope.log_records if r.event_name == "gen_ai.evaluation.result"]
