@@ -213,7 +213,15 @@ class SpanCollector:
         operation = attributes.text("gen_ai.operation.name")
         self.openinference = self.openinference or OPENINFERENCE_KIND in attributes or \
             isinstance(span.get("span_kind"), str)
-        self._place(span, operation, attributes, order)
+        # Most spans cost two lookups here; the few that say where the trace sits, more.
+        trace_id = span.get("traceId") or dict_of(span, "context").get("trace_id")
+        if isinstance(trace_id, str):
+            self.trace_ids.add(trace_id)
+        root = not (span.get("parentSpanId") or span.get("parent_id"))
+        if operation == "invoke_agent" or (root and self.root_span is None):
+            self._place(span, operation, root)
+        if "gen_ai.response.id" in attributes.raw:
+            self._respond(span, attributes, order)
         if _is_tool_span(operation, attributes):
             start = nanos(span, "start")
             name = attributes.text("gen_ai.tool.name") or attributes.text(
@@ -236,34 +244,36 @@ class SpanCollector:
             if duration is not None:
                 self.agents.append(duration)
 
-    def _place(self, span: dict[str, Any], operation: str | None, attributes: Attributes,
-               order: int) -> None:
+    def _place(self, span: dict[str, Any], operation: str | None, root: bool) -> None:
+        """Note an agent span or a root span: where verdicts written back belong."""
         context = dict_of(span, "context")
-        trace_id = _hex_id(span.get("traceId") or context.get("trace_id"), 32)
-        if trace_id is not None:
-            self.trace_ids.add(trace_id)
         span_id = _hex_id(span.get("spanId") or span.get("span_id") or context.get("span_id"), 16)
-        if span_id is not None:
-            start = nanos(span, "start")
-            if operation == "invoke_agent" and start is not None and (
-                    self.agent_span is None or start < self.agent_span[0]):
-                self.agent_span = (start, span_id)
-            if not (span.get("parentSpanId") or span.get("parent_id")):
-                self.root_span = self.root_span or span_id
+        if span_id is None:
+            return
+        start = nanos(span, "start")
+        if operation == "invoke_agent" and start is not None and (
+                self.agent_span is None or start < self.agent_span[0]):
+            self.agent_span = (start, span_id)
+        if root and self.root_span is None:
+            self.root_span = span_id
+
+    def _respond(self, span: dict[str, Any], attributes: Attributes, order: int) -> None:
+        """Note a response id: the last one is the one verdicts about the trace name."""
         response = as_str(attributes.get("gen_ai.response.id"))
         end = nanos(span, "end")
-        if response is not None and (self.response is None or (
-                end if end is not None else -1, order) >= self.response[:2]):
-            self.response = (end if end is not None else -1, order, response)
+        key = (end if end is not None else -1, order)
+        if response is not None and (self.response is None or key >= self.response[:2]):
+            self.response = (*key, response)
 
     def trace(self) -> Trace:
         self.found.sort(key=lambda item: (item[0], item[1]))
         calls, notes = _calls(self.found)
         final_answer, model = _final_answer(self.last_chat[2]) if self.last_chat else (None, None)
         # One trace only: an export of several has no one span its verdicts belong to.
-        span = SpanRef(trace_id=next(iter(self.trace_ids)), span_id=(
-            self.agent_span[1] if self.agent_span else self.root_span)) \
-            if len(self.trace_ids) == 1 else None
+        trace_ids = {_hex_id(t, 32) for t in self.trace_ids}
+        trace_id = trace_ids.pop() if len(trace_ids) == 1 else None
+        span = None if trace_id is None else SpanRef(trace_id=trace_id, span_id=(
+            self.agent_span[1] if self.agent_span else self.root_span))
         return Trace(calls=calls, final_answer=final_answer, model=model,
                      run_duration=self.agents[0] if len(self.agents) == 1 else None,
                      notes=tuple(notes), span=span,
