@@ -166,3 +166,18 @@ def test_listening_beyond_loopback_needs_allow_remote(tmp_path: Path) -> None:
     assert result.stderr.strip() == ("error: --listen: 0.0.0.0 is not a loopback address; "
                                      "listen on 127.0.0.1, or pass --allow-remote to accept "
                                      "other hosts")
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("otel", "record", "-o", str(tmp_path / "traces"), "--listen",
+                         f"127.0.0.1:{port}")
+    assert result.returncode == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"error: --listen: cannot listen on 127.0.0.1:{port} (")
+    assert not (tmp_path / "traces").exists()

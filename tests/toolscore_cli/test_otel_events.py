@@ -202,3 +202,24 @@ def test_without_the_otel_extra_the_flag_is_one_line_before_any_work(
         "--otel-file: the OpenTelemetry SDK and OTLP exporter are not installed; "
         "pip install 'toolscore[otel]'")
     assert not (tmp_path / "events.json").exists()
+
+
+def test_regrading_a_receipt_sends_the_new_evaluation_with_its_new_receipt(
+        files: tuple[Path, Path], tmp_path: Path) -> None:
+    gold, trace = files
+    receipt = tmp_path / "run.receipt.json"
+    assert _invoke("eval", str(gold), str(trace), "--receipt", str(receipt)).exit_code == 0
+    contract = write_json(tmp_path / "v2.json", [{"tool": "get_weather",
+                                                  "args": {"city": "Lyon"}}])
+    out = tmp_path / "events.json"
+    result = _invoke("regrade", str(receipt), "--gold", str(contract), "--receipt-dir",
+                     str(tmp_path / "v2"), "--otel-file", str(out))
+    assert result.exit_code == 0, result.output
+    new = json.loads((tmp_path / "v2" / "run.receipt.json").read_text())
+    events = _events(out)
+    assert len(events) == 15
+    assert {e["toolscore.receipt_sha256"] for e in events} == {new["receipt_sha256"]}
+    assert {e["toolscore.record_sha256"] for e in events} == {new["result"]["record_sha256"]}
+    assert {e["toolscore.contract_sha256"] for e in events} == {new["contract_sha256"]}
+    [score] = [e for e in events if e["gen_ai.evaluation.name"] == "score"]
+    assert score["gen_ai.evaluation.score.value"] == new["result"]["score"]
