@@ -184,7 +184,11 @@ class TraceStore:
                 # a trace is complete once its root span came; verdicts have no root
                 complete = pending.rooted or trace_id.endswith(EVALUATIONS)
                 if everything or (complete and now - pending.changed >= self.idle):
-                    self._write(trace_id, pending)
+                    try:
+                        self._write(trace_id, pending)
+                    except OSError as exc:  # kept, and tried again at the next flush
+                        self.say(f"cannot write {self.path(trace_id)}: {exc.strerror or exc}")
+                        continue
                     pending.written = now
 
     def _write(self, trace_id: str, pending: Pending) -> None:
@@ -266,6 +270,7 @@ class RecorderHandler(BaseHTTPRequestHandler):
             if kind not in (PROTOBUF, JSON):
                 raise Refused(415, f"Content-Type {kind or '(none)'}: send {PROTOBUF} or {JSON}")
             request = self._decode(self._body(), kind, request_cls())
+            _check_ids(request)
         except Refused as refusal:
             self._answer(refusal.status, "text/plain; charset=utf-8",
                          (str(refusal) + "\n").encode())
@@ -362,6 +367,25 @@ class RecorderHandler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
         self.end_headers()
         self.wfile.write(body)
+
+
+def _check_ids(request: Message) -> None:
+    """A span's trace id is 16 bytes and its span id 8 (OTLP's); a log record's are those or
+    empty. They name files: anything else is refused before it is kept."""
+    items: list[tuple[bytes, bytes, str, tuple[int, ...], tuple[int, ...]]]
+    if isinstance(request, ExportTraceServiceRequest):
+        items = [(span.trace_id, span.span_id, "span", (16,), (8,))
+                 for group in request.resource_spans for scope in group.scope_spans
+                 for span in scope.spans]
+    else:
+        assert isinstance(request, ExportLogsServiceRequest)
+        items = [(record.trace_id, record.span_id, "log record", (0, 16), (0, 8))
+                 for group in request.resource_logs for scope in group.scope_logs
+                 for record in scope.log_records]
+    for number, (trace_id, span_id, what, trace_sizes, span_sizes) in enumerate(items, 1):
+        if len(trace_id) not in trace_sizes or len(span_id) not in span_sizes:
+            raise Refused(400, f"{what} {number}: a trace id of {len(trace_id)} bytes and a span "
+                               f"id of {len(span_id)} (OTLP's are 16 and 8)")
 
 
 def serve(store: TraceStore, address: tuple[str, int], *, hosts: Iterable[str] = (),

@@ -185,3 +185,26 @@ def test_what_is_not_an_otlp_request_is_refused_and_nothing_is_written(
     assert recorder.post(path, body, kind=kind)[0] == status
     time.sleep(0.3)
     assert recorder.files() == {}
+
+
+@pytest.mark.parametrize("span", [
+    _span("ab" * 200, "00f067aa0ba902b7"), _span(A, "00f0"), _span("", "00f067aa0ba902b7"),
+])
+def test_ids_that_are_not_otlp_ids_are_refused(recorder: Recorder, span: dict[str, Any]) -> None:
+    status, text = recorder.post("/v1/traces", json.dumps(_spans(span)).encode())
+    assert status == 400 and b"OTLP's are 16 and 8" in text
+    time.sleep(0.3)
+    assert recorder.files() == {}
+
+
+def test_a_file_that_cannot_be_written_is_said_and_kept_for_the_next_flush(
+        tmp_path: Path) -> None:
+    said: list[str] = []
+    store = TraceStore(tmp_path / "traces", idle=0, say=said.append)
+    (tmp_path / "traces").write_text("a file where the folder should be")
+    store.add_spans(from_json(_spans(_span(A, "eee19b7ec3c1b174")), ExportTraceServiceRequest()))
+    store.flush()
+    assert said == [f"cannot write {tmp_path / 'traces' / (A + '.json')}: File exists"]
+    (tmp_path / "traces").unlink()
+    store.flush()
+    assert said[-1].startswith(f"wrote {tmp_path / 'traces' / (A + '.json')} (1 span")
