@@ -69,6 +69,16 @@ def _spans(document: dict[str, Any]) -> list[dict[str, Any]]:
             for span in scope["spans"]]
 
 
+def _value(value: dict[str, Any]) -> Any:
+    """An OTLP JSON ``AnyValue`` as plain JSON."""
+    [(kind, item)] = value.items()
+    if kind == "arrayValue":
+        return [_value(v) for v in item.get("values", [])]
+    if kind == "kvlistValue":
+        return {kv["key"]: _value(kv["value"]) for kv in item.get("values", [])}
+    return item
+
+
 def _attributes(item: dict[str, Any]) -> dict[str, Any]:
     return {a["key"]: next(iter(a["value"].values())) for a in item.get("attributes", [])}
 
@@ -101,6 +111,12 @@ def test_a_real_instrumented_agent_is_recorded_and_its_file_evaluates(tmp_path: 
                 for r in scope["logRecords"]]
         assert [r["eventName"] for r in logs] == ["gen_ai.client.inference.operation.details"] * 2
         assert {r["traceId"] for r in logs} == {trace_id}
+        # structured values come through whole: the call as a message part, as the model gave it
+        first = {a["key"]: _value(a["value"]) for a in logs[0]["attributes"]}
+        assert first["gen_ai.output.messages"] == [{
+            "role": "assistant", "finish_reason": "tool_calls",
+            "parts": [{"type": "tool_call", "id": "call_1", "name": "get_weather",
+                       "arguments": {"city": "Paris"}}]}]
 
         gold = write_json(tmp_path / "gold.json", [{"tool": "get_weather",
                                                     "args": {"city": "Paris"}}])
