@@ -208,3 +208,29 @@ def test_a_file_that_cannot_be_written_is_said_and_kept_for_the_next_flush(
     (tmp_path / "traces").unlink()
     store.flush()
     assert said[-1].startswith(f"wrote {tmp_path / 'traces' / (A + '.json')} (1 span")
+
+
+def test_a_trace_let_go_of_takes_late_data_into_its_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import toolscore_otel.recorder as recorder_module
+
+    monkeypatch.setattr(recorder_module, "LINGER", 0.0)
+    store = TraceStore(tmp_path, idle=0)
+    root = _span(A, "eee19b7ec3c1b174", name="invoke_agent")
+    store.add_spans(from_json(_spans(root), ExportTraceServiceRequest()))
+    store.flush()
+    store.flush()
+    assert store.traces == {}  # written long enough ago: let go of
+    late = {"resourceLogs": [{"resource": {"attributes": [
+        {"key": "service.name", "value": {"stringValue": "agent"}}]},
+        "scopeLogs": [{"scope": {"name": "test"}, "logRecords": [
+            {"traceId": A, "spanId": "eee19b7ec3c1b174", "body": {"stringValue": "late"}}]}]}]}
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+
+    store.add_logs(from_json(late, ExportLogsServiceRequest()))
+    store.flush()
+    document = json.loads((tmp_path / f"{A}.json").read_text())
+    assert [s["name"] for r in document["resourceSpans"] for sc in r["scopeSpans"]
+            for s in sc["spans"]] == ["invoke_agent"]
+    assert [lr["body"] for r in document["resourceLogs"] for sc in r["scopeLogs"]
+            for lr in sc["logRecords"]] == [{"stringValue": "late"}]
