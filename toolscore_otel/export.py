@@ -63,8 +63,12 @@ class EventWriter:
 
             self.exporter = OTLPLogExporter()
         self.file = file
-        # OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES apply, as in any SDK.
-        self.resource = Resource.create({"service.name": "toolscore"})
+        # OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES apply, as in any SDK; without them
+        # the service is toolscore rather than the SDK's "unknown_service".
+        resource = Resource.create()
+        if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
+            resource = resource.merge(Resource({"service.name": "toolscore"}))
+        self.resource = resource
         self.scope = InstrumentationScope("toolscore", toolscore_version())
         self.sent = 0
 

@@ -67,7 +67,9 @@ def test_eval_sends_one_event_per_check_and_metric_parented_to_the_agent_span(
     assert result.exit_code == 0, result.output
     assert f"otel: 15 evaluation events sent to {seen.url}/v1/logs" in result.stderr
     [request] = seen.requests
-    assert request.resource_logs[0].resource.attributes[-1].value.string_value == "toolscore"
+    resource = {a.key: a.value.string_value
+                for a in request.resource_logs[0].resource.attributes}
+    assert resource["service.name"] == "toolscore"
     report = json.loads((tmp_path / "report.json").read_text())
     stamped = json.loads(receipt.read_text())
     names = [attributes(r)["gen_ai.evaluation.name"] for r in seen.records]
@@ -112,6 +114,19 @@ def test_otel_file_holds_the_same_events_as_otlp_json(files: tuple[Path, Path],
         (TRACE_ID, AGENT_SPAN, "gen_ai.evaluation.result")}
     assert resource["scopeLogs"][0]["scope"] == {"name": "toolscore",
                                                  "version": toolscore.__version__}
+
+
+def test_the_standard_variables_name_the_service(files: tuple[Path, Path], tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    gold, trace = files
+    out = tmp_path / "events.json"
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "nightly-evals")
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci")
+    assert _invoke("eval", str(gold), str(trace), "--otel-file", str(out)).exit_code == 0
+    [resource] = json.loads(out.read_text())["resourceLogs"]
+    attributes = {a["key"]: a["value"]["stringValue"] for a in resource["resource"]["attributes"]}
+    assert attributes["service.name"] == "nightly-evals"
+    assert attributes["deployment.environment"] == "ci"
 
 
 def test_an_endpoint_that_refuses_is_one_line_and_the_reports_stay(
