@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
     "agent": "toolscore_cli.agent:agent_group",
     "summary": "toolscore_cli.summary:summary_command",
     "runs": "toolscore_cli.runs:runs_group",
+    "otel": "toolscore_cli.otel:otel_group",
 }
 
 # Shown by --help without importing every command module.
@@ -26,4 +27,5 @@ SHORT_HELP: dict[str, str] = {
     "agent": "Run an agent over a study's tasks and trials (agent run), one JSON line per run.",
     "summary": "Summarize a runs file: pass rate, pass^k, score, evidence, time and cost.",
     "runs": "Runs files from elsewhere: a benchmark's results as runs rows (runs import).",
+    "otel": "Record what an OpenTelemetry-instrumented agent exports, one file per trace.",
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from toolscore_cli.eval_run import judge_from, run_eval
-from toolscore_cli.options import format_option, judge_options, weight_option
+from toolscore_cli.options import format_option, judge_options, otel_options, weight_option
 from toolscore_cli.paths import FILE
 from toolscore_cli.report_targets import report_options
 from toolscore_core.errors import InputError
@@ -52,6 +52,7 @@ from toolscore_core.errors import InputError
 @click.option("--receipt", "receipt_path", type=FILE,
               help="Write a receipt (inputs' hashes, settings, plugins, result) to this path.")
 @judge_options
+@otel_options
 @click.pass_context
 def eval_command(
     ctx: click.Context, paths: tuple[str, ...], cases_dir: str | None, jobs: int,
@@ -63,7 +64,8 @@ def eval_command(
     fail_on_evidence: str | None, strict_unknown: bool, receipt_path: str | None,
     markdown_path: str | None, html_path: str | None, junit_path: str | None,
     reports: tuple[str, ...], judge_model: str | None, judge_base_url: str | None,
-    judgments_path: str | None, judge_timeout: float, judge_retries: int,
+    judgments_path: str | None, judge_timeout: float, judge_retries: int, otel: bool,
+    otel_file: str | None,
 ) -> None:
     """Evaluate TRACE against the contract GOLD and print the verdict.
 
@@ -105,6 +107,7 @@ def eval_command(
         reports=reports, judge=judge_from(
             judge_model, base_url=judge_base_url, judgments=judgments_path,
             receipt=receipt_path, timeout=judge_timeout, retries=judge_retries),
+        otel=otel, otel_file=otel_file,
     )
     if code:
         ctx.exit(code)

@@ -7,7 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 from toolscore_cli import console
-from toolscore_cli.options import final_answer_text, parse_fail_under, weights_from
+from toolscore_cli.options import (
+    check_otel,
+    final_answer_text,
+    parse_fail_under,
+    weights_from,
+    write_otel,
+)
 from toolscore_cli.report_targets import report_targets, to_stdout, write_reports
 from toolscore_core.errors import InputError
 
@@ -28,17 +34,20 @@ def run_eval(
     fail_on_evidence: str | None = None, strict_unknown: bool = False,
     receipt_path: str | None = None, markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None,
-    reports: tuple[str, ...] = (), judge: Judging | None = None,
+    reports: tuple[str, ...] = (), judge: Judging | None = None, otel: bool = False,
+    otel_file: str | None = None,
 ) -> int:
     """Evaluate TRACE against the contract GOLD, print the verdict; the exit code.
 
     1 when a gate fails: ``--fail-on-violations``, ``--fail-on-evidence`` (every check, or
-    the named ones; unknown too with ``--strict-unknown``) or ``--fail-under``.
+    the named ones; unknown too with ``--strict-unknown``) or ``--fail-under``. With
+    ``otel``/``otel_file`` the verdicts are sent/written as OpenTelemetry evaluation events.
     """
     from toolscore_core.evaluation import evaluate_files
     from toolscore_core.plugins import default_registry
 
     threshold = parse_fail_under(fail_under) if fail_under is not None else None
+    events = check_otel(otel, otel_file)
     registry = default_registry()
     gated = evidence_gate(registry.checks, fail_on_evidence, strict_unknown)
     answer = final_answer_text(final_answer)
@@ -65,13 +74,20 @@ def run_eval(
         threshold=threshold, fail_under=fail_under, gated=gated,
         strict_unknown=strict_unknown, fail_on_violations=fail_on_violations))
     write_reports(evaluation, targets, registry, gates=gates)
+    receipt = None
     if receipt_path:
         from toolscore_core.receipts import write_evaluation_receipt
 
-        write_evaluation_receipt(receipt_path, evaluation, gold=gold, trace=trace,
-                                 forbidden=forbidden_path, honesty_config=honesty_path,
-                                 injected=injected_path, config=config_path,
-                                 final_answer=answer)
+        receipt = write_evaluation_receipt(
+            receipt_path, evaluation, gold=gold, trace=trace, forbidden=forbidden_path,
+            honesty_config=honesty_path, injected=injected_path, config=config_path,
+            final_answer=answer)
+    if events:
+        from toolscore_otel.events import evaluation_events
+
+        write_otel(evaluation_events(evaluation, receipt_sha256=None if receipt is None
+                                     else receipt["receipt_sha256"]),
+                   otel=otel, otel_file=otel_file)
     for _, why in gates:
         out.print(why, markup=False, soft_wrap=True)
     return 1 if gates else 0

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from toolscore_cli.options import listen_address
 from toolscore_cli.paths import FILE
 from toolscore_core.errors import InputError
 
@@ -57,26 +58,6 @@ def _planter(plan: Plan, log: InjectedLog | None) -> Planter | None:
     return Planter(plan=plan, on_planted=None if log is None else log.add)
 
 
-def _listen_address(listen: str, allow_remote: bool) -> tuple[str, int]:
-    import ipaddress
-
-    host, sep, port_text = listen.rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port_text.isdigit() or int(port_text) > 65535:
-        raise InputError(f"bad address {listen!r}", place="--listen",
-                         fix="give HOST:PORT, e.g. 127.0.0.1:8808 (port 0: any free port)")
-    loopback = host == "localhost"
-    if not loopback:
-        try:
-            loopback = ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            loopback = False
-    if not loopback and not allow_remote:
-        raise InputError(f"{host} is not a loopback address", place="--listen",
-                         fix="listen on 127.0.0.1, or pass --allow-remote to accept other hosts")
-    return host, int(port_text)
-
-
 @mcp_group.command("record", context_settings={"allow_interspersed_args": False})
 @click.option("-o", "--output", required=True, type=FILE,
               help="The session file to write (JSON Lines, appended as messages pass).")
@@ -120,7 +101,7 @@ def record_command(
         raise InputError("both a server command and --upstream are given", place="--upstream",
                          fix="record either a stdio server (-- CMD) or an HTTP one (--upstream)")
     plan = _plan(faults, prompts, plan_file)
-    address = _listen_address(listen, allow_remote) if upstream is not None else None
+    address = listen_address(listen, allow_remote) if upstream is not None else None
 
     from toolscore_mcp.relay import Relay
     from toolscore_mcp.session import InjectedLog, SessionWriter

@@ -231,3 +231,63 @@ def engine_options(prefix: str = "") -> Callable[[F], F]:
                  "(pip install 'toolscore[ray]').")(command)
 
     return decorate
+
+
+def otel_options(command: F) -> F:
+    """``--otel`` and ``--otel-file PATH``: the verdicts as OpenTelemetry evaluation events."""
+    from toolscore_cli.paths import FILE
+
+    command = click.option(
+        "--otel-file", "otel_file", type=FILE, metavar="PATH",
+        help="Write those events to PATH as OTLP JSON (one export request per line).",
+    )(command)
+    return click.option(
+        "--otel", "otel", is_flag=True,
+        help="Send a gen_ai.evaluation.result event per check and metric to the OTLP/HTTP "
+             "endpoint of OTEL_EXPORTER_OTLP_ENDPOINT (see docs/otel.md; "
+             "pip install 'toolscore[otel]').",
+    )(command)
+
+
+def check_otel(otel: bool, otel_file: str | None) -> bool:
+    """Whether evaluation events are asked for; the SDK is checked before any work."""
+    if not otel and otel_file is None:
+        return False
+    from toolscore_otel.export import require_sdk
+
+    require_sdk("--otel" if otel else "--otel-file")
+    return True
+
+
+def write_otel(events: Any, *, otel: bool, otel_file: str | None) -> None:
+    """Send and/or write ``events`` (an iterable of ``EvaluationEvent``) and say so on stderr."""
+    from toolscore_cli import console
+    from toolscore_otel.export import export_events, logs_endpoint
+
+    sent = export_events(events, send=otel, file=otel_file)
+    where = ([f"sent to {logs_endpoint()}"] if otel else []) + (
+        [f"written to {otel_file}"] if otel_file else [])
+    console.stderr().print(f"otel: {count(sent, 'evaluation event')} {' and '.join(where)}",
+                           markup=False, soft_wrap=True)
+
+
+def listen_address(listen: str, allow_remote: bool) -> tuple[str, int]:
+    """``--listen HOST:PORT`` as an address; a host that is not loopback needs
+    ``--allow-remote``."""
+    import ipaddress
+
+    host, sep, port_text = listen.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or int(port_text) > 65535:
+        raise InputError(f"bad address {listen!r}", place="--listen",
+                         fix="give HOST:PORT, e.g. 127.0.0.1:8808 (port 0: any free port)")
+    loopback = host == "localhost"
+    if not loopback:
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+    if not loopback and not allow_remote:
+        raise InputError(f"{host} is not a loopback address", place="--listen",
+                         fix="listen on 127.0.0.1, or pass --allow-remote to accept other hosts")
+    return host, int(port_text)

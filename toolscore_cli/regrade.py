@@ -10,14 +10,17 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import (
+    check_otel,
     engine_options,
     final_answer_option,
     final_answer_text,
     judge_client,
+    otel_options,
     parse_fail_under,
     run_judge_options,
     weight_option,
     weights_from,
+    write_otel,
 )
 from toolscore_cli.paths import FILE
 from toolscore_core.errors import InputError
@@ -58,6 +61,7 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.option("--fail-under", metavar="SCORE|RATE",
               help="Exit 1 when a new score is below SCORE (0.8, 80% or a grade), or for "
                    "agent-run JSONL, when the regraded pass rate is below RATE.")
+@otel_options
 @click.pass_context
 def regrade_command(
     ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
@@ -66,6 +70,7 @@ def regrade_command(
     receipt_dir: str | None, spec: str | None, output: str | None, jobs: int, engine: str,
     ray_address: str | None, judge_model: str | None, judge_base_url: str | None,
     judge_timeout: float, judge_retries: int, junit_path: str | None, fail_under: str | None,
+    otel: bool, otel_file: str | None,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
@@ -95,7 +100,8 @@ def regrade_command(
         ctx.exit(_regrade_jsonl(sources, output=output, spec=spec, gold=gold,
                                 weights=overrides, jobs=jobs, engine=engine, judge=judge,
                                 ray_address=ray_address, json_path=json_path,
-                                junit_path=junit_path, fail_under=fail_under))
+                                junit_path=junit_path, fail_under=fail_under, otel=otel,
+                                otel_file=otel_file))
         return
     for name, value in (("--spec", spec), ("-o/--output", output), ("--junit", junit_path),
                         ("--engine ray", "ray" if engine == "ray" else None),
@@ -114,6 +120,7 @@ def regrade_command(
     from toolscore_core.regrade import inspect_source, receipt_target, regrade_checked
 
     threshold = None if fail_under is None else parse_fail_under(fail_under)
+    events = check_otel(otel, otel_file)
     answer = final_answer_text(final_answer)
     if receipt_dir is not None:
         _refuse_name_clashes(sources, receipt_dir, receipt_target)
@@ -156,6 +163,12 @@ def regrade_command(
 
         write_json(json_path, {"regrade": [r.to_dict() for r in results],
                                "note": NOTHING_RERUN})
+    if events:
+        from toolscore_otel.events import evaluation_events
+
+        write_otel((event for r in results for event in evaluation_events(
+            r.result, receipt_sha256=None if r.receipt_path is None
+            else r.receipt["receipt_sha256"])), otel=otel, otel_file=otel_file)
     below = [r for r in results if threshold is not None
              and (r.result.score is None or r.result.score < threshold)]
     for result in below:
@@ -238,7 +251,7 @@ def _regrade_jsonl(
     sources: Sequence[str], *, output: str | None, spec: str | None, gold: str | None,
     weights: dict[str, float] | None, jobs: int, engine: str, ray_address: str | None,
     judge: Any = None, json_path: str | None = None, junit_path: str | None = None,
-    fail_under: str | None = None,
+    fail_under: str | None = None, otel: bool = False, otel_file: str | None = None,
 ) -> int:
     if output is not None and len(sources) > 1:
         raise InputError("-o/--output takes one JSONL source", place="-o",
@@ -255,5 +268,6 @@ def _regrade_jsonl(
         code = max(code, regrade_jsonl(source, output=output, spec=spec, gold=gold,
                                        weights=weights, jobs=jobs, engine=engine,
                                        ray_address=ray_address, judge=judge, json_path=json_path,
-                                       junit_path=junit_path, fail_under=fail_under))
+                                       junit_path=junit_path, fail_under=fail_under, otel=otel,
+                                       otel_file=otel_file))
     return code

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolscore_cli.summary import print_regrade, print_summary
@@ -15,6 +15,7 @@ def regrade_jsonl(
     ray_address: str | None = None, judge: Any = None, k: int | None = None,
     json_path: str | None = None, markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None, fail_under: str | None = None,
+    otel: bool = False, otel_file: str | None = None,
 ) -> int:
     """Regrade every run in ``source`` into ``output``; print before/after; return the exit code.
 
@@ -22,9 +23,10 @@ def regrade_jsonl(
     only what they lack.
 
     Rows that cannot be regraded (not JSON, task missing from the new spec) are written
-    through unchanged and listed with their line numbers.
+    through unchanged and listed with their line numbers. With ``otel``/``otel_file`` the
+    regraded rows' verdicts are sent/written as OpenTelemetry evaluation events.
     """
-    from toolscore_cli.options import gate_ks, parse_study_gate
+    from toolscore_cli.options import check_otel, gate_ks, parse_study_gate, write_otel
     from toolscore_cli.summary import (
         check_outputs,
         gate,
@@ -40,6 +42,7 @@ def regrade_jsonl(
     if fail_under is not None:
         parse_study_gate(fail_under)  # a bad threshold is bad input before any row is read
     check_outputs(json_path, markdown_path, junit_path)
+    events = check_otel(otel, otel_file)
     settings = RegradeSettings(spec=spec, gold=gold, judge=judge,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
     summary = regrade_file(source, output, settings, jobs=jobs, engine=engine,
@@ -51,4 +54,21 @@ def regrade_jsonl(
     write_outputs(data["after"], json_path=json_path, markdown_path=markdown_path,
                   html_path=html_path, regrade=data)
     write_junit(output, junit_path, data["after"], fail_under)
+    if events:
+        from toolscore_otel.events import run_events
+
+        write_otel(run_events(regraded_rows(source, output)), otel=otel, otel_file=otel_file)
     return gate(data["after"], fail_under, err=err)
+
+
+def regraded_rows(source: str, output: str) -> Iterator[dict[str, Any]]:
+    """The rows of ``output`` that a regrade of ``source`` changed: it writes one line per
+    line, and a row written through unchanged keeps its bytes (and its old verdict)."""
+    from toolscore_core.documents import loads
+
+    with open(source, "rb") as before, open(output, "rb") as after:
+        for old, new in zip(before, after, strict=False):
+            if new != old and new.strip():
+                row = loads(new)
+                if isinstance(row, dict):
+                    yield row

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from toolscore_cli import console
-from toolscore_cli.options import gate_ks, parse_study_gate, study_below
+from toolscore_cli.options import (
+    check_otel,
+    gate_ks,
+    otel_options,
+    parse_study_gate,
+    study_below,
+    write_otel,
+)
 from toolscore_cli.paths import FILE
 from toolscore_core.atomic import write_text_atomic
 
@@ -184,13 +191,24 @@ def gate(data: Mapping[str, Any], fail_under: str | None, *, err: bool) -> int:
     return 1
 
 
+def run_rows(path: str) -> Iterator[dict[str, Any]]:
+    """The run records of a runs file (lines that are not are skipped, as the summary does)."""
+    from toolscore_studies.records import KIND
+    from toolscore_studies.summary import iter_lines
+
+    for _, row, problem in iter_lines(path):
+        if problem is None and isinstance(row, dict) and row.get("kind") == KIND:
+            yield row
+
+
 @click.command("summary")
 @click.argument("runs", type=FILE)
 @with_output_options
+@otel_options
 @click.pass_context
 def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str | None,
                     markdown_path: str | None, html_path: str | None, junit_path: str | None,
-                    fail_under: str | None) -> None:
+                    fail_under: str | None, otel: bool, otel_file: str | None) -> None:
     """Summarize a runs file (JSON Lines from `toolscore agent run` or a regrade)."""
     from toolscore_core.errors import InputError
     from toolscore_studies.summary import summarize_file
@@ -200,6 +218,7 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
     if fail_under is not None:
         parse_study_gate(fail_under)  # a bad threshold is bad input before any work
     check_outputs(json_path, markdown_path, junit_path)
+    events = check_otel(otel, otel_file)
     summary = summarize_file(runs)
     data = summary.to_dict(k, gate_ks(fail_under))
     for line, problem in summary.skipped:
@@ -209,6 +228,10 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
     print_summary(data, err=err)
     write_outputs(data, json_path=json_path, markdown_path=markdown_path, html_path=html_path)
     write_junit(runs, junit_path, data, fail_under)
+    if events:
+        from toolscore_otel.events import run_events
+
+        write_otel(run_events(run_rows(runs)), otel=otel, otel_file=otel_file)
     code = gate(data, fail_under, err=err)
     if code:
         ctx.exit(code)

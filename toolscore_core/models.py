@@ -67,6 +67,18 @@ class ToolCall:
 
 
 @frozen
+class SpanRef:
+    """The OpenTelemetry span a trace's evaluation is about: verdicts written back as
+    telemetry are parented to it."""
+
+    trace_id: str
+    """The trace id, 32 lowercase hex digits."""
+    span_id: str | None = None
+    """The agent's span (its ``invoke_agent`` span, else the trace's root), 16 lowercase hex
+    digits; null when the trace does not tell."""
+
+
+@frozen
 class Trace:
     """What an agent left: its calls, final answer, and run-level data."""
 
@@ -86,6 +98,12 @@ class Trace:
     """A run-level total duration in seconds (never spread over calls)."""
     notes: tuple[str, ...] = ()
     """What the reader noticed and reports rather than invents (orphan responses, skipped items)."""
+    span: SpanRef | None = None
+    """The OpenTelemetry span the trace records, when it is one trace of spans. Not part of
+    the evaluation's record: it says where the verdicts belong, not what they are."""
+    response_id: str | None = None
+    """The id of the model's last response (``gen_ai.response.id``), when the trace has it;
+    not part of the evaluation's record either."""
 
 
 def _arguments(record: Any, _: Any, args: Any) -> None:

@@ -84,7 +84,8 @@ def _fields(items: Iterable[Any]) -> dict[str, Any]:
 
 
 def _otel_spans(traces: list[Any]) -> list[dict[str, Any]]:
-    return [_as_otel_span(span) for trace in traces for span in trace["spans"]]
+    return [{**_as_otel_span(span), "traceId": as_str(trace["traceID"])}
+            for trace in traces for span in trace["spans"]]
 
 
 def _as_otel_span(span: dict[str, Any]) -> dict[str, Any]:

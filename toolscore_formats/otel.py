@@ -9,7 +9,7 @@ from typing import Any
 from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ToolCall, Trace, TraceFormat
+from toolscore_core.models import SpanRef, ToolCall, Trace, TraceFormat
 from toolscore_core.wording import count
 from toolscore_formats.common import (
     TextCursor,
@@ -199,6 +199,12 @@ class SpanCollector:
         self.agents: list[float] = []
         self.order = 0
         self.openinference = False
+        # Where verdicts written back belong: the trace ids seen, the earliest invoke_agent
+        # span and the root span ((start, id)), the last response id ((end, order, id)).
+        self.trace_ids: set[str] = set()
+        self.agent_span: tuple[int, str] | None = None
+        self.root_span: str | None = None
+        self.response: tuple[int, int, str] | None = None
 
     def feed(self, span: dict[str, Any]) -> None:
         order = self.order
@@ -207,6 +213,15 @@ class SpanCollector:
         operation = attributes.text("gen_ai.operation.name")
         self.openinference = self.openinference or OPENINFERENCE_KIND in attributes or \
             isinstance(span.get("span_kind"), str)
+        # Most spans cost two lookups here; the few that say where the trace sits, more.
+        trace_id = span.get("traceId") or dict_of(span, "context").get("trace_id")
+        if isinstance(trace_id, str):
+            self.trace_ids.add(trace_id)
+        root = not (span.get("parentSpanId") or span.get("parent_id"))
+        if operation == "invoke_agent" or (root and self.root_span is None):
+            self._place(span, operation, root)
+        if "gen_ai.response.id" in attributes.raw:
+            self._respond(span, attributes, order)
         if _is_tool_span(operation, attributes):
             start = nanos(span, "start")
             name = attributes.text("gen_ai.tool.name") or attributes.text(
@@ -229,13 +244,49 @@ class SpanCollector:
             if duration is not None:
                 self.agents.append(duration)
 
+    def _place(self, span: dict[str, Any], operation: str | None, root: bool) -> None:
+        """Note an agent span or a root span: where verdicts written back belong."""
+        context = dict_of(span, "context")
+        span_id = _hex_id(span.get("spanId") or span.get("span_id") or context.get("span_id"), 16)
+        if span_id is None:
+            return
+        start = nanos(span, "start")
+        if operation == "invoke_agent" and start is not None and (
+                self.agent_span is None or start < self.agent_span[0]):
+            self.agent_span = (start, span_id)
+        if root and self.root_span is None:
+            self.root_span = span_id
+
+    def _respond(self, span: dict[str, Any], attributes: Attributes, order: int) -> None:
+        """Note a response id: the last one is the one verdicts about the trace name."""
+        response = as_str(attributes.get("gen_ai.response.id"))
+        end = nanos(span, "end")
+        key = (end if end is not None else -1, order)
+        if response is not None and (self.response is None or key >= self.response[:2]):
+            self.response = (*key, response)
+
     def trace(self) -> Trace:
         self.found.sort(key=lambda item: (item[0], item[1]))
         calls, notes = _calls(self.found)
         final_answer, model = _final_answer(self.last_chat[2]) if self.last_chat else (None, None)
+        # One trace only: an export of several has no one span its verdicts belong to.
+        trace_ids = {_hex_id(t, 32) for t in self.trace_ids}
+        trace_id = trace_ids.pop() if len(trace_ids) == 1 else None
+        span = None if trace_id is None else SpanRef(trace_id=trace_id, span_id=(
+            self.agent_span[1] if self.agent_span else self.root_span))
         return Trace(calls=calls, final_answer=final_answer, model=model,
                      run_duration=self.agents[0] if len(self.agents) == 1 else None,
-                     notes=tuple(notes))
+                     notes=tuple(notes), span=span,
+                     response_id=self.response[2] if self.response else None)
+
+
+def _hex_id(value: Any, digits: int) -> str | None:
+    """A trace or span id as lowercase hex (OTLP's, the SDK's ``0x...``, Jaeger's), padded to
+    ``digits``; None when it is not one."""
+    text = value.removeprefix("0x").lower() if isinstance(value, str) else ""
+    if not 0 < len(text) <= digits or text.strip("0123456789abcdef") or not text.strip("0"):
+        return None
+    return text.zfill(digits)
 
 
 def parse(document: Any) -> Trace:

@@ -297,3 +297,8 @@ def test_a_genai_export_is_explained_as_genai_spans(read) -> None:
     _, choice = read("jaeger_adk_spans.json")
     assert choice.reason == ('a Jaeger JSON trace export ("data": [{"traceID", "spans"}]) of '
                              "OpenTelemetry GenAI spans")
+
+
+def test_the_jaeger_trace_id_is_where_verdicts_belong(read) -> None:
+    trace, _ = read("jaeger_adk_spans.json")
+    assert trace.span is not None and trace.span.trace_id == "aabbccdd11223344aabbccdd11223344"

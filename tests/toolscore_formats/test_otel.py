@@ -54,3 +54,49 @@ def test_zipkin_spans_and_a_list_with_a_stray_item_are_near_misses() -> None:
     assert near(spans) == ("a list of OpenTelemetry spans (2 of 3 items are), but $[2] is not "
                            "a span (a name and a spanId)")
     assert near([{"x": 1}, {"y": 2}]) is None and near({"resourceSpans": 1}) is None
+
+
+def _span(span_id: str, name: str, parent: str = "", trace_id: str = "ab" * 16,
+          start: int = 1, **attributes: str) -> dict[str, object]:
+    return {"traceId": trace_id, "spanId": span_id, "parentSpanId": parent, "name": name,
+            "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 10),
+            "attributes": [{"key": k.replace("__", "."), "value": {"stringValue": v}}
+                           for k, v in attributes.items()]}
+
+
+def _export(*spans: dict[str, object]) -> dict[str, object]:
+    return {"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}
+
+
+def test_the_span_verdicts_belong_to_is_the_outer_agent_and_not_in_the_record() -> None:
+    from toolscore import evaluate
+
+    tool = _span("0000000000000003", "execute_tool f", "0000000000000002", start=5,
+                 gen_ai__operation__name="execute_tool", gen_ai__tool__name="f")
+    chat = _span("0000000000000004", "chat", "0000000000000002", start=6,
+                 gen_ai__response__id="resp-2")
+    earlier_chat = _span("0000000000000005", "chat", "0000000000000002", start=3,
+                         gen_ai__response__id="resp-1")
+    inner = _span("0000000000000002", "invoke_agent inner", "0000000000000001", start=2,
+                  gen_ai__operation__name="invoke_agent")
+    outer = _span("0000000000000001", "invoke_agent outer", start=1,
+                  gen_ai__operation__name="invoke_agent")
+    trace, _ = parse_trace(_export(tool, chat, earlier_chat, inner, outer))
+    assert trace.span is not None
+    assert (trace.span.trace_id, trace.span.span_id) == ("ab" * 16, "0000000000000001")
+    assert trace.response_id == "resp-2"
+    # where the verdicts go is not what they are: the record is the same without it
+    bare, _ = parse_trace(_export(tool))
+    record = evaluate([{"tool": "f"}], trace).record_sha256
+    assert evaluate([{"tool": "f"}], bare).record_sha256 == record
+
+
+def test_no_span_for_several_traces_or_ids_that_are_not_hex() -> None:
+    tool = _span("0000000000000003", "execute_tool f", gen_ai__operation__name="execute_tool",
+                 gen_ai__tool__name="f")
+    other = _span("0000000000000009", "invoke_agent", trace_id="cd" * 16)
+    assert parse_trace(_export(tool))[0].span.span_id == "0000000000000003"
+    assert parse_trace(_export(tool, other))[0].span is None
+    odd = _span("s-1", "execute_tool f", trace_id="t1", gen_ai__operation__name="execute_tool",
+                gen_ai__tool__name="f")
+    assert parse_trace(_export(odd))[0].span is None

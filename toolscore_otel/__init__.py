@@ -1,0 +1,1 @@
+"""OpenTelemetry: verdicts written back as GenAI evaluation events, and the OTLP recorder."""
