@@ -57,18 +57,25 @@ def parse(document: Any) -> Trace:
     return reader.trace()
 
 
+Scope = str | int | None
+"""Where JSON-RPC ids are unique: an MCP session (``Mcp-Session-Id``), else the one HTTP
+request that carried the message, else (stdio, plain logs) the whole log."""
+
+
 class _Waiting:
     """A call whose last answer was not final (``input_required``): a retry may complete it."""
 
-    __slots__ = ("kind", "row", "side", "spent", "state")
+    __slots__ = ("kind", "row", "scope", "side", "spent", "state")
 
-    def __init__(self, row: CallRow, side: str | None, kind: str, state: Any,
+    def __init__(self, row: CallRow, scope: Scope, side: str | None, kind: str, state: Any,
                  spent: float | None) -> None:
-        self.row, self.side, self.kind, self.state, self.spent = row, side, kind, state, spent
+        self.row, self.scope, self.side, self.kind = row, scope, side, kind
+        self.state, self.spent = state, spent
 
 
 class _Reader:
-    """Pairs requests with responses in the order seen (a reused id: first in, first out).
+    """Pairs requests with responses in the order seen (a reused id: first in, first out),
+    within one scope: two MCP sessions both using ids 1, 2, 3 are never paired across.
 
     MCP 2026-07-28 multi round-trip requests: a ``tools/call`` answered with a result whose
     ``resultType`` is not ``complete`` (``input_required``) has not finished; the client
@@ -78,7 +85,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.table = CallTable()
-        self.pending: dict[tuple[str | None, str], list[CallRow | None]] = {}
+        self.pending: dict[tuple[Scope, str | None, str], list[CallRow | None]] = {}
         self.waiting: list[_Waiting] = []
         self.spent: dict[int, float | None] = {}
         """Time the earlier rounds of a retried call took (None: a round was not timed)."""
@@ -87,7 +94,7 @@ class _Reader:
         self.notes: list[str] = []
 
     def read(self, message: Any, *, place: str, side: str | None = None,
-             timestamp: Any = None, clock: float | None = None) -> None:
+             timestamp: Any = None, clock: float | None = None, scope: Scope = None) -> None:
         if not isinstance(message, dict):
             raise InputError("a JSON-RPC message is an object", place=place)
         key_id = as_str(message.get("id"))
@@ -95,15 +102,15 @@ class _Reader:
         if isinstance(method, str):
             if key_id is None:
                 return  # a notification: never a call, never answered
-            row = self._request(message, method, key_id, place, side, timestamp)
+            row = self._request(message, method, key_id, place, scope, side, timestamp)
             if row is not None:
                 row.clock = clock
-            self.pending.setdefault((side, key_id), []).append(row)
+            self.pending.setdefault((scope, side, key_id), []).append(row)
             return
         if key_id is None or ("result" not in message and "error" not in message):
             return
         asker = ANSWERED_BY.get(side) if side else None
-        queue = self.pending.get((asker, key_id))
+        queue = self.pending.get((scope, asker, key_id))
         if not queue:
             if _looks_like_tool_answer(message):
                 self.orphans.append(key_id)
@@ -119,13 +126,14 @@ class _Reader:
         kind = _unfinished(message)
         if kind is not None:
             result = message["result"]
-            self.waiting.append(_Waiting(row, asker, kind, result.get("requestState"), spent))
+            self.waiting.append(_Waiting(row, scope, asker, kind, result.get("requestState"),
+                                         spent))
             return
         row.settle(**_outcome(message))
         row.duration = spent
 
     def _request(self, message: dict[str, Any], method: str, key_id: str, place: str,
-                 side: str | None, timestamp: Any) -> CallRow | None:
+                 scope: Scope, side: str | None, timestamp: Any) -> CallRow | None:
         if method != "tools/call":
             return None
         params = dict_of(message, "params")
@@ -136,7 +144,7 @@ class _Reader:
             return None
         arguments = params.get("arguments")
         if "inputResponses" in params or "requestState" in params:
-            retried = self._retried(name, params.get("requestState"), side)
+            retried = self._retried(name, params.get("requestState"), scope, side)
             if retried is not None:
                 self.retries.append((key_id, retried.row.id or ""))
                 self.spent[id(retried.row)] = retried.spent
@@ -149,10 +157,13 @@ class _Reader:
                               "is waiting for them: read as a call of its own")
         return self.table.add(name, arguments, call_id=key_id, timestamp=iso_timestamp(timestamp))
 
-    def _retried(self, name: str, state: Any, side: str | None) -> _Waiting | None:
-        """The waiting call this retry continues: the same tool, the same echoed state."""
+    def _retried(self, name: str, state: Any, scope: Scope, side: str | None
+                 ) -> _Waiting | None:
+        """The waiting call this retry continues: the same tool, the same echoed state, the
+        same session."""
         for index, waiting in enumerate(self.waiting):
-            if waiting.row.tool == name and waiting.state == state and waiting.side == side:
+            if (waiting.row.tool == name and waiting.state == state and waiting.side == side
+                    and waiting.scope == scope):
                 return self.waiting.pop(index)
         return None
 
@@ -235,13 +246,24 @@ def _parse_session(lines: list[Any]) -> Trace:
                                  fix="use client_to_server or server_to_client")
             message = line.get("message")
             # A JSON-RPC batch (protocol 2025-03-26) is read message by message.
+            scope = _scope(line)
             for one in message if isinstance(message, list) else [message]:
                 reader.read(one, place=f"line {index}", side=direction,
                             timestamp=line.get("timestamp"),
-                            clock=as_float(line.get("monotonic")))
+                            clock=as_float(line.get("monotonic")), scope=scope)
     notes = () if ended else ("the session has no end line (the proxy was stopped): "
                               "calls without a response have an unknown outcome",)
     return reader.trace(notes=notes)
+
+
+def _scope(line: dict[str, Any]) -> Scope:
+    """A session line's scope: its ``session`` (``Mcp-Session-Id``), else its ``stream``
+    (the HTTP request it came on), else None (stdio, or a file written before these)."""
+    session = line.get("session")
+    if isinstance(session, str):
+        return session
+    stream = line.get("stream")
+    return stream if type(stream) is int else None
 
 
 def _parse_inspector(entries: list[Any]) -> Trace:

@@ -12,6 +12,7 @@ kept-alive upstream connections.
 from __future__ import annotations
 
 import http.client
+import itertools
 import signal
 import socket
 import sys
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
 from toolscore_mcp.relay import Relay, from_client, from_server
+from toolscore_mcp.session import Channel
 
 HOP_BY_HOP = frozenset((
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
@@ -61,6 +63,8 @@ class ProxyServer(ThreadingHTTPServer):
             self.address_family = socket.AF_INET6
         self._idle: list[http.client.HTTPConnection] = []
         self._idle_lock = threading.Lock()
+        self.streams = itertools.count(1)
+        """Numbers the HTTP requests relayed (``next`` on it is atomic)."""
         super().__init__(address, ProxyHandler)
 
     def take_connection(self) -> tuple[http.client.HTTPConnection, bool]:
@@ -157,8 +161,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
     def _proxy(self) -> None:
         body = self._read_body()
         mcp = self._is_mcp()
+        channel = Channel(self.headers.get("Mcp-Session-Id"), next(self.server.streams))
         if mcp and self.command == "POST" and body.strip():
-            outcome = from_client(self.server.relay, body)
+            outcome = from_client(self.server.relay, body, channel)
             if not outcome.forward:
                 assert outcome.answer is not None
                 self._send_whole(200, [("Content-Type", "application/json")], outcome.answer)
@@ -175,7 +180,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
             return
         reusable = False
         try:
-            self._relay_response(response, mcp)
+            self._relay_response(response, channel if mcp else None)
             reusable = not response.will_close and response.isclosed()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -222,13 +227,16 @@ class ProxyHandler(BaseHTTPRequestHandler):
     def _response_headers(self, response: http.client.HTTPResponse) -> list[tuple[str, str]]:
         return [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
 
-    def _relay_response(self, response: http.client.HTTPResponse, mcp: bool) -> None:
+    def _relay_response(self, response: http.client.HTTPResponse,
+                        channel: Channel | None) -> None:
+        """Relay the upstream's answer; ``channel`` is None off the MCP endpoint (not recorded)."""
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
-        if mcp and kind == "text/event-stream":
-            self._relay_events(response)
-        elif mcp and kind == "application/json":
+        if channel is not None and kind == "text/event-stream":
+            self._relay_events(response, channel)
+        elif channel is not None and kind == "application/json":
             body = response.read()
-            replacement = from_server(self.server.relay, body) if body.strip() else None
+            replacement = (from_server(self.server.relay, body, channel) if body.strip()
+                           else None)
             self._send_whole(response.status, self._response_headers(response),
                              body if replacement is None else replacement)
         elif response.getheader("Content-Length") is not None or self.command == "HEAD" or (
@@ -255,7 +263,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
     def _end_chunked(self) -> None:
         self.wfile.write(b"0\r\n\r\n")
 
-    def _relay_events(self, response: http.client.HTTPResponse) -> None:
+    def _relay_events(self, response: http.client.HTTPResponse, channel: Channel) -> None:
         """Relay a Server-Sent Events stream one whole event at a time."""
         self._start_chunked(response)
         event: list[bytes] = []
@@ -265,13 +273,13 @@ class ProxyHandler(BaseHTTPRequestHandler):
                 break
             event.append(line)
             if line in (b"\n", b"\r\n", b"\r"):
-                self._chunk(self._planted_event(event))
+                self._chunk(self._planted_event(event, channel))
                 event = []
         if event:
-            self._chunk(self._planted_event(event))
+            self._chunk(self._planted_event(event, channel))
         self._end_chunked()
 
-    def _planted_event(self, lines: list[bytes]) -> bytes:
+    def _planted_event(self, lines: list[bytes], channel: Channel) -> bytes:
         data_lines = [line for line in lines if line.startswith(b"data:")]
         event_type = next((line[6:].strip() for line in lines if line.startswith(b"event:")),
                           b"message")
@@ -280,7 +288,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         payload = b"\n".join(_field_value(line) for line in data_lines)
         if not payload.strip():
             return b"".join(lines)
-        replacement = from_server(self.server.relay, payload)
+        replacement = from_server(self.server.relay, payload, channel)
         if replacement is None:
             return b"".join(lines)
         ending = b"\r\n" if lines[-1].endswith(b"\r\n") else b"\n"

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from attrs import frozen
+
 from toolscore_core.atomic import atomic_writer, write_text_atomic
 from toolscore_core.errors import InputError
 
@@ -38,6 +40,28 @@ def utc_now() -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@frozen
+class Channel:
+    """Where a Streamable HTTP message travelled: JSON-RPC ids are unique only within it."""
+
+    session: str | None
+    """The ``Mcp-Session-Id`` header of the HTTP request (None: the request had none)."""
+    stream: int
+    """The HTTP request (POST or GET), numbered from 1 by the proxy, whose body or response
+    carried the message."""
+
+    @property
+    def scope(self) -> str | int:
+        """What pairs requests with responses: the MCP session, else the one HTTP request."""
+        return self.session if self.session is not None else self.stream
+
+
+def _channel(channel: Channel | None) -> str:
+    if channel is None:
+        return ""
+    return f'"session":{_dumps(channel.session)},"stream":{channel.stream},'
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -97,24 +121,29 @@ class SessionWriter:
     def message(
         self, direction: Direction, message: Any, *, stamp: tuple[str, float],
         raw: str | None = None, planted: Mapping[str, Any] | None = None,
-        original: Any = None,
+        original: Any = None, channel: Channel | None = None,
     ) -> None:
         """Record one message. ``raw`` is its exact JSON text when it was relayed unchanged
-        (spliced in as it is, so the record is what the receiver saw, byte for byte)."""
+        (spliced in as it is, so the record is what the receiver saw, byte for byte);
+        ``channel`` is the HTTP session and request it travelled on."""
         timestamp, monotonic = stamp
         body = raw if raw is not None and planted is None else _dumps(message)
-        line = (f'{{"kind":"message","direction":"{direction}","timestamp":"{timestamp}",'
-                f'"monotonic":{monotonic!r},"message":{body},"planted":'
-                f'{"null" if planted is None else _dumps(planted)}')
+        line = (f'{{"kind":"message","direction":"{direction}",{_channel(channel)}'
+                f'"timestamp":"{timestamp}","monotonic":{monotonic!r},"message":{body},'
+                f'"planted":{"null" if planted is None else _dumps(planted)}')
         if planted is not None and original is not None:
             line += f',"original":{_dumps(original)}'
         self._write(line + "}")
 
-    def unparsed(self, direction: Direction, raw: str, *, stamp: tuple[str, float]) -> None:
+    def unparsed(self, direction: Direction, raw: str, *, stamp: tuple[str, float],
+                 channel: Channel | None = None) -> None:
         """Record a line that was relayed but is not JSON (a server printing to stdout)."""
         timestamp, monotonic = stamp
-        self._write(_dumps({"kind": "unparsed", "direction": direction, "timestamp": timestamp,
-                            "monotonic": monotonic, "raw": raw}))
+        line: dict[str, Any] = {"kind": "unparsed", "direction": direction}
+        if channel is not None:
+            line.update(session=channel.session, stream=channel.stream)
+        line.update(timestamp=timestamp, monotonic=monotonic, raw=raw)
+        self._write(_dumps(line))
 
     def _write(self, line: str) -> None:
         data = (line + "\n").encode("utf-8")

@@ -205,3 +205,29 @@ def test_a_session_times_a_retried_call_by_its_rounds_not_the_users_answer() -> 
     trace, _ = parse_trace(lines)
     assert [(c.id, c.result, c.is_error, c.duration, c.timestamp) for c in trace.calls] == [
         ("1", "deployed", False, 0.75, "2026-12-02T10:00:01.000000Z")]
+
+
+def test_http_sessions_pair_within_their_session_or_request() -> None:
+    def line(direction: str, clock: float, message: object, session: str | None,
+             stream: int) -> dict[str, object]:
+        return {"kind": "message", "direction": direction, "session": session,
+                "stream": stream, "monotonic": clock,
+                "timestamp": "2026-12-02T10:00:00.000000Z", "message": message, "planted": None}
+
+    up, down = "client_to_server", "server_to_client"
+    lines = [{"kind": "toolscore.mcp_session", "version": "1", "transport": "http",
+              "server": "http://127.0.0.1:9/mcp", "started_at": "2026-12-02T10:00:00Z"},
+             line(up, 1.0, call(1, "deploy", {"env": "a"}), "A", 1),
+             line(up, 1.1, call(1, "deploy", {"env": "b"}), "B", 2),
+             line(down, 1.2, answer(1, text("b done")), "B", 2),
+             line(down, 1.5, answer(1, text("a done")), "A", 1),
+             # A server keeping no sessions: each HTTP request is its own scope.
+             line(up, 2.0, call(2, "add", {"n": 1}), None, 3),
+             line(up, 2.1, call(2, "add", {"n": 2}), None, 4),
+             line(down, 2.2, answer(2, text("two")), None, 4),
+             line(down, 2.4, answer(2, text("one")), None, 3),
+             {"kind": "end", "ended_at": "2026-12-02T10:00:03Z", "exit_code": None}]
+    trace, _ = parse_trace(lines)
+    assert [(c.args, c.result, c.duration) for c in trace.calls] == [
+        ({"env": "a"}, "a done", 0.5), ({"env": "b"}, "b done", 0.1),
+        ({"n": 1}, "one", 0.4), ({"n": 2}, "two", 0.1)]

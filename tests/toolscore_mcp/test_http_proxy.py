@@ -25,7 +25,7 @@ from tests.mcp_support import (
 from toolscore_core.errors import InputError
 from toolscore_mcp.http_proxy import ProxyServer, check_upstream
 from toolscore_mcp.relay import ClientOutcome, Relay
-from toolscore_mcp.session import SessionWriter
+from toolscore_mcp.session import Channel, SessionWriter
 
 pytest.importorskip("mcp")
 
@@ -95,6 +95,64 @@ def test_planting_over_http(tmp_path: Path, json_response: bool) -> None:
     assert calls["send_email"]["response"]["original"]["result"]["content"][0]["text"] == (
         "sent to ops@example.com")
     assert calls["deploy"]["request"]["planted"]["fault"]["forwarded"] is False
+
+
+async def _two_clients_at_once(url: str) -> dict[str, list[str]]:
+    """Two SDK sessions on one proxy whose calls overlap: each round, one client's call
+    waits while the other's, with the same JSON-RPC id, is answered first."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    seen: dict[str, list[str]] = {"a": [], "b": []}
+    async with (streamable_http_client(url) as (read_a, write_a),
+                ClientSession(read_a, write_a) as a,
+                streamable_http_client(url) as (read_b, write_b),
+                ClientSession(read_b, write_b) as b):
+        await a.initialize()
+        await b.initialize()
+        clients = {"a": a, "b": b}
+
+        async def call(name: str, text: str, seconds: float) -> None:
+            result = await clients[name].call_tool("wait_echo",
+                                                    {"text": text, "seconds": seconds})
+            seen[name].append(result.content[0].text)  # type: ignore[union-attr]
+
+        for round_ in range(3):
+            slow, fast = ("a", "b") if round_ % 2 == 0 else ("b", "a")
+            async with anyio.create_task_group() as group:
+                group.start_soon(call, slow, f"{slow}{round_}", 0.4)
+                await anyio.sleep(0.1)  # the slow call is sent first
+                group.start_soon(call, fast, f"{fast}{round_}", 0.0)
+    return seen
+
+
+def test_two_sessions_at_once_with_the_same_ids_are_paired_within_each(tmp_path: Path) -> None:
+    import anyio
+
+    from toolscore_core.traces import parse_trace
+
+    session = tmp_path / "session.json"
+    with http_server() as upstream, http_proxy(upstream, session) as url:
+        seen = anyio.run(_two_clients_at_once, url)
+    # Each client got its own answers.
+    assert seen == {"a": ["a0", "a1", "a2"], "b": ["b0", "b1", "b2"]}
+    rows = read_jsonl(session)
+    requests = [r for r in rows if r.get("kind") == "message"
+                and r["message"].get("method") == "tools/call"]
+    # The ids overlap: each id was used by both sessions.
+    ids = [r["message"]["id"] for r in requests]
+    assert len(ids) == 6 and all(ids.count(i) == 2 for i in ids)
+    assert len({r["session"] for r in requests}) == 2
+    assert all(isinstance(r["stream"], int) for r in rows if r.get("kind") == "message")
+    trace, _ = parse_trace(rows)
+    assert sorted((c.args["text"], c.result) for c in trace.calls) == [  # type: ignore[index]
+        (t, {"result": t}) for t in ("a0", "a1", "a2", "b0", "b1", "b2")]
+    # Read without the sessions (as first in, first out by id), every answer is crossed.
+    stripped = [{k: v for k, v in r.items() if k not in ("session", "stream")} for r in rows]
+    crossed, _ = parse_trace(stripped)
+    assert all({"result": c.args["text"]} != c.result  # type: ignore[index]
+               for c in crossed.calls)
 
 
 def _post(url: str, body: object, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
@@ -179,10 +237,10 @@ def test_bad_upstream_urls(url: str) -> None:
 class _FailingRelay(Relay):
     """A relay whose recording breaks (a full disk, say)."""
 
-    def client_message(self, data: bytes) -> ClientOutcome:
+    def client_message(self, data: bytes, channel: Channel | None = None) -> ClientOutcome:
         raise OSError(28, "No space left on device")
 
-    def server_message(self, data: bytes) -> bytes | None:
+    def server_message(self, data: bytes, channel: Channel | None = None) -> bytes | None:
         raise OSError(28, "No space left on device")
 
 

@@ -31,7 +31,7 @@ from tests.mcp_support import (
     tool_calls,
 )
 from toolscore_mcp.relay import ClientOutcome, Relay
-from toolscore_mcp.session import SessionWriter
+from toolscore_mcp.session import Channel, SessionWriter
 from toolscore_mcp.stdio_proxy import StdioProxy, iter_lines, split_lines
 
 pytest.importorskip("mcp")
@@ -282,10 +282,10 @@ def test_a_fault_that_does_not_forward_never_reaches_the_server(tmp_path: Path) 
 class _FailingRelay(Relay):
     """A relay whose recording breaks (a full disk, say)."""
 
-    def client_message(self, data: bytes) -> ClientOutcome:
+    def client_message(self, data: bytes, channel: Channel | None = None) -> ClientOutcome:
         raise OSError(28, "No space left on device")
 
-    def server_message(self, data: bytes) -> bytes | None:
+    def server_message(self, data: bytes, channel: Channel | None = None) -> bytes | None:
         raise OSError(28, "No space left on device")
 
 
