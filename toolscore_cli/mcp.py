@@ -12,6 +12,7 @@ import click
 
 from toolscore_cli.paths import FILE
 from toolscore_core.errors import InputError
+from toolscore_mcp import DEFAULT_MAX_BODY
 
 if TYPE_CHECKING:
     from toolscore_mcp.planting import Plan, Planter
@@ -97,12 +98,18 @@ def _listen_address(listen: str, allow_remote: bool) -> tuple[str, int]:
               help="Where the HTTP proxy listens (with --upstream; port 0: any free port).")
 @click.option("--allow-remote", is_flag=True,
               help="Let --listen bind a non-loopback address.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Accept requests whose Host or Origin names NAME (besides loopback names "
+                   "and the --listen address; repeatable).")
+@click.option("--max-body", type=int, metavar="BYTES",
+              help="The largest request body the HTTP proxy relays; larger ones get 413 "
+                   f"(default {DEFAULT_MAX_BODY}).")
 @click.argument("server_command", nargs=-1, type=click.UNPROCESSED,
                 metavar="[-- SERVER_CMD ARGS...]")
 def record_command(
     output: str, injected: str | None, faults: tuple[str, ...], prompts: tuple[str, ...],
     plan_file: str | None, upstream: str | None, listen: str, allow_remote: bool,
-    server_command: tuple[str, ...],
+    allow_hosts: tuple[str, ...], max_body: int | None, server_command: tuple[str, ...],
 ) -> None:
     """Relay an MCP session unchanged (but for what a plan plants) and record every message.
 
@@ -119,6 +126,13 @@ def record_command(
     if upstream is not None and server_command:
         raise InputError("both a server command and --upstream are given", place="--upstream",
                          fix="record either a stdio server (-- CMD) or an HTTP one (--upstream)")
+    if max_body is not None and max_body < 1:
+        raise InputError(f"{max_body} is not a size", place="--max-body",
+                         fix="give the largest body to relay in bytes, e.g. 8388608")
+    if upstream is None and (allow_hosts or max_body is not None):
+        raise InputError("only the HTTP proxy checks hosts and body sizes",
+                         place="--allow-host" if allow_hosts else "--max-body",
+                         fix="use it with --upstream, or leave it out")
     plan = _plan(faults, prompts, plan_file)
     address = _listen_address(listen, allow_remote) if upstream is not None else None
 
@@ -127,9 +141,11 @@ def record_command(
 
     injected_path = _injected_path(output, injected, plan)
     if upstream is not None:
-        from toolscore_mcp.http_proxy import check_upstream
+        from toolscore_mcp.http_proxy import check_allowed_host, check_upstream
 
         check_upstream(upstream)
+        for name in allow_hosts:
+            check_allowed_host(name)
     log = None if injected_path is None else InjectedLog(injected_path)
     writer = SessionWriter(output, transport="stdio" if upstream is None else "http",
                            server=upstream if upstream is not None else server_command,
@@ -137,7 +153,8 @@ def record_command(
     relay = Relay(writer, _planter(plan, log))
     if upstream is not None:
         assert address is not None
-        _record_http(relay, upstream, address, log)
+        _record_http(relay, upstream, address, log, allow_hosts,
+                     DEFAULT_MAX_BODY if max_body is None else max_body)
         return
     _record_stdio(relay, server_command, log)
 
@@ -166,11 +183,11 @@ def _record_stdio(relay: Relay, command: tuple[str, ...], log: InjectedLog | Non
 
 
 def _record_http(relay: Relay, upstream: str, address: tuple[str, int],
-                 log: InjectedLog | None) -> None:
+                 log: InjectedLog | None, allow_hosts: tuple[str, ...], max_body: int) -> None:
     from toolscore_mcp.http_proxy import serve
 
     try:
-        serve(relay, upstream, address)
+        serve(relay, upstream, address, allowed_hosts=allow_hosts, max_body=max_body)
     finally:
         relay.writer.close(None)
         if log is not None and relay.writer.started:

@@ -3,8 +3,11 @@
 POSTed JSON-RPC messages are recorded (and may be answered here by a fault that does not
 forward); the answers, whether a JSON body or a Server-Sent Events stream, are recorded
 event by event and planted into; GET streams and DELETE pass through the same way. Every
-header but the hop-by-hop ones, ``Host`` and ``Accept-Encoding`` is relayed unchanged
-(``Mcp-Session-Id``, ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``...).
+header but the hop-by-hop ones and ``Accept-Encoding`` is relayed unchanged
+(``Mcp-Session-Id``, ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``,
+``Origin``...); ``Host`` is checked here and forwarded as :meth:`ProxyServer.forwarded_host` says.
+Requests whose ``Host`` or ``Origin`` names a host not allowed (DNS rebinding), and bodies
+that are too large or badly framed, are refused before anything is read or relayed.
 Built on the standard library: one thread per client connection, and a shared pool of
 kept-alive upstream connections.
 """
@@ -12,16 +15,20 @@ kept-alive upstream connections.
 from __future__ import annotations
 
 import http.client
+import ipaddress
 import itertools
+import re
 import signal
 import socket
 import sys
 import threading
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
 from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
+from toolscore_mcp import DEFAULT_MAX_BODY
 from toolscore_mcp.relay import Relay, from_client, from_server
 from toolscore_mcp.session import Channel
 
@@ -33,6 +40,51 @@ HOP_BY_HOP = frozenset((
 NOT_FORWARDED = HOP_BY_HOP | {"accept-encoding"}
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 _CHUNK = 1 << 16
+_AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?")
+_DIGITS = re.compile(r"[0-9]+")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+
+
+def host_name(authority: str) -> str | None:
+    """The host name of a ``Host`` header or an authority (lowercase, no port or brackets),
+    or None when it is not one."""
+    match = _AUTHORITY.fullmatch(authority.strip())
+    if match is None or (match.group(2) is not None and int(match.group(2)) > 65535):
+        return None
+    return match.group(1).strip("[]").lower()
+
+
+def is_loopback(name: str) -> bool:
+    """Whether a host name is ``localhost`` or a loopback address."""
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_allowed_host(value: str) -> str:
+    """An ``--allow-host`` value (a name or an address, no port) as the name compared, or
+    an InputError."""
+    text = value.strip()
+    if ":" in text and not text.startswith("["):  # a bare IPv6 address
+        text = f"[{text}]"
+    match = _AUTHORITY.fullmatch(text)
+    if match is None or match.group(2) is not None:
+        raise InputError(f"bad host name {value!r}", place="--allow-host",
+                         fix="give a host name or address without a port, e.g. mcp.internal "
+                             "or 10.0.0.5")
+    return match.group(1).strip("[]").lower()
+
+
+class _Refused(Exception):
+    """A request answered here with an error status, never relayed."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
 
 
 def check_upstream(url: str) -> tuple[str, str, int, str]:
@@ -54,11 +106,20 @@ class ProxyServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], relay: Relay, upstream: str) -> None:
+    def __init__(self, address: tuple[str, int], relay: Relay, upstream: str, *,
+                 allowed_hosts: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY) -> None:
+        """``allowed_hosts``: names accepted in ``Host`` and ``Origin`` besides loopback
+        names (and the address listened on, when it is one address)."""
         self.relay = relay
         self.upstream = upstream
         self.scheme, self.upstream_host, self.upstream_port, self.mcp_path = check_upstream(
             upstream)
+        self.upstream_is_loopback = is_loopback(self.upstream_host.lower())
+        listened = address[0].strip("[]").lower()
+        self.allowed_hosts = frozenset(
+            {check_allowed_host(h) for h in allowed_hosts}
+            | ({listened} if listened not in ("", "0.0.0.0", "::") else set()))
+        self.max_body = max_body
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self._idle: list[http.client.HTTPConnection] = []
@@ -98,6 +159,25 @@ class ProxyServer(ThreadingHTTPServer):
             return
         print(f"toolscore mcp record: {type(error).__name__}: {error}", file=sys.stderr,
               flush=True)
+
+    def allows(self, name: str) -> bool:
+        """Whether requests may name this host (in ``Host`` or ``Origin``)."""
+        return is_loopback(name) or name in self.allowed_hosts
+
+    def forwarded_host(self, client_name: str) -> str | None:
+        """The ``Host`` to send upstream for a client that named ``client_name``.
+
+        A loopback upstream gets the name the client used, with the upstream's port: its
+        own DNS-rebinding check (the official SDK allows ``127.0.0.1:*``, ``localhost:*``,
+        ``[::1]:*``) then judges the name exactly as it would without the proxy, so a name
+        allowed here with ``--allow-host`` is still refused there unless the server allows
+        it too. Any other upstream needs its own name (virtual hosts, TLS): None lets
+        http.client send it.
+        """
+        if not self.upstream_is_loopback:
+            return None
+        shown = f"[{client_name}]" if ":" in client_name else client_name
+        return f"{shown}:{self.upstream_port}"
 
     @property
     def url(self) -> str:
@@ -140,26 +220,102 @@ class ProxyHandler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ request side
 
+    def _checked_host(self) -> str:
+        """The host name the client named, once ``Host`` and ``Origin`` are allowed."""
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1:
+            raise _Refused(400, "one Host header is required")
+        name = host_name(hosts[0])
+        if name is None:
+            raise _Refused(400, f"bad Host header {hosts[0][:100]!r}")
+        if not self.server.allows(name):
+            raise _Refused(421, f"Host {name!r} is not allowed (loopback names only; "
+                                "add a name with --allow-host)")
+        for origin in self.headers.get_all("Origin") or []:
+            if not self._origin_allowed(origin.strip()):
+                raise _Refused(403, f"Origin {origin[:100]!r} is not allowed (loopback "
+                                    "names only; add a name with --allow-host)")
+        return name
+
+    def _origin_allowed(self, origin: str) -> bool:
+        """A browser's ``Origin`` (``null`` from sandboxed pages and files is refused)."""
+        parts = urlsplit(origin)
+        try:
+            parts.port  # noqa: B018 - raises on a bad port
+        except ValueError:
+            return False
+        return (parts.scheme in ("http", "https") and bool(parts.hostname)
+                and self.server.allows(parts.hostname or ""))
+
     def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            parts = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline().strip():
-                        pass
-                    break
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(parts)
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        """The request body, or :class:`_Refused` (400 badly framed, 413 too large)."""
+        limit = self.server.max_body
+        encodings = self.headers.get_all("Transfer-Encoding") or []
+        lengths = self.headers.get_all("Content-Length") or []
+        if encodings:
+            if lengths:
+                raise _Refused(400, "both Transfer-Encoding and Content-Length are given")
+            if [e.strip().lower() for e in ",".join(encodings).split(",")] != ["chunked"]:
+                raise _Refused(400, "only Transfer-Encoding: chunked is accepted")
+            return self._read_chunked(limit)
+        values = {v.strip() for v in lengths}
+        if len(values) > 1:
+            raise _Refused(400, "conflicting Content-Length headers")
+        text = values.pop() if values else "0"
+        if not _DIGITS.fullmatch(text):
+            raise _Refused(400, f"bad Content-Length {text[:40]!r}: a number of bytes is "
+                                "required")
+        length = int(text)
+        if length > limit:
+            raise _Refused(413, f"the body ({length} bytes) is larger than {limit} bytes "
+                                "(--max-body)")
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            raise ConnectionResetError("the client sent less than its Content-Length")
+        return body
+
+    def _read_chunked(self, limit: int) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024)
+            size_text = line.split(b";")[0].strip()
+            if not line.endswith(b"\n") or not _HEX.fullmatch(size_text.decode("latin-1")):
+                raise _Refused(400, "bad chunk size in a chunked body")
+            size = int(size_text, 16)
+            if size == 0:
+                for _ in range(100):  # trailer fields, then the empty line
+                    if not self.rfile.readline(8192).strip():
+                        return b"".join(parts)
+                raise _Refused(400, "too many trailer fields in a chunked body")
+            total += size
+            if total > limit:
+                raise _Refused(413, f"the body is larger than {limit} bytes (--max-body)")
+            chunk = self.rfile.read(size)
+            if len(chunk) < size:
+                raise ConnectionResetError("the client sent less than its chunk size")
+            parts.append(chunk)
+            self.rfile.readline(8)
+
+    def _refuse(self, refused: _Refused) -> None:
+        """Answer with the refusal and close: an unread body must not be taken for a request."""
+        print(f"toolscore mcp record: refused {self.command} {self.path[:200]} "
+              f"({refused.status}): {refused.reason}", file=sys.stderr, flush=True)
+        self.close_connection = True
+        self._send_whole(refused.status, [("Content-Type", "text/plain; charset=utf-8"),
+                                          ("Connection", "close")],
+                         (refused.reason + "\n").encode())
 
     def _is_mcp(self) -> bool:
         return urlsplit(self.path).path == self.server.mcp_path
 
     def _proxy(self) -> None:
-        body = self._read_body()
+        try:
+            name = self._checked_host()
+            body = self._read_body()
+        except _Refused as refused:
+            self._refuse(refused)
+            return
         mcp = self._is_mcp()
         channel = Channel(self.headers.get("Mcp-Session-Id"), next(self.server.streams))
         if mcp and self.command == "POST" and body.strip():
@@ -169,6 +325,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
                 self._send_whole(200, [("Content-Type", "application/json")], outcome.answer)
                 return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in NOT_FORWARDED}
+        host = self.server.forwarded_host(name)
+        if host is not None:
+            headers["Host"] = host
         if body or self.command in ("POST", "PUT", "PATCH"):
             headers["Content-Length"] = str(len(body))
         try:
@@ -307,10 +466,12 @@ def _field_value(line: bytes) -> bytes:
 
 
 def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
+          allowed_hosts: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY,
           ready: threading.Event | None = None) -> None:
     """Listen on ``address`` and relay to ``upstream`` until SIGINT or SIGTERM."""
     try:
-        server = ProxyServer(address, relay, upstream)
+        server = ProxyServer(address, relay, upstream, allowed_hosts=allowed_hosts,
+                             max_body=max_body)
     except OSError as exc:
         raise InputError(f"cannot listen on {address[0]}:{address[1]} ({exc.strerror})",
                          place="--listen", fix="choose another port (0: any free port)") from None

@@ -36,7 +36,8 @@ def test_help_lists_the_command_and_its_options() -> None:
     assert "mcp" in top.stdout and "Record an MCP session" in top.stdout
     record = toolscore("mcp", "record", "--help")
     for option in ("--output", "--injected", "--inject-fault", "--inject-prompt",
-                   "--inject-file", "--upstream", "--listen", "--allow-remote"):
+                   "--inject-file", "--upstream", "--listen", "--allow-remote", "--allow-host",
+                   "--max-body"):
         assert option in record.stdout
 
 
@@ -53,6 +54,12 @@ def test_help_lists_the_command_and_its_options() -> None:
     (["-o", "s.json", "--upstream", "http://127.0.0.1:9/mcp", "--listen", "localhost"],
      "--listen: bad address 'localhost'"),
     (["-o", "s.json", "--upstream", "file:///tmp/x"], "--upstream: bad upstream URL"),
+    (["-o", "s.json", "--upstream", "http://127.0.0.1:9/mcp", "--allow-host", "a.example:80"],
+     "--allow-host: bad host name 'a.example:80'"),
+    (["-o", "s.json", "--allow-host", "a.example", "--", "python", "s.py"],
+     "--allow-host: only the HTTP proxy checks hosts and body sizes"),
+    (["-o", "s.json", "--upstream", "http://127.0.0.1:9/mcp", "--max-body", "0"],
+     "--max-body: 0 is not a size"),
     (["-o", "s.json", "--inject-file", "missing.yaml", "--", "python", "s.py"],
      "missing.yaml: plan file not found"),
     (["-o", "s.json", "--", "no-such-server-command-xyz"],

@@ -17,13 +17,14 @@ from tests.mcp_support import (
     free_port,
     http_proxy,
     http_server,
+    raw_http,
     read_jsonl,
     sdk_http,
     tool_calls,
     wait_for_port,
 )
 from toolscore_core.errors import InputError
-from toolscore_mcp.http_proxy import ProxyServer, check_upstream
+from toolscore_mcp.http_proxy import ProxyServer, check_allowed_host, check_upstream
 from toolscore_mcp.relay import ClientOutcome, Relay
 from toolscore_mcp.session import Channel, SessionWriter
 
@@ -259,3 +260,87 @@ def test_a_broken_recorder_never_breaks_the_http_session(
             proxy.server_close()
     assert proxied == direct
     assert "could not be recorded (OSError" in capfd.readouterr().err
+
+
+REBINDING = ("POST /mcp HTTP/1.1\nHost: {host}\nContent-Type: application/json\n"
+             "Accept: application/json, text/event-stream\nContent-Length: {length}{extra}")
+
+
+def _initialize(url: str, host: str, extra: str = "") -> tuple[int, bytes]:
+    body = json.dumps(INITIALIZE).encode()
+    return raw_http(url, REBINDING.format(host=host, length=len(body), extra=extra), body)
+
+
+def test_a_dns_rebinding_host_is_refused_by_the_proxy_as_by_the_sdk(tmp_path: Path) -> None:
+    session = tmp_path / "s.json"
+    printed: list[str] = []
+    with http_server() as upstream:
+        port = urlsplit(upstream).port
+        # The official SDK's server, bound to 127.0.0.1, refuses the rebinding name itself.
+        assert _initialize(upstream, f"evil.example.com:{port}")[0] == 421
+        with http_proxy(upstream, session, stderr=printed) as url:
+            proxy_port = urlsplit(url).port
+            status, body = _initialize(url, f"evil.example.com:{proxy_port}")
+            assert (status, body) == (421, b"Host 'evil.example.com' is not allowed (loopback "
+                                           b"names only; add a name with --allow-host)\n")
+            origin = "\nOrigin: http://evil.example.com"
+            assert _initialize(url, f"localhost:{proxy_port}", origin)[0] == 403
+            assert _initialize(url, f"localhost:{proxy_port}", "\nOrigin: null")[0] == 403
+            # Loopback names, and loopback origins (the MCP Inspector's), are relayed.
+            for host in (f"localhost:{proxy_port}", f"127.0.0.1:{proxy_port}", "localhost"):
+                assert _initialize(url, host, "\nOrigin: http://localhost:6274")[0] == 200
+    rows = [r for r in read_jsonl(session) if r.get("kind") == "message"]
+    # Nothing refused reached the server or the session.
+    assert len(rows) == 6 and all(r["message"].get("method") in ("initialize", None)
+                                  for r in rows)
+    assert "refused POST /mcp (421): Host 'evil.example.com' is not allowed" in printed[0]
+
+
+def test_an_allowed_host_is_still_judged_by_the_upstream(tmp_path: Path) -> None:
+    """The proxy forwards the name the client used: the upstream's own check still holds."""
+    with http_server() as upstream, http_proxy(upstream, tmp_path / "s.json", "--allow-host",
+                                               "evil.example.com") as url:
+        assert _initialize(url, f"evil.example.com:{urlsplit(url).port}")[0] == 421
+
+
+@pytest.mark.parametrize(("length", "status"), [
+    ("3000000000", 413), ("-5", 400), ("12abc", 400), ("", 400), ("0x10", 400)])
+def test_bad_or_oversized_bodies_are_refused_before_reading(
+        tmp_path: Path, length: str, status: int) -> None:
+    printed: list[str] = []
+    with http_server() as upstream, http_proxy(upstream, tmp_path / "s.json",
+                                               stderr=printed) as url:
+        head = REBINDING.format(host="127.0.0.1", length=length, extra="")
+        assert raw_http(url, head)[0] == status
+        # The proxy still serves the next client.
+        assert _initialize(url, "127.0.0.1")[0] == 200
+    assert "Traceback" not in printed[0] and "ValueError" not in printed[0]
+    assert f"refused POST /mcp ({status})" in printed[0]
+
+
+def test_a_chunked_body_is_bounded_too(tmp_path: Path) -> None:
+    with http_server() as upstream, http_proxy(upstream, tmp_path / "s.json",
+                                               "--max-body", "1000") as url:
+        head = ("POST /mcp HTTP/1.1\nHost: localhost\nContent-Type: application/json\n"
+                "Transfer-Encoding: chunked")
+        chunk = b"x" * 600
+        assert raw_http(url, head, b"258\r\n" + chunk + b"\r\n258\r\n" + chunk + b"\r\n0\r\n"
+                        b"\r\n")[0] == 413
+        body = json.dumps(INITIALIZE).encode()
+        assert raw_http(url, head.replace("localhost", "localhost\nAccept: application/json, "
+                                          "text/event-stream"),
+                        b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body))[0] == 200
+        assert raw_http(url, head, b"zz\r\n")[0] == 400
+
+
+@pytest.mark.parametrize(("value", "name"), [
+    ("MCP.internal", "mcp.internal"), ("10.0.0.5", "10.0.0.5"), ("::1", "::1"),
+    ("[fe80::1]", "fe80::1")])
+def test_allow_host_values(value: str, name: str) -> None:
+    assert check_allowed_host(value) == name
+
+
+@pytest.mark.parametrize("value", ["evil.example.com:80", "http://x", "a b", ""])
+def test_bad_allow_host_values(value: str) -> None:
+    with pytest.raises(InputError, match="--allow-host"):
+        check_allowed_host(value)
