@@ -74,10 +74,10 @@ def http_server(*, json_response: bool = False) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def http_proxy(upstream: str, session: Path, *extra: str, stderr: list[str] | None = None
-               ) -> Iterator[str]:
+def http_proxy(upstream: str, session: Path, *extra: str, stderr: list[str] | None = None,
+               code: int = 0) -> Iterator[str]:
     """``toolscore mcp record --upstream`` as a real process; the proxy's URL. What it
-    printed on stderr is added to ``stderr`` once it has stopped."""
+    printed on stderr is added to ``stderr`` once it has stopped with exit ``code``."""
     port = free_port()
     command = [*TOOLSCORE, "mcp", "record", "-o", str(session), *extra,
                "--upstream", upstream, "--listen", f"127.0.0.1:{port}"]
@@ -86,11 +86,11 @@ def http_proxy(upstream: str, session: Path, *extra: str, stderr: list[str] | No
         wait_for_port(port, process=process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        code = stop(process, signal.SIGINT)
+        ended = stop(process, signal.SIGINT)
         printed = process.stderr.read() if process.stderr else ""
         if stderr is not None:
             stderr.append(printed)
-        assert code == 0, printed
+        assert ended == code, printed
 
 
 def raw_http(url: str, head: str, body: bytes = b"") -> tuple[int, bytes]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -149,7 +150,7 @@ def record_command(
     log = None if injected_path is None else InjectedLog(injected_path)
     writer = SessionWriter(output, transport="stdio" if upstream is None else "http",
                            server=upstream if upstream is not None else server_command,
-                           on_open=None if log is None else log.write)
+                           on_open=None if log is None else log.start)
     relay = Relay(writer, _planter(plan, log))
     if upstream is not None:
         assert address is not None
@@ -160,6 +161,7 @@ def record_command(
 
 
 def _record_stdio(relay: Relay, command: tuple[str, ...], log: InjectedLog | None) -> None:
+    from toolscore_cli.console import error_line
     from toolscore_mcp.stdio_proxy import StdioProxy
 
     proxy = StdioProxy(command, relay)
@@ -168,18 +170,45 @@ def _record_stdio(relay: Relay, command: tuple[str, ...], log: InjectedLog | Non
     except InputError:
         relay.writer.close(None)
         raise
-    relay.writer.close(code)
-    if log is not None:
+    recorded = relay.writer.close(code)
+    if log is not None and recorded:
         log.write()
     sys.stdout.flush()
+    if not recorded:
+        # Printed here, not raised: the client-side pump may still block on our stdin,
+        # which must not hold the interpreter's shutdown (hence os._exit below too).
+        print(error_line(InputError(
+            f"the server {_how_it_ended(code)} before it sent anything: no session was "
+            "recorded", place="SERVER_CMD",
+            fix="run the server's command on its own to see why it stops")),
+            file=sys.stderr, flush=True)
+        os._exit(2)
     sys.stderr.flush()
     if code < 0:
-        # The server died of a signal: die of the same one, as a shell would see it.
-        signal.signal(-code, signal.SIG_DFL)
-        os.kill(os.getpid(), -code)
-    # os._exit: the client-side pump may still block on our stdin, which must not hold
-    # the interpreter's shutdown.
+        _die_of(-code)
     os._exit(code)
+
+
+def _how_it_ended(code: int) -> str:
+    if code >= 0:
+        return f"exited with code {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"was killed by {name}"
+
+
+def _die_of(signum: int) -> None:
+    """End as the server ended: killed by the same signal (a shell shows 128+N: 137 for
+    SIGKILL, which cannot be caught or reset, so it is sent as it is)."""
+    with contextlib.suppress(OSError, ValueError):
+        signal.signal(signum, signal.SIG_DFL)
+    with contextlib.suppress(OSError, ValueError):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+    os.kill(os.getpid(), signum)
+    # Reached only for a signal whose default action does not end a process.
+    os._exit(128 + signum)
 
 
 def _record_http(relay: Relay, upstream: str, address: tuple[str, int],
@@ -187,8 +216,16 @@ def _record_http(relay: Relay, upstream: str, address: tuple[str, int],
     from toolscore_mcp.http_proxy import serve
 
     try:
-        serve(relay, upstream, address, allowed_hosts=allow_hosts, max_body=max_body)
-    finally:
+        failure = serve(relay, upstream, address, allowed_hosts=allow_hosts, max_body=max_body)
+    except BaseException:
         relay.writer.close(None)
-        if log is not None and relay.writer.started:
-            log.write()
+        raise
+    if not relay.writer.close(None):
+        why = "" if failure is None else f" (it could not be reached: {failure})"
+        raise InputError(f"the upstream sent no MCP message through the proxy{why}; no "
+                         "session was recorded",
+                         place="--upstream",
+                         fix="start the server first, and point the MCP client at the "
+                             "address the proxy prints")
+    if log is not None:
+        log.write()

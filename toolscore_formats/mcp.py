@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from typing import Any
 
 from toolscore_core.documents import JSON_FAILURES, loads
@@ -92,6 +93,12 @@ class _Reader:
         self.retries: list[tuple[str, str]] = []
         self.orphans: list[str] = []
         self.notes: list[str] = []
+        self.cancelled: dict[tuple[Scope, str | None, str], list[CallRow | None]] = {}
+        """Requests their sender cancelled, by key, until an answer the sender ignores."""
+        self.cancellations: list[tuple[CallRow, str | None]] = []
+        """Cancelled calls and the reason given, in order."""
+        self.ignored: set[int] = set()
+        """Cancelled calls (``id`` of the row) the server answered all the same."""
 
     def read(self, message: Any, *, place: str, side: str | None = None,
              timestamp: Any = None, clock: float | None = None, scope: Scope = None) -> None:
@@ -100,8 +107,10 @@ class _Reader:
         key_id = as_str(message.get("id"))
         method = message.get("method")
         if isinstance(method, str):
-            if key_id is None:
-                return  # a notification: never a call, never answered
+            if key_id is None:  # a notification: never a call, never answered
+                if method == "notifications/cancelled":
+                    self._cancel(dict_of(message, "params"), scope, side)
+                return
             row = self._request(message, method, key_id, place, scope, side, timestamp)
             if row is not None:
                 row.clock = clock
@@ -112,7 +121,12 @@ class _Reader:
         asker = ANSWERED_BY.get(side) if side else None
         queue = self.pending.get((scope, asker, key_id))
         if not queue:
-            if _looks_like_tool_answer(message):
+            late = self.cancelled.get((scope, asker, key_id))
+            if late:
+                cancelled = late.pop(0)
+                if cancelled is not None:
+                    self.ignored.add(id(cancelled))
+            elif _looks_like_tool_answer(message):
                 self.orphans.append(key_id)
             return
         row = queue.pop(0)
@@ -131,6 +145,25 @@ class _Reader:
             return
         row.settle(**_outcome(message))
         row.duration = spent
+
+    def _cancel(self, params: dict[str, Any], scope: Scope, side: str | None) -> None:
+        """``notifications/cancelled``: its sender gave up on its request ``requestId``.
+
+        The call keeps an unknown outcome: the sender ignores any answer that still comes.
+        A cancellation of a request already answered (the two crossed) changes nothing.
+        """
+        key_id = as_str(params.get("requestId"))
+        if key_id is None or not (queue := self.pending.get((scope, side, key_id))):
+            return
+        row = queue.pop(0)
+        self.cancelled.setdefault((scope, side, key_id), []).append(row)
+        if row is not None:
+            reason = params.get("reason")
+            self.cancellations.append((row, reason if isinstance(reason, str) else None))
+
+    def unanswered(self) -> list[CallRow]:
+        """Calls still waiting for their answer (neither answered nor cancelled)."""
+        return [row for queue in self.pending.values() for row in queue if row is not None]
 
     def _request(self, message: dict[str, Any], method: str, key_id: str, place: str,
                  scope: Scope, side: str | None, timestamp: Any) -> CallRow | None:
@@ -168,6 +201,13 @@ class _Reader:
         return None
 
     def trace(self, *, notes: tuple[str, ...] = ()) -> Trace:
+        if self.cancellations:
+            listed = ", ".join(_cancelled(row, reason, id(row) in self.ignored)
+                               for row, reason in self.cancellations[:10])
+            more = " ..." if len(self.cancellations) > 10 else ""
+            self.notes.append(
+                f"{count(len(self.cancellations), 'call')} cancelled by the side that made "
+                f"it (notifications/cancelled: {listed}{more}): outcome unknown")
         if self.retries:
             pairs = ", ".join(f"id {new} retries id {first}" for new, first in self.retries[:10])
             more = " ..." if len(self.retries) > 10 else ""
@@ -193,6 +233,35 @@ class _Reader:
                     "tools called are unknown", place="$",
                     fix="record the whole session (requests and responses)")
         return Trace(calls=self.table.calls(), notes=(*notes, *self.notes))
+
+
+def _cancelled(row: CallRow, reason: str | None, answered: bool) -> str:
+    details = [row.tool]
+    if reason:
+        details.append(f"reason {reason[:200]!r}")
+    if answered:
+        details.append("answered after it was cancelled, which its sender ignores")
+    return f"id {row.id} ({', '.join(details)})"
+
+
+def _ended(code: Any, unanswered: list[CallRow]) -> str | None:
+    """The note for a server that did not exit cleanly (an ``end`` line's ``exit_code``)."""
+    if type(code) is not int or code == 0:
+        return None
+    if code < 0:
+        try:
+            how = f"was killed by {signal.Signals(-code).name} (exit code {code})"
+        except ValueError:
+            how = f"was killed by signal {-code} (exit code {code})"
+    else:
+        how = f"exited with code {code}"
+    note = f"the server {how}"
+    if unanswered:
+        listed = ", ".join(f"{row.id} ({row.tool})" for row in unanswered[:10])
+        more = " ..." if len(unanswered) > 10 else ""
+        note += (f"; {count(len(unanswered), 'call')} got no answer (ids {listed}{more}): "
+                 "outcome unknown")
+    return note
 
 
 def _unfinished(message: dict[str, Any]) -> str | None:
@@ -223,22 +292,28 @@ def _outcome(message: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(result, dict):
         return outcome(result, failed=None)
     content = result.get("content")
+    # Several text blocks are separate pieces of text (a planted instruction is one): a
+    # newline keeps them apart, as a client showing them would.
     if result.get("isError") is True:
-        return outcome(None, failed=True, error=text_of(content) or json.dumps(content))
+        return outcome(None, failed=True,
+                       error=text_of(content, separator="\n") or json.dumps(content))
     if "structuredContent" in result:
         return outcome(result["structuredContent"], failed=None)
-    return outcome(block_content(content) if "content" in result else result, failed=None)
+    return outcome(block_content(content, separator="\n") if "content" in result else result,
+                   failed=None)
 
 
 def _parse_session(lines: list[Any]) -> Trace:
     reader = _Reader()
     ended = False
+    exit_code = None
     for index, line in enumerate(lines[1:], start=2):
         if not isinstance(line, dict):
             raise InputError("a session line is an object", place=f"line {index}")
         kind = name_of(line, "kind")
         if kind == "end":
             ended = True
+            exit_code = line.get("exit_code")
         elif kind == "message":
             direction = name_of(line, "direction")
             if direction not in ANSWERED_BY:
@@ -253,7 +328,8 @@ def _parse_session(lines: list[Any]) -> Trace:
                             clock=as_float(line.get("monotonic")), scope=scope)
     notes = () if ended else ("the session has no end line (the proxy was stopped): "
                               "calls without a response have an unknown outcome",)
-    return reader.trace(notes=notes)
+    crash = _ended(exit_code, reader.unanswered())
+    return reader.trace(notes=notes if crash is None else (*notes, crash))
 
 
 def _scope(line: dict[str, Any]) -> Scope:

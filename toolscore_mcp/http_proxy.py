@@ -120,6 +120,8 @@ class ProxyServer(ThreadingHTTPServer):
             {check_allowed_host(h) for h in allowed_hosts}
             | ({listened} if listened not in ("", "0.0.0.0", "::") else set()))
         self.max_body = max_body
+        self.upstream_failure: str | None = None
+        """Why the last request could not reach the upstream (None: none failed)."""
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self._idle: list[http.client.HTTPConnection] = []
@@ -333,6 +335,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         try:
             connection, response = self._request(self.command, self.path, body, headers)
         except OSError as exc:
+            self.server.upstream_failure = str(exc)
             message = f"toolscore mcp record: upstream {self.server.upstream} failed: {exc}"
             print(message, file=sys.stderr, flush=True)
             self._send_whole(502, [("Content-Type", "text/plain")], message.encode())
@@ -467,16 +470,17 @@ def _field_value(line: bytes) -> bytes:
 
 def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
           allowed_hosts: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY,
-          ready: threading.Event | None = None) -> None:
-    """Listen on ``address`` and relay to ``upstream`` until SIGINT or SIGTERM."""
+          ready: threading.Event | None = None) -> str | None:
+    """Listen on ``address`` and relay to ``upstream`` until SIGINT or SIGTERM; the last
+    failure to reach the upstream (None: none)."""
     try:
         server = ProxyServer(address, relay, upstream, allowed_hosts=allowed_hosts,
                              max_body=max_body)
     except OSError as exc:
         raise InputError(f"cannot listen on {address[0]}:{address[1]} ({exc.strerror})",
                          place="--listen", fix="choose another port (0: any free port)") from None
-    try:  # listening: only now is an earlier session at this path replaced
-        relay.writer.open()
+    try:  # listening: recording begins (published at the upstream's first message)
+        relay.writer.begin()
     except BaseException:
         server.server_close()
         raise
@@ -504,4 +508,5 @@ def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
         server.server_close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    return server.upstream_failure
 

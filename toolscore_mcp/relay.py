@@ -30,10 +30,6 @@ def _decode(data: bytes) -> tuple[str, Any] | None:
         return None
 
 
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", "replace").rstrip("\r\n")
-
-
 def _encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -55,7 +51,7 @@ class Relay:
         stamp = self.writer.stamp()
         decoded = _decode(data)
         if decoded is None:
-            self.writer.unparsed(CLIENT_TO_SERVER, _text(data), stamp=stamp, channel=channel)
+            self.writer.unparsed(CLIENT_TO_SERVER, data, stamp=stamp, channel=channel)
             return ClientOutcome(forward=True)
         raw, message = decoded
         scope = None if channel is None else channel.scope
@@ -73,11 +69,12 @@ class Relay:
 
     def server_message(self, data: bytes, channel: Channel | None = None) -> bytes | None:
         """A message from the server; the planted replacement (JSON text), or None to relay
-        the original bytes unchanged."""
+        the original bytes unchanged. The server has spoken: the session file is published."""
+        self.writer.publish()
         stamp = self.writer.stamp()
         decoded = _decode(data)
         if decoded is None:
-            self.writer.unparsed(SERVER_TO_CLIENT, _text(data), stamp=stamp, channel=channel)
+            self.writer.unparsed(SERVER_TO_CLIENT, data, stamp=stamp, channel=channel)
             return None
         raw, message = decoded
         scope = None if channel is None else channel.scope

@@ -221,12 +221,18 @@ def test_killed_http_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
     assert len(calls) == len(CALLS) and all(c["response"] is not None for c in calls)
 
 
-def test_upstream_down_is_a_502(tmp_path: Path) -> None:
+def test_upstream_down_is_a_502_and_no_session(tmp_path: Path) -> None:
     dead = f"http://127.0.0.1:{free_port()}/mcp"
-    with http_proxy(dead, tmp_path / "s.json") as url:
+    printed: list[str] = []
+    with http_proxy(dead, tmp_path / "s.json", stderr=printed, code=2) as url:
         status, _, body = _post(url, INITIALIZE, HEADERS)
     assert status == 502
     assert b"upstream" in body
+    assert printed[0].splitlines()[-1] == (
+        "error: --upstream: the upstream sent no MCP message through the proxy (it could not "
+        "be reached: [Errno 111] Connection refused); no session was recorded; start the "
+        "server first, and point the MCP client at the address the proxy prints")
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("url", ["ftp://host/mcp", "127.0.0.1:8000/mcp", "http:///mcp"])
@@ -299,7 +305,7 @@ def test_a_dns_rebinding_host_is_refused_by_the_proxy_as_by_the_sdk(tmp_path: Pa
 def test_an_allowed_host_is_still_judged_by_the_upstream(tmp_path: Path) -> None:
     """The proxy forwards the name the client used: the upstream's own check still holds."""
     with http_server() as upstream, http_proxy(upstream, tmp_path / "s.json", "--allow-host",
-                                               "evil.example.com") as url:
+                                               "evil.example.com", code=2) as url:
         assert _initialize(url, f"evil.example.com:{urlsplit(url).port}")[0] == 421
 
 

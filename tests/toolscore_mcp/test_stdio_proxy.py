@@ -223,15 +223,44 @@ def test_killed_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
     assert [f["call_id"] for f in document["faults"]] == ["5", "10", "15", "20"]
 
 
+SPEAKS = ("import sys\n"
+          "sys.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",'\n"
+          "                 '\"params\":{\"level\":\"info\",\"data\":\"up\"}}\\n')\n"
+          "sys.stdout.flush()\n")
+"""A server's first words: a log notification (the session is published at them)."""
+
+
 def test_exit_code_and_stderr_are_the_servers(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     raw = RawSession(record_command(session, server=[
-        PYTHON, "-c", "import sys; sys.stderr.write('server says hi\\n'); sys.exit(3)"]),
+        PYTHON, "-c", SPEAKS + "sys.stderr.write('server says hi\\n'); sys.exit(3)"]),
         stderr=-1)
+    assert b'"data":"up"' in raw.receive()
     assert raw.close() == 3
     assert raw.process.stderr is not None
-    assert b"server says hi" in raw.process.stderr.read()
+    assert raw.process.stderr.read() == b"server says hi\n"
     assert read_jsonl(session)[-1]["exit_code"] == 3
+
+
+def test_a_server_killed_by_sigkill_kills_the_proxy_the_same_way(tmp_path: Path) -> None:
+    from toolscore_core.traces import parse_trace
+
+    session = tmp_path / "s.json"
+    server = [PYTHON, "-c", SPEAKS + (
+        "import os\n"
+        "for line in sys.stdin:\n"
+        "    if 'crash' in line: os.kill(os.getpid(), 9)\n")]
+    raw = RawSession(record_command(session, server=server), stderr=-1)
+    raw.receive()
+    raw.send(call(1, "crash"))
+    assert raw.process.wait(10) == -signal.SIGKILL  # a shell shows 137
+    assert raw.process.stderr is not None and raw.process.stderr.read() == b""
+    rows = read_jsonl(session)
+    assert rows[-1]["exit_code"] == -signal.SIGKILL
+    trace, _ = parse_trace(rows)
+    assert [(c.tool, c.is_error) for c in trace.calls] == [("crash", None)]
+    assert trace.notes == ("the server was killed by SIGKILL (exit code -9); 1 call got no "
+                           "answer (ids 1 (crash)): outcome unknown",)
 
 
 def test_signals_reach_the_server_and_come_back(tmp_path: Path) -> None:
@@ -246,8 +275,8 @@ def test_signals_reach_the_server_and_come_back(tmp_path: Path) -> None:
 
 def test_server_that_handles_sigint_exits_its_own_way(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
-    server = [PYTHON, "-c", (
-        "import signal, sys, time\n"
+    server = [PYTHON, "-c", SPEAKS + (
+        "import signal, time\n"
         "signal.signal(signal.SIGINT, lambda *a: sys.exit(7))\n"
         "print('ready', file=sys.stderr, flush=True)\n"
         "while True: time.sleep(0.05)\n")]
