@@ -339,3 +339,39 @@ def test_a_broken_recorder_never_breaks_the_session(
     err = capfd.readouterr().err
     assert "a client message could not be recorded (OSError" in err
     assert "a server message could not be recorded" in err and "relayed unchanged" in err
+
+
+async def _cancel_one_call(command: list[str]) -> str:
+    """An SDK client that gives up on a slow call (it sends notifications/cancelled)."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=environment())
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            with anyio.move_on_after(0.5):
+                await session.call_tool("wait_echo", {"text": "late", "seconds": 3})
+            result = await session.call_tool("add", {"a": 1, "b": 2})
+            return result.content[0].text  # type: ignore[union-attr]
+
+
+def test_a_call_the_sdk_client_cancelled_is_noted(tmp_path: Path) -> None:
+    import anyio
+
+    from toolscore_core.traces import parse_trace
+
+    session = tmp_path / "s.json"
+    assert anyio.run(_cancel_one_call, record_command(session)) == "3"
+    rows = read_jsonl(session)
+    (cancelled,) = [r["message"] for r in messages(rows, "client_to_server")
+                    if r["message"].get("method") == "notifications/cancelled"]
+    trace, _ = parse_trace(rows)
+    slow, add = trace.calls
+    assert (slow.tool, slow.is_error, slow.result) == ("wait_echo", None, None)
+    assert cancelled["params"]["requestId"] == int(slow.id or "")
+    assert (add.tool, add.is_error) == ("add", False)
+    assert len(trace.notes) == 1 and trace.notes[0].startswith(
+        f"1 call cancelled by the side that made it (notifications/cancelled: id {slow.id} "
+        "(wait_echo")
