@@ -17,6 +17,7 @@ from __future__ import annotations
 import http.client
 import ipaddress
 import itertools
+import queue
 import re
 import signal
 import socket
@@ -25,6 +26,7 @@ import threading
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
+from typing import Any
 from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
@@ -40,6 +42,8 @@ HOP_BY_HOP = frozenset((
 NOT_FORWARDED = HOP_BY_HOP | {"accept-encoding"}
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 _CHUNK = 1 << 16
+_WORKER_IDLE = 60.0
+"""Seconds an idle worker thread waits for another connection before it ends."""
 _AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?")
 _DIGITS = re.compile(r"[0-9]+")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
@@ -128,7 +132,53 @@ class ProxyServer(ThreadingHTTPServer):
         self._idle_lock = threading.Lock()
         self.streams = itertools.count(1)
         """Numbers the HTTP requests relayed (``next`` on it is atomic)."""
+        self._jobs: queue.SimpleQueue[tuple[socket.socket, Any]] = queue.SimpleQueue()
+        self._idle_workers = 0
+        self._workers_lock = threading.Lock()
+        self._host_verdicts: dict[str, str | None] = {}
+        """``Host`` values seen, each with its host name when allowed (None: refused)."""
         super().__init__(address, ProxyHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Hand the connection to an idle worker thread, or to a new one.
+
+        MCP clients often open a connection per request: starting a thread for each (and
+        waiting for it to start) is a good part of the proxy's cost per call.
+        """
+        with self._workers_lock:
+            if self._idle_workers:
+                self._idle_workers -= 1
+                self._jobs.put((request, client_address))
+                return
+        threading.Thread(target=self._work, args=(request, client_address),
+                         name="mcp-http-proxy-worker", daemon=True).start()
+
+    def _work(self, request: Any, client_address: Any) -> None:
+        while True:
+            self.process_request_thread(request, client_address)
+            with self._workers_lock:
+                self._idle_workers += 1
+            try:
+                request, client_address = self._jobs.get(timeout=_WORKER_IDLE)
+            except queue.Empty:
+                with self._workers_lock:
+                    try:  # a connection handed over as the wait ended
+                        request, client_address = self._jobs.get_nowait()
+                    except queue.Empty:
+                        self._idle_workers -= 1
+                        return
+
+    def host_verdict(self, value: str) -> str | None:
+        """The host name a ``Host`` header names when requests may name it, else None."""
+        try:
+            return self._host_verdicts[value]
+        except KeyError:
+            pass
+        name = host_name(value)
+        verdict = name if name is not None and self.allows(name) else None
+        if len(self._host_verdicts) < 1000:  # the same few values come again and again
+            self._host_verdicts[value] = verdict
+        return verdict
 
     def take_connection(self) -> tuple[http.client.HTTPConnection, bool]:
         """An idle upstream connection (True: it was used before), or a new one.
@@ -227,10 +277,11 @@ class ProxyHandler(BaseHTTPRequestHandler):
         hosts = self.headers.get_all("Host") or []
         if len(hosts) != 1:
             raise _Refused(400, "one Host header is required")
-        name = host_name(hosts[0])
+        name = self.server.host_verdict(hosts[0])
         if name is None:
-            raise _Refused(400, f"bad Host header {hosts[0][:100]!r}")
-        if not self.server.allows(name):
+            name = host_name(hosts[0])
+            if name is None:
+                raise _Refused(400, f"bad Host header {hosts[0][:100]!r}")
             raise _Refused(421, f"Host {name!r} is not allowed (loopback names only; "
                                 "add a name with --allow-host)")
         for origin in self.headers.get_all("Origin") or []:
@@ -342,7 +393,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
             return
         reusable = False
         try:
-            self._relay_response(response, channel if mcp else None)
+            self._relay_response(response, connection, channel if mcp else None)
             reusable = not response.will_close and response.isclosed()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -378,23 +429,31 @@ class ProxyHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ response side
 
     def _send_whole(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
-        self.send_response_only(status)
+        """Status, headers and body in one write: one packet for the client to wake up to."""
+        head = self._head(status, [*headers, ("Content-Length", str(len(body)))])
+        self.wfile.write(head if self.command == "HEAD" else head + body)
+
+    def _head(self, status: int, headers: list[tuple[str, str]]) -> bytes:
+        """The status line and the headers, as bytes to send."""
+        reason = self.responses.get(status, ("",))[0]
+        lines = [f"{self.protocol_version} {status} {reason}\r\n"]
         for key, value in headers:
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+            lines.append(f"{key}: {value}\r\n")
+            if key.lower() == "connection" and value.strip().lower() == "close":
+                self.close_connection = True
+        lines.append("\r\n")
+        return "".join(lines).encode("latin-1", "strict")
 
     def _response_headers(self, response: http.client.HTTPResponse) -> list[tuple[str, str]]:
         return [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
 
     def _relay_response(self, response: http.client.HTTPResponse,
-                        channel: Channel | None) -> None:
+                        connection: http.client.HTTPConnection, channel: Channel | None
+                        ) -> None:
         """Relay the upstream's answer; ``channel`` is None off the MCP endpoint (not recorded)."""
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
         if channel is not None and kind == "text/event-stream":
-            self._relay_events(response, channel)
+            self._relay_events(response, connection, channel)
         elif channel is not None and kind == "application/json":
             body = response.read()
             replacement = (from_server(self.server.relay, body, channel) if body.strip()
@@ -406,40 +465,51 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self._send_whole(response.status, self._response_headers(response),
                              response.read())
         else:
-            self._start_chunked(response)
-            while data := response.read1(_CHUNK):
-                self._chunk(data)
-            self._end_chunked()
+            out = [self._chunked_head(response)]
+            while True:
+                if not _upstream_ready(response, connection):
+                    self._send(out)
+                data = response.read1(_CHUNK)
+                if not data:
+                    break
+                out.append(_chunk(data))
+            out.append(_LAST_CHUNK)
+            self._send(out)
 
-    def _start_chunked(self, response: http.client.HTTPResponse) -> None:
-        self.send_response_only(response.status)
-        for key, value in self._response_headers(response):
-            self.send_header(key, value)
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+    def _chunked_head(self, response: http.client.HTTPResponse) -> bytes:
+        return self._head(response.status, [*self._response_headers(response),
+                                            ("Transfer-Encoding", "chunked")])
 
-    def _chunk(self, data: bytes) -> None:
-        if data:
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+    def _send(self, out: list[bytes]) -> None:
+        """Send what is waiting in ``out`` in one write, and empty it."""
+        if out:
+            self.wfile.write(b"".join(out))
+            out.clear()
 
-    def _end_chunked(self) -> None:
-        self.wfile.write(b"0\r\n\r\n")
+    def _relay_events(self, response: http.client.HTTPResponse,
+                      connection: http.client.HTTPConnection, channel: Channel) -> None:
+        """Relay a Server-Sent Events stream one whole event at a time.
 
-    def _relay_events(self, response: http.client.HTTPResponse, channel: Channel) -> None:
-        """Relay a Server-Sent Events stream one whole event at a time."""
-        self._start_chunked(response)
+        Each event is sent as soon as nothing more of the stream has arrived: what came in
+        one piece (the headers, a priming event, the answer and the stream's end, as many
+        servers send them) goes out in one write, for the client to wake up to once.
+        """
+        out = [self._chunked_head(response)]
         event: list[bytes] = []
         while True:
+            if not event and out and not _upstream_ready(response, connection):
+                self._send(out)
             line = response.readline()
             if not line:
                 break
             event.append(line)
-            if line in (b"\n", b"\r\n", b"\r"):
-                self._chunk(self._planted_event(event, channel))
+            if line in (b"\n", b"\r\n"):
+                out.append(_chunk(self._planted_event(event, channel)))
                 event = []
         if event:
-            self._chunk(self._planted_event(event, channel))
-        self._end_chunked()
+            out.append(_chunk(self._planted_event(event, channel)))
+        out.append(_LAST_CHUNK)
+        self._send(out)
 
     def _planted_event(self, lines: list[bytes], channel: Channel) -> bytes:
         data_lines = [line for line in lines if line.startswith(b"data:")]
@@ -461,6 +531,35 @@ class ProxyHandler(BaseHTTPRequestHandler):
             elif not line.startswith(b"data:"):
                 out.append(line)
         return b"".join(out)
+
+
+_LAST_CHUNK = b"0\r\n\r\n"
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data) if data else b""
+
+
+def _upstream_ready(response: http.client.HTTPResponse,
+                    connection: http.client.HTTPConnection) -> bool:
+    """Whether more of the upstream's answer is already here, so reading on will not wait.
+
+    Looks at the response's buffer, filling it from the socket without blocking. A lone
+    line ending (the CRLF that closes a chunk) does not count: the next chunk may be far
+    off, and what was read must not wait for it.
+    """
+    sock, buffered = connection.sock, response.fp
+    if sock is None or buffered is None:
+        return True  # the answer is over: reading on returns at once
+    timeout = sock.gettimeout()
+    sock.settimeout(0.0)
+    try:
+        data = buffered.peek(3)
+    except OSError:
+        return True  # reading on raises it
+    finally:
+        sock.settimeout(timeout)
+    return bool(data.lstrip(b"\r\n"))
 
 
 def _field_value(line: bytes) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import signal
+import socket
 import subprocess
 import threading
 from pathlib import Path
@@ -350,3 +351,44 @@ def test_allow_host_values(value: str, name: str) -> None:
 def test_bad_allow_host_values(value: str) -> None:
     with pytest.raises(InputError, match="--allow-host"):
         check_allowed_host(value)
+
+
+def _pausing_upstream(sock: socket.socket, second_may_go: threading.Event) -> None:
+    """One Streamable HTTP answer: an event, a pause until told, then the answer and the end
+    (each chunk whole, with its CRLF, as servers write them)."""
+    connection, _ = sock.accept()
+    with connection:
+        connection.recv(65536)
+        first = b'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n'
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                           b"Transfer-Encoding: chunked\r\n\r\n" + _chunk(first))
+        second_may_go.wait(10)
+        last = b'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n'
+        connection.sendall(_chunk(last) + b"0\r\n\r\n")
+
+
+def test_an_event_is_relayed_before_the_next_one_exists(tmp_path: Path) -> None:
+    second_may_go = threading.Event()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        upstream = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+        threading.Thread(target=_pausing_upstream, args=(sock, second_may_go),
+                         daemon=True).start()
+        with http_proxy(upstream, tmp_path / "s.json") as url:
+            parts = urlsplit(url)
+            connection = http.client.HTTPConnection(parts.hostname or "", parts.port,
+                                                    timeout=5)
+            connection.request("POST", parts.path, body=json.dumps(
+                {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}), headers=HEADERS)
+            response = connection.getresponse()
+            # The first event comes while the upstream still holds the second.
+            assert response.readline() == b"event: message\n"
+            assert b"notifications/progress" in response.readline()
+            second_may_go.set()
+            assert b'"id":1' in response.read()
+            connection.close()
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
