@@ -348,11 +348,14 @@ class ProxyHandler(BaseHTTPRequestHandler):
             if len(chunk) < size:
                 raise ConnectionResetError("the client sent less than its chunk size")
             parts.append(chunk)
-            self.rfile.readline(8)
+            if self.rfile.readline(8).strip():
+                raise _Refused(400, "a chunk of a chunked body is longer than its size")
 
     def _refuse(self, refused: _Refused) -> None:
         """Answer with the refusal and close: an unread body must not be taken for a request."""
-        print(f"toolscore mcp record: refused {self.command} {self.path[:200]} "
+        # The path is the client's text: control characters are shown, never sent raw.
+        path = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in self.path[:200])
+        print(f"toolscore mcp record: refused {self.command} {path} "
               f"({refused.status}): {refused.reason}", file=sys.stderr, flush=True)
         self.close_connection = True
         self._send_whole(refused.status, [("Content-Type", "text/plain; charset=utf-8"),
