@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -188,7 +189,8 @@ def test_client_bytes_reach_the_server_unchanged(tmp_path: Path) -> None:
            b'"a": "\\u00e9"}}\n',
            b'{"jsonrpc":"2.0","id":"two","method":"y",'
            b'"params":{"text":"caf\xc3\xa9 \xe2\x9c\x93"}}\r\n',
-           b"not json at all\n", b"\n", b'{"jsonrpc":"2.0","method":"notifications/x"}\n']
+           b"not json at all\n", b"\n", b"caf\xe9 in latin-1\r\n",
+           b'{"jsonrpc":"2.0","method":"notifications/x"}\n']
     for line in odd:
         raw.send(line)
     echoed = [raw.receive() for _ in odd]
@@ -196,9 +198,13 @@ def test_client_bytes_reach_the_server_unchanged(tmp_path: Path) -> None:
     assert echoed == odd
     rows = read_jsonl(session)
     sent = [r for r in rows if r.get("direction") == "client_to_server"]
-    assert [r["kind"] for r in sent] == ["message", "message", "unparsed", "message"]
+    assert [r["kind"] for r in sent] == ["message", "message", "unparsed", "unparsed",
+                                         "message"]
     assert sent[1]["message"]["params"]["text"] == "café ✓"
-    assert sent[2]["raw"] == "not json at all"
+    assert sent[2]["raw"] == "not json at all" and "raw_base64" not in sent[2]
+    # Not UTF-8: readable in raw, exact in raw_base64 (\r included).
+    assert sent[3]["raw"] == "caf\ufffd in latin-1\r"
+    assert base64.b64decode(sent[3]["raw_base64"]) == b"caf\xe9 in latin-1\r"
 
 
 def test_killed_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
