@@ -558,8 +558,8 @@ def _upstream_ready(response: http.client.HTTPResponse,
     sock.settimeout(0.0)
     try:
         data = buffered.peek(3)
-    except OSError:
-        return True  # reading on raises it
+    except OSError:  # TLS says "want read" this way; a real failure shows on the next read
+        return False
     finally:
         sock.settimeout(timeout)
     return bool(data.lstrip(b"\r\n"))
