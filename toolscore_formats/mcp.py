@@ -255,13 +255,13 @@ def _ended(code: Any, unanswered: list[CallRow]) -> str | None:
             how = f"was killed by signal {-code} (exit code {code})"
     else:
         how = f"exited with code {code}"
-    note = f"the server {how}"
-    if unanswered:
-        listed = ", ".join(f"{row.id} ({row.tool})" for row in unanswered[:10])
-        more = " ..." if len(unanswered) > 10 else ""
-        note += (f"; {count(len(unanswered), 'call')} got no answer (ids {listed}{more}): "
-                 "outcome unknown")
-    return note
+    return f"the server {how}" + (_no_answer(unanswered) if unanswered else "")
+
+
+def _no_answer(unanswered: list[CallRow]) -> str:
+    listed = ", ".join(f"{row.id} ({row.tool})" for row in unanswered[:10])
+    more = " ..." if len(unanswered) > 10 else ""
+    return f"; {count(len(unanswered), 'call')} got no answer (ids {listed}{more}): outcome unknown"
 
 
 def _unfinished(message: dict[str, Any]) -> str | None:
@@ -307,6 +307,7 @@ def _parse_session(lines: list[Any]) -> Trace:
     reader = _Reader()
     ended = False
     exit_code = None
+    failures: list[str] = []
     for index, line in enumerate(lines[1:], start=2):
         if not isinstance(line, dict):
             raise InputError("a session line is an object", place=f"line {index}")
@@ -314,6 +315,9 @@ def _parse_session(lines: list[Any]) -> Trace:
         if kind == "end":
             ended = True
             exit_code = line.get("exit_code")
+        elif kind == "upstream_failed":
+            error = line.get("error")
+            failures.append(error if isinstance(error, str) else "no reason given")
         elif kind == "message":
             direction = name_of(line, "direction")
             if direction not in ANSWERED_BY:
@@ -326,9 +330,15 @@ def _parse_session(lines: list[Any]) -> Trace:
                 reader.read(one, place=f"line {index}", side=direction,
                             timestamp=line.get("timestamp"),
                             clock=as_float(line.get("monotonic")), scope=scope)
-    notes = () if ended else ("the session has no end line (the proxy was stopped): "
-                              "calls without a response have an unknown outcome",)
-    crash = _ended(exit_code, reader.unanswered())
+    notes: tuple[str, ...] = () if ended else (
+        "the session has no end line (the proxy was stopped): calls without a response have "
+        "an unknown outcome",)
+    unanswered = reader.unanswered()
+    if failures:  # over HTTP: the server was down or gone
+        notes += (f"{count(len(failures), 'request')} could not reach the server (the proxy "
+                  f"answered 502; last: {failures[-1][:200]})"
+                  + (_no_answer(unanswered) if unanswered else ""),)
+    crash = _ended(exit_code, unanswered)
     return reader.trace(notes=notes if crash is None else (*notes, crash))
 
 

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
 from toolscore_mcp import DEFAULT_MAX_BODY
-from toolscore_mcp.relay import Relay, from_client, from_server
+from toolscore_mcp.relay import Relay, from_client, from_server, upstream_failed
 from toolscore_mcp.session import Channel
 
 HOP_BY_HOP = frozenset((
@@ -390,6 +390,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
             connection, response = self._request(self.command, self.path, body, headers)
         except OSError as exc:
             self.server.upstream_failure = str(exc)
+            if mcp:
+                upstream_failed(self.server.relay, str(exc), channel)
             message = f"toolscore mcp record: upstream {self.server.upstream} failed: {exc}"
             print(message, file=sys.stderr, flush=True)
             self._send_whole(502, [("Content-Type", "text/plain")], message.encode())

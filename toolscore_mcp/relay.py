@@ -89,6 +89,15 @@ class Relay:
         return _encode(planting.message)
 
 
+def upstream_failed(relay: Relay, reason: str, channel: Channel) -> None:
+    """Record a request the upstream could not be reached for; a recording failure is
+    reported on stderr, never raised."""
+    try:
+        relay.writer.failure(reason, stamp=relay.writer.stamp(), channel=channel)
+    except Exception as exc:
+        _warn("a failed request could not be recorded", exc)
+
+
 def _warn(what: str, exc: Exception) -> None:
     print(f"toolscore mcp record: {what} ({type(exc).__name__}: {exc}); relayed unchanged",
           file=sys.stderr, flush=True)

@@ -184,6 +184,13 @@ class SessionWriter:
             line["raw_base64"] = base64.b64encode(body).decode("ascii")
         self._write(_dumps(line))
 
+    def failure(self, reason: str, *, stamp: tuple[str, float], channel: Channel) -> None:
+        """Record that a client's HTTP request could not reach the upstream (it got 502)."""
+        timestamp, monotonic = stamp
+        self._write(_dumps({"kind": "upstream_failed", "session": channel.session,
+                            "stream": channel.stream, "timestamp": timestamp,
+                            "monotonic": monotonic, "error": reason}))
+
     def _write(self, line: str) -> None:
         data = (line + "\n").encode("utf-8")
         with self._lock:

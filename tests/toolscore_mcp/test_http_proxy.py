@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import signal
@@ -392,3 +393,29 @@ def test_an_event_is_relayed_before_the_next_one_exists(tmp_path: Path) -> None:
 
 def _chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+def test_an_upstream_that_dies_mid_session_is_noted(tmp_path: Path) -> None:
+    from toolscore_core.traces import parse_trace
+
+    session = tmp_path / "s.json"
+    server = contextlib.ExitStack()
+    upstream = server.enter_context(http_server())
+    with server, http_proxy(upstream, session) as url:
+        _, headers, _ = _post(url, INITIALIZE, HEADERS)
+        session_id = {k.lower(): v for k, v in headers.items()}["mcp-session-id"]
+        with_session = {**HEADERS, "Mcp-Session-Id": session_id}
+        _post(url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, with_session)
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+        assert _post(url, call, with_session)[0] == 200
+        server.close()  # the server is gone; the proxy is still there
+        assert _post(url, {**call, "id": 2}, with_session)[0] == 502
+    rows = read_jsonl(session)
+    (failed,) = [r for r in rows if r.get("kind") == "upstream_failed"]
+    assert failed["session"] == session_id and "Connection refused" in failed["error"]
+    trace, _ = parse_trace(rows)
+    assert [(c.id, c.is_error) for c in trace.calls] == [("1", False), ("2", None)]
+    assert trace.notes == (
+        "1 request could not reach the server (the proxy answered 502; last: [Errno 111] "
+        "Connection refused); 1 call got no answer (ids 2 (add)): outcome unknown",)
