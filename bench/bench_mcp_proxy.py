@@ -1,18 +1,26 @@
 """Latency the recording proxy adds per tools/call, against a direct session, in one run.
 
     python bench/bench_mcp_proxy.py [--calls 300] [--transport stdio|http|both]
+        [--everything PATH]
 
 Starts the test MCP server (tests/mcp_test_server.py, the official SDK's MCPServer) twice,
 once directly and once behind ``toolscore mcp record``, opens an SDK ClientSession on
 each, warms both up, then alternates ``tools/call add`` round trips between them (so
 drift on the machine hits both alike) and prints the median and p95 per call and the
 median difference. The target is a median overhead of at most 1 ms on loopback.
+
+``--everything PATH`` also measures over Streamable HTTP against the reference server
+``@modelcontextprotocol/server-everything`` (its ``echo`` tool), one server process
+reached directly and through the proxy: ``PATH`` is the installed package's folder
+(``npm install @modelcontextprotocol/server-everything`` puts it in
+``node_modules/@modelcontextprotocol/server-everything``); it needs ``node``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import socket
 import statistics
 import subprocess
@@ -62,31 +70,38 @@ def stdio(command: list[str]) -> AbstractAsyncContextManager[Any]:
     return stdio_client(StdioServerParameters(command=command[0], args=command[1:]))
 
 
-async def timed(session: ClientSession, i: int) -> float:
+Call = tuple[str, Any]
+"""A tool and a function of the call's number giving its arguments."""
+ADD: Call = ("add", lambda i: {"a": i, "b": 1})
+ECHO: Call = ("echo", lambda i: {"message": f"call {i}"})
+
+
+async def timed(session: ClientSession, i: int, tool: Call) -> float:
+    name, arguments = tool
     start = time.perf_counter()
-    result = await session.call_tool("add", {"a": i, "b": 1})
+    result = await session.call_tool(name, arguments(i))
     elapsed = time.perf_counter() - start
     assert not result.is_error
     return elapsed
 
 
 async def compare(direct: AbstractAsyncContextManager[Any],
-                  proxied: AbstractAsyncContextManager[Any], calls: int
+                  proxied: AbstractAsyncContextManager[Any], calls: int, tool: Call = ADD
                   ) -> tuple[list[float], list[float]]:
     async with session_on(direct) as d, session_on(proxied) as p:
         for i in range(WARMUP):
-            await timed(d, i)
-            await timed(p, i)
+            await timed(d, i, tool)
+            await timed(p, i, tool)
         direct_times: list[float] = []
         proxy_times: list[float] = []
         for i in range(calls):
             # Alternate which goes first so neither always follows the other.
             if i % 2:
-                direct_times.append(await timed(d, i))
-                proxy_times.append(await timed(p, i))
+                direct_times.append(await timed(d, i, tool))
+                proxy_times.append(await timed(p, i, tool))
             else:
-                proxy_times.append(await timed(p, i))
-                direct_times.append(await timed(d, i))
+                proxy_times.append(await timed(p, i, tool))
+                direct_times.append(await timed(d, i, tool))
     return direct_times, proxy_times
 
 
@@ -115,9 +130,17 @@ def run_stdio(calls: int, folder: Path) -> float:
     return report("stdio", direct_times, proxy_times)
 
 
-def run_http(calls: int, folder: Path) -> float:
+def run_http(calls: int, folder: Path, everything: Path | None = None) -> float:
     server_port, proxy_port = free_port(), free_port()
-    server = subprocess.Popen([*SERVER, "--http", str(server_port)], stderr=subprocess.DEVNULL)
+    if everything is None:
+        command, env, tool = [*SERVER, "--http", str(server_port)], None, ADD
+        label = "streamable http (SSE responses), test server"
+    else:
+        command = ["node", str(everything / "dist" / "index.js"), "streamableHttp"]
+        env, tool = {**os.environ, "PORT": str(server_port)}, ECHO
+        label = "streamable http (SSE responses), reference server-everything"
+    server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
     proxy = None
     try:
         wait_for_port(server_port)
@@ -128,13 +151,13 @@ def run_http(calls: int, folder: Path) -> float:
         wait_for_port(proxy_port)
         direct_times, proxy_times = anyio.run(
             compare, streamable_http_client(upstream),
-            streamable_http_client(f"http://127.0.0.1:{proxy_port}/mcp"), calls)
+            streamable_http_client(f"http://127.0.0.1:{proxy_port}/mcp"), calls, tool)
     finally:
         for process in (proxy, server):
             if process is not None:
                 process.terminate()
                 process.wait(10)
-    return report("streamable http (SSE responses)", direct_times, proxy_times)
+    return report(label, direct_times, proxy_times)
 
 
 def relay_cost(folder: Path, messages: int = 20_000) -> None:
@@ -163,6 +186,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--transport", choices=("stdio", "http", "both"), default="both")
+    parser.add_argument("--everything", type=Path, metavar="PATH",
+                        help="the installed @modelcontextprotocol/server-everything package")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         relay_cost(Path(folder))
@@ -170,6 +195,8 @@ def main() -> None:
             run_stdio(options.calls, Path(folder))
         if options.transport in ("http", "both"):
             run_http(options.calls, Path(folder))
+            if options.everything is not None:
+                run_http(options.calls, Path(folder), options.everything)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 TESTS = Path(__file__).resolve().parent
 SERVER_SCRIPT = TESTS / "mcp_test_server.py"
@@ -72,17 +74,34 @@ def http_server(*, json_response: bool = False) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def http_proxy(upstream: str, session: Path, *extra: str) -> Iterator[str]:
-    """``toolscore mcp record --upstream`` as a real process; the proxy's URL."""
+def http_proxy(upstream: str, session: Path, *extra: str, stderr: list[str] | None = None,
+               code: int = 0) -> Iterator[str]:
+    """``toolscore mcp record --upstream`` as a real process; the proxy's URL. What it
+    printed on stderr is added to ``stderr`` once it has stopped with exit ``code``."""
     port = free_port()
     command = [*TOOLSCORE, "mcp", "record", "-o", str(session), *extra,
                "--upstream", upstream, "--listen", f"127.0.0.1:{port}"]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         wait_for_port(port, process=process)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        assert stop(process, signal.SIGINT) == 0, process.stderr.read() if process.stderr else ""
+        ended = stop(process, signal.SIGINT)
+        printed = process.stderr.read() if process.stderr else ""
+        if stderr is not None:
+            stderr.append(printed)
+        assert ended == code, printed
+
+
+def raw_http(url: str, head: str, body: bytes = b"") -> tuple[int, bytes]:
+    """Send one hand-written HTTP request (``head``: request line and headers, without the
+    blank line) and read the answer's status and body: for requests http.client won't make."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname or "", parts.port or 80), 10) as sock:
+        sock.sendall(head.replace("\n", "\r\n").encode() + b"\r\n\r\n" + body)
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        return response.status, response.read()
 
 
 def record_command(session: Path, *extra: str, server: Sequence[str] = SERVER_COMMAND

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -47,6 +48,13 @@ async def count(n: int, ctx: Context) -> str:
     for i in range(1, n + 1):
         await ctx.info(f"step {i} of {n}")
     return f"counted to {n}"
+
+
+@server.tool()
+async def wait_echo(text: str, seconds: float) -> str:
+    """Answer ``text`` after ``seconds`` (lets a test hold one call while others finish)."""
+    await anyio.sleep(seconds)
+    return text
 
 
 @server.tool()

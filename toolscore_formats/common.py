@@ -131,8 +131,9 @@ def require(condition: bool, problem: str, *, place: str, fix: str | None = None
 TEXT_BLOCK_TYPES = frozenset(("text", "output_text", "input_text"))
 
 
-def text_of(content: Any) -> str | None:
-    """The text of a message's content: a string, or the text blocks of a list joined.
+def text_of(content: Any, *, separator: str = "") -> str | None:
+    """The text of a message's content: a string, or the text blocks of a list joined
+    (with ``separator`` between them).
 
     Empty text is no text (None): an assistant turn with ``""`` says nothing.
     """
@@ -142,13 +143,14 @@ def text_of(content: Any) -> str | None:
         parts = [block["text"] for block in content
                  if isinstance(block, dict) and name_of(block, "type") in TEXT_BLOCK_TYPES
                  and isinstance(block.get("text"), str)]
-        text = "".join(parts)
+        text = separator.join(parts)
         return text or None
     return None
 
 
-def block_content(content: Any) -> Any:
-    """A tool result's content: a list of only text blocks becomes its text, joined.
+def block_content(content: Any, *, separator: str = "") -> Any:
+    """A tool result's content: a list of only text blocks becomes its text, joined (with
+    ``separator`` between the blocks).
 
     Any other content (a string, images, search hits, mixed blocks, an empty list) stays as
     it is: nothing is dropped to make it a string.
@@ -156,7 +158,7 @@ def block_content(content: Any) -> Any:
     if isinstance(content, list) and content and all(
             isinstance(block, dict) and name_of(block, "type") in TEXT_BLOCK_TYPES and
             isinstance(block.get("text"), str) for block in content):
-        return "".join(block["text"] for block in content)
+        return separator.join(block["text"] for block in content)
     return content
 
 

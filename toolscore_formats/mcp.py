@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 from typing import Any
 
 from toolscore_core.documents import JSON_FAILURES, loads
@@ -57,18 +58,25 @@ def parse(document: Any) -> Trace:
     return reader.trace()
 
 
+Scope = str | int | None
+"""Where JSON-RPC ids are unique: an MCP session (``Mcp-Session-Id``), else the one HTTP
+request that carried the message, else (stdio, plain logs) the whole log."""
+
+
 class _Waiting:
     """A call whose last answer was not final (``input_required``): a retry may complete it."""
 
-    __slots__ = ("kind", "row", "side", "spent", "state")
+    __slots__ = ("kind", "row", "scope", "side", "spent", "state")
 
-    def __init__(self, row: CallRow, side: str | None, kind: str, state: Any,
+    def __init__(self, row: CallRow, scope: Scope, side: str | None, kind: str, state: Any,
                  spent: float | None) -> None:
-        self.row, self.side, self.kind, self.state, self.spent = row, side, kind, state, spent
+        self.row, self.scope, self.side, self.kind = row, scope, side, kind
+        self.state, self.spent = state, spent
 
 
 class _Reader:
-    """Pairs requests with responses in the order seen (a reused id: first in, first out).
+    """Pairs requests with responses in the order seen (a reused id: first in, first out),
+    within one scope: two MCP sessions both using ids 1, 2, 3 are never paired across.
 
     MCP 2026-07-28 multi round-trip requests: a ``tools/call`` answered with a result whose
     ``resultType`` is not ``complete`` (``input_required``) has not finished; the client
@@ -78,34 +86,47 @@ class _Reader:
 
     def __init__(self) -> None:
         self.table = CallTable()
-        self.pending: dict[tuple[str | None, str], list[CallRow | None]] = {}
+        self.pending: dict[tuple[Scope, str | None, str], list[CallRow | None]] = {}
         self.waiting: list[_Waiting] = []
         self.spent: dict[int, float | None] = {}
         """Time the earlier rounds of a retried call took (None: a round was not timed)."""
         self.retries: list[tuple[str, str]] = []
         self.orphans: list[str] = []
         self.notes: list[str] = []
+        self.cancelled: dict[tuple[Scope, str | None, str], list[CallRow | None]] = {}
+        """Requests their sender cancelled, by key, until an answer the sender ignores."""
+        self.cancellations: list[tuple[CallRow, str | None]] = []
+        """Cancelled calls and the reason given, in order."""
+        self.ignored: set[int] = set()
+        """Cancelled calls (``id`` of the row) the server answered all the same."""
 
     def read(self, message: Any, *, place: str, side: str | None = None,
-             timestamp: Any = None, clock: float | None = None) -> None:
+             timestamp: Any = None, clock: float | None = None, scope: Scope = None) -> None:
         if not isinstance(message, dict):
             raise InputError("a JSON-RPC message is an object", place=place)
         key_id = as_str(message.get("id"))
         method = message.get("method")
         if isinstance(method, str):
-            if key_id is None:
-                return  # a notification: never a call, never answered
-            row = self._request(message, method, key_id, place, side, timestamp)
+            if key_id is None:  # a notification: never a call, never answered
+                if method == "notifications/cancelled":
+                    self._cancel(dict_of(message, "params"), scope, side)
+                return
+            row = self._request(message, method, key_id, place, scope, side, timestamp)
             if row is not None:
                 row.clock = clock
-            self.pending.setdefault((side, key_id), []).append(row)
+            self.pending.setdefault((scope, side, key_id), []).append(row)
             return
         if key_id is None or ("result" not in message and "error" not in message):
             return
         asker = ANSWERED_BY.get(side) if side else None
-        queue = self.pending.get((asker, key_id))
+        queue = self.pending.get((scope, asker, key_id))
         if not queue:
-            if _looks_like_tool_answer(message):
+            late = self.cancelled.get((scope, asker, key_id))
+            if late:
+                cancelled = late.pop(0)
+                if cancelled is not None:
+                    self.ignored.add(id(cancelled))
+            elif _looks_like_tool_answer(message):
                 self.orphans.append(key_id)
             return
         row = queue.pop(0)
@@ -119,13 +140,33 @@ class _Reader:
         kind = _unfinished(message)
         if kind is not None:
             result = message["result"]
-            self.waiting.append(_Waiting(row, asker, kind, result.get("requestState"), spent))
+            self.waiting.append(_Waiting(row, scope, asker, kind, result.get("requestState"),
+                                         spent))
             return
         row.settle(**_outcome(message))
         row.duration = spent
 
+    def _cancel(self, params: dict[str, Any], scope: Scope, side: str | None) -> None:
+        """``notifications/cancelled``: its sender gave up on its request ``requestId``.
+
+        The call keeps an unknown outcome: the sender ignores any answer that still comes.
+        A cancellation of a request already answered (the two crossed) changes nothing.
+        """
+        key_id = as_str(params.get("requestId"))
+        if key_id is None or not (queue := self.pending.get((scope, side, key_id))):
+            return
+        row = queue.pop(0)
+        self.cancelled.setdefault((scope, side, key_id), []).append(row)
+        if row is not None:
+            reason = params.get("reason")
+            self.cancellations.append((row, reason if isinstance(reason, str) else None))
+
+    def unanswered(self) -> list[CallRow]:
+        """Calls still waiting for their answer (neither answered nor cancelled)."""
+        return [row for queue in self.pending.values() for row in queue if row is not None]
+
     def _request(self, message: dict[str, Any], method: str, key_id: str, place: str,
-                 side: str | None, timestamp: Any) -> CallRow | None:
+                 scope: Scope, side: str | None, timestamp: Any) -> CallRow | None:
         if method != "tools/call":
             return None
         params = dict_of(message, "params")
@@ -136,7 +177,7 @@ class _Reader:
             return None
         arguments = params.get("arguments")
         if "inputResponses" in params or "requestState" in params:
-            retried = self._retried(name, params.get("requestState"), side)
+            retried = self._retried(name, params.get("requestState"), scope, side)
             if retried is not None:
                 self.retries.append((key_id, retried.row.id or ""))
                 self.spent[id(retried.row)] = retried.spent
@@ -149,14 +190,24 @@ class _Reader:
                               "is waiting for them: read as a call of its own")
         return self.table.add(name, arguments, call_id=key_id, timestamp=iso_timestamp(timestamp))
 
-    def _retried(self, name: str, state: Any, side: str | None) -> _Waiting | None:
-        """The waiting call this retry continues: the same tool, the same echoed state."""
+    def _retried(self, name: str, state: Any, scope: Scope, side: str | None
+                 ) -> _Waiting | None:
+        """The waiting call this retry continues: the same tool, the same echoed state, the
+        same session."""
         for index, waiting in enumerate(self.waiting):
-            if waiting.row.tool == name and waiting.state == state and waiting.side == side:
+            if (waiting.row.tool == name and waiting.state == state and waiting.side == side
+                    and waiting.scope == scope):
                 return self.waiting.pop(index)
         return None
 
     def trace(self, *, notes: tuple[str, ...] = ()) -> Trace:
+        if self.cancellations:
+            listed = ", ".join(_cancelled(row, reason, id(row) in self.ignored)
+                               for row, reason in self.cancellations[:10])
+            more = " ..." if len(self.cancellations) > 10 else ""
+            self.notes.append(
+                f"{count(len(self.cancellations), 'call')} cancelled by the side that made "
+                f"it (notifications/cancelled: {listed}{more}): outcome unknown")
         if self.retries:
             pairs = ", ".join(f"id {new} retries id {first}" for new, first in self.retries[:10])
             more = " ..." if len(self.retries) > 10 else ""
@@ -182,6 +233,35 @@ class _Reader:
                     "tools called are unknown", place="$",
                     fix="record the whole session (requests and responses)")
         return Trace(calls=self.table.calls(), notes=(*notes, *self.notes))
+
+
+def _cancelled(row: CallRow, reason: str | None, answered: bool) -> str:
+    details = [row.tool]
+    if reason:
+        details.append(f"reason {reason[:200]!r}")
+    if answered:
+        details.append("answered after it was cancelled, which its sender ignores")
+    return f"id {row.id} ({', '.join(details)})"
+
+
+def _ended(code: Any, unanswered: list[CallRow]) -> str | None:
+    """The note for a server that did not exit cleanly (an ``end`` line's ``exit_code``)."""
+    if type(code) is not int or code == 0:
+        return None
+    if code < 0:
+        try:
+            how = f"was killed by {signal.Signals(-code).name} (exit code {code})"
+        except ValueError:
+            how = f"was killed by signal {-code} (exit code {code})"
+    else:
+        how = f"exited with code {code}"
+    return f"the server {how}" + (_no_answer(unanswered) if unanswered else "")
+
+
+def _no_answer(unanswered: list[CallRow]) -> str:
+    listed = ", ".join(f"{row.id} ({row.tool})" for row in unanswered[:10])
+    more = " ..." if len(unanswered) > 10 else ""
+    return f"; {count(len(unanswered), 'call')} got no answer (ids {listed}{more}): outcome unknown"
 
 
 def _unfinished(message: dict[str, Any]) -> str | None:
@@ -212,22 +292,32 @@ def _outcome(message: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(result, dict):
         return outcome(result, failed=None)
     content = result.get("content")
+    # Several text blocks are separate pieces of text (a planted instruction is one): a
+    # newline keeps them apart, as a client showing them would.
     if result.get("isError") is True:
-        return outcome(None, failed=True, error=text_of(content) or json.dumps(content))
+        return outcome(None, failed=True,
+                       error=text_of(content, separator="\n") or json.dumps(content))
     if "structuredContent" in result:
         return outcome(result["structuredContent"], failed=None)
-    return outcome(block_content(content) if "content" in result else result, failed=None)
+    return outcome(block_content(content, separator="\n") if "content" in result else result,
+                   failed=None)
 
 
 def _parse_session(lines: list[Any]) -> Trace:
     reader = _Reader()
     ended = False
+    exit_code = None
+    failures: list[str] = []
     for index, line in enumerate(lines[1:], start=2):
         if not isinstance(line, dict):
             raise InputError("a session line is an object", place=f"line {index}")
         kind = name_of(line, "kind")
         if kind == "end":
             ended = True
+            exit_code = line.get("exit_code")
+        elif kind == "upstream_failed":
+            error = line.get("error")
+            failures.append(error if isinstance(error, str) else "no reason given")
         elif kind == "message":
             direction = name_of(line, "direction")
             if direction not in ANSWERED_BY:
@@ -235,13 +325,31 @@ def _parse_session(lines: list[Any]) -> Trace:
                                  fix="use client_to_server or server_to_client")
             message = line.get("message")
             # A JSON-RPC batch (protocol 2025-03-26) is read message by message.
+            scope = _scope(line)
             for one in message if isinstance(message, list) else [message]:
                 reader.read(one, place=f"line {index}", side=direction,
                             timestamp=line.get("timestamp"),
-                            clock=as_float(line.get("monotonic")))
-    notes = () if ended else ("the session has no end line (the proxy was stopped): "
-                              "calls without a response have an unknown outcome",)
-    return reader.trace(notes=notes)
+                            clock=as_float(line.get("monotonic")), scope=scope)
+    notes: tuple[str, ...] = () if ended else (
+        "the session has no end line (the proxy was stopped): calls without a response have "
+        "an unknown outcome",)
+    unanswered = reader.unanswered()
+    if failures:  # over HTTP: the server was down or gone
+        notes += (f"{count(len(failures), 'request')} could not reach the server (the proxy "
+                  f"answered 502; last: {failures[-1][:200]})"
+                  + (_no_answer(unanswered) if unanswered else ""),)
+    crash = _ended(exit_code, unanswered)
+    return reader.trace(notes=notes if crash is None else (*notes, crash))
+
+
+def _scope(line: dict[str, Any]) -> Scope:
+    """A session line's scope: its ``session`` (``Mcp-Session-Id``), else its ``stream``
+    (the HTTP request it came on), else None (stdio, or a file written before these)."""
+    session = line.get("session")
+    if isinstance(session, str):
+        return session
+    stream = line.get("stream")
+    return stream if type(stream) is int else None
 
 
 def _parse_inspector(entries: list[Any]) -> Trace:

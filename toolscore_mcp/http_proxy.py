@@ -3,8 +3,11 @@
 POSTed JSON-RPC messages are recorded (and may be answered here by a fault that does not
 forward); the answers, whether a JSON body or a Server-Sent Events stream, are recorded
 event by event and planted into; GET streams and DELETE pass through the same way. Every
-header but the hop-by-hop ones, ``Host`` and ``Accept-Encoding`` is relayed unchanged
-(``Mcp-Session-Id``, ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``...).
+header but the hop-by-hop ones and ``Accept-Encoding`` is relayed unchanged
+(``Mcp-Session-Id``, ``MCP-Protocol-Version``, ``Last-Event-ID``, ``Authorization``,
+``Origin``...); ``Host`` is checked here and forwarded as :meth:`ProxyServer.forwarded_host` says.
+Requests whose ``Host`` or ``Origin`` names a host not allowed (DNS rebinding), and bodies
+that are too large or badly framed, are refused before anything is read or relayed.
 Built on the standard library: one thread per client connection, and a shared pool of
 kept-alive upstream connections.
 """
@@ -12,16 +15,24 @@ kept-alive upstream connections.
 from __future__ import annotations
 
 import http.client
+import ipaddress
+import itertools
+import queue
+import re
 import signal
 import socket
 import sys
 import threading
+from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import FrameType
+from typing import Any
 from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
-from toolscore_mcp.relay import Relay, from_client, from_server
+from toolscore_mcp import DEFAULT_MAX_BODY
+from toolscore_mcp.relay import Relay, from_client, from_server, upstream_failed
+from toolscore_mcp.session import Channel
 
 HOP_BY_HOP = frozenset((
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
@@ -31,6 +42,53 @@ HOP_BY_HOP = frozenset((
 NOT_FORWARDED = HOP_BY_HOP | {"accept-encoding"}
 _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 _CHUNK = 1 << 16
+_WORKER_IDLE = 60.0
+"""Seconds an idle worker thread waits for another connection before it ends."""
+_AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?")
+_DIGITS = re.compile(r"[0-9]+")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
+
+
+def host_name(authority: str) -> str | None:
+    """The host name of a ``Host`` header or an authority (lowercase, no port or brackets),
+    or None when it is not one."""
+    match = _AUTHORITY.fullmatch(authority.strip())
+    if match is None or (match.group(2) is not None and int(match.group(2)) > 65535):
+        return None
+    return match.group(1).strip("[]").lower()
+
+
+def is_loopback(name: str) -> bool:
+    """Whether a host name is ``localhost`` or a loopback address."""
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_allowed_host(value: str) -> str:
+    """An ``--allow-host`` value (a name or an address, no port) as the name compared, or
+    an InputError."""
+    text = value.strip()
+    if ":" in text and not text.startswith("["):  # a bare IPv6 address
+        text = f"[{text}]"
+    match = _AUTHORITY.fullmatch(text)
+    if match is None or match.group(2) is not None:
+        raise InputError(f"bad host name {value!r}", place="--allow-host",
+                         fix="give a host name or address without a port, e.g. mcp.internal "
+                             "or 10.0.0.5")
+    return match.group(1).strip("[]").lower()
+
+
+class _Refused(Exception):
+    """A request answered here with an error status, never relayed."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
 
 
 def check_upstream(url: str) -> tuple[str, str, int, str]:
@@ -52,16 +110,75 @@ class ProxyServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], relay: Relay, upstream: str) -> None:
+    def __init__(self, address: tuple[str, int], relay: Relay, upstream: str, *,
+                 allowed_hosts: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY) -> None:
+        """``allowed_hosts``: names accepted in ``Host`` and ``Origin`` besides loopback
+        names (and the address listened on, when it is one address)."""
         self.relay = relay
         self.upstream = upstream
         self.scheme, self.upstream_host, self.upstream_port, self.mcp_path = check_upstream(
             upstream)
+        self.upstream_is_loopback = is_loopback(self.upstream_host.lower())
+        listened = address[0].strip("[]").lower()
+        self.allowed_hosts = frozenset(
+            {check_allowed_host(h) for h in allowed_hosts}
+            | ({listened} if listened not in ("", "0.0.0.0", "::") else set()))
+        self.max_body = max_body
+        self.upstream_failure: str | None = None
+        """Why the last request could not reach the upstream (None: none failed)."""
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self._idle: list[http.client.HTTPConnection] = []
         self._idle_lock = threading.Lock()
+        self.streams = itertools.count(1)
+        """Numbers the HTTP requests relayed (``next`` on it is atomic)."""
+        self._jobs: queue.SimpleQueue[tuple[socket.socket, Any]] = queue.SimpleQueue()
+        self._idle_workers = 0
+        self._workers_lock = threading.Lock()
+        self._host_verdicts: dict[str, str | None] = {}
+        """``Host`` values seen, each with its host name when allowed (None: refused)."""
         super().__init__(address, ProxyHandler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Hand the connection to an idle worker thread, or to a new one.
+
+        MCP clients often open a connection per request: starting a thread for each (and
+        waiting for it to start) is a good part of the proxy's cost per call.
+        """
+        with self._workers_lock:
+            if self._idle_workers:
+                self._idle_workers -= 1
+                self._jobs.put((request, client_address))
+                return
+        threading.Thread(target=self._work, args=(request, client_address),
+                         name="mcp-http-proxy-worker", daemon=True).start()
+
+    def _work(self, request: Any, client_address: Any) -> None:
+        while True:
+            self.process_request_thread(request, client_address)
+            with self._workers_lock:
+                self._idle_workers += 1
+            try:
+                request, client_address = self._jobs.get(timeout=_WORKER_IDLE)
+            except queue.Empty:
+                with self._workers_lock:
+                    try:  # a connection handed over as the wait ended
+                        request, client_address = self._jobs.get_nowait()
+                    except queue.Empty:
+                        self._idle_workers -= 1
+                        return
+
+    def host_verdict(self, value: str) -> str | None:
+        """The host name a ``Host`` header names when requests may name it, else None."""
+        try:
+            return self._host_verdicts[value]
+        except KeyError:
+            pass
+        name = host_name(value)
+        verdict = name if name is not None and self.allows(name) else None
+        if len(self._host_verdicts) < 1000:  # the same few values come again and again
+            self._host_verdicts[value] = verdict
+        return verdict
 
     def take_connection(self) -> tuple[http.client.HTTPConnection, bool]:
         """An idle upstream connection (True: it was used before), or a new one.
@@ -94,6 +211,25 @@ class ProxyServer(ThreadingHTTPServer):
             return
         print(f"toolscore mcp record: {type(error).__name__}: {error}", file=sys.stderr,
               flush=True)
+
+    def allows(self, name: str) -> bool:
+        """Whether requests may name this host (in ``Host`` or ``Origin``)."""
+        return is_loopback(name) or name in self.allowed_hosts
+
+    def forwarded_host(self, client_name: str) -> str | None:
+        """The ``Host`` to send upstream for a client that named ``client_name``.
+
+        A loopback upstream gets the name the client used, with the upstream's port: its
+        own DNS-rebinding check (the official SDK allows ``127.0.0.1:*``, ``localhost:*``,
+        ``[::1]:*``) then judges the name exactly as it would without the proxy, so a name
+        allowed here with ``--allow-host`` is still refused there unless the server allows
+        it too. Any other upstream needs its own name (virtual hosts, TLS): None lets
+        http.client send it.
+        """
+        if not self.upstream_is_loopback:
+            return None
+        shown = f"[{client_name}]" if ":" in client_name else client_name
+        return f"{shown}:{self.upstream_port}"
 
     @property
     def url(self) -> str:
@@ -136,46 +272,133 @@ class ProxyHandler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------ request side
 
+    def _checked_host(self) -> str:
+        """The host name the client named, once ``Host`` and ``Origin`` are allowed."""
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1:
+            raise _Refused(400, "one Host header is required")
+        name = self.server.host_verdict(hosts[0])
+        if name is None:
+            name = host_name(hosts[0])
+            if name is None:
+                raise _Refused(400, f"bad Host header {hosts[0][:100]!r}")
+            raise _Refused(421, f"Host {name!r} is not allowed (loopback names only; "
+                                "add a name with --allow-host)")
+        for origin in self.headers.get_all("Origin") or []:
+            if not self._origin_allowed(origin.strip()):
+                raise _Refused(403, f"Origin {origin[:100]!r} is not allowed (loopback "
+                                    "names only; add a name with --allow-host)")
+        return name
+
+    def _origin_allowed(self, origin: str) -> bool:
+        """A browser's ``Origin`` (``null`` from sandboxed pages and files is refused)."""
+        parts = urlsplit(origin)
+        try:
+            parts.port  # noqa: B018 - raises on a bad port
+        except ValueError:
+            return False
+        return (parts.scheme in ("http", "https") and bool(parts.hostname)
+                and self.server.allows(parts.hostname or ""))
+
     def _read_body(self) -> bytes:
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            parts = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline().strip():
-                        pass
-                    break
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-            return b"".join(parts)
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        """The request body, or :class:`_Refused` (400 badly framed, 413 too large)."""
+        limit = self.server.max_body
+        encodings = self.headers.get_all("Transfer-Encoding") or []
+        lengths = self.headers.get_all("Content-Length") or []
+        if encodings:
+            if lengths:
+                raise _Refused(400, "both Transfer-Encoding and Content-Length are given")
+            if [e.strip().lower() for e in ",".join(encodings).split(",")] != ["chunked"]:
+                raise _Refused(400, "only Transfer-Encoding: chunked is accepted")
+            return self._read_chunked(limit)
+        values = {v.strip() for v in lengths}
+        if len(values) > 1:
+            raise _Refused(400, "conflicting Content-Length headers")
+        text = values.pop() if values else "0"
+        if not _DIGITS.fullmatch(text):
+            raise _Refused(400, f"bad Content-Length {text[:40]!r}: a number of bytes is "
+                                "required")
+        length = int(text)
+        if length > limit:
+            raise _Refused(413, f"the body ({length} bytes) is larger than {limit} bytes "
+                                "(--max-body)")
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:
+            raise ConnectionResetError("the client sent less than its Content-Length")
+        return body
+
+    def _read_chunked(self, limit: int) -> bytes:
+        parts: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024)
+            size_text = line.split(b";")[0].strip()
+            if not line.endswith(b"\n") or not _HEX.fullmatch(size_text.decode("latin-1")):
+                raise _Refused(400, "bad chunk size in a chunked body")
+            size = int(size_text, 16)
+            if size == 0:
+                for _ in range(100):  # trailer fields, then the empty line
+                    if not self.rfile.readline(8192).strip():
+                        return b"".join(parts)
+                raise _Refused(400, "too many trailer fields in a chunked body")
+            total += size
+            if total > limit:
+                raise _Refused(413, f"the body is larger than {limit} bytes (--max-body)")
+            chunk = self.rfile.read(size)
+            if len(chunk) < size:
+                raise ConnectionResetError("the client sent less than its chunk size")
+            parts.append(chunk)
+            if self.rfile.readline(8).strip():
+                raise _Refused(400, "a chunk of a chunked body is longer than its size")
+
+    def _refuse(self, refused: _Refused) -> None:
+        """Answer with the refusal and close: an unread body must not be taken for a request."""
+        # The path is the client's text: control characters are shown, never sent raw.
+        path = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in self.path[:200])
+        print(f"toolscore mcp record: refused {self.command} {path} "
+              f"({refused.status}): {refused.reason}", file=sys.stderr, flush=True)
+        self.close_connection = True
+        self._send_whole(refused.status, [("Content-Type", "text/plain; charset=utf-8"),
+                                          ("Connection", "close")],
+                         (refused.reason + "\n").encode())
 
     def _is_mcp(self) -> bool:
         return urlsplit(self.path).path == self.server.mcp_path
 
     def _proxy(self) -> None:
-        body = self._read_body()
+        try:
+            name = self._checked_host()
+            body = self._read_body()
+        except _Refused as refused:
+            self._refuse(refused)
+            return
         mcp = self._is_mcp()
+        channel = Channel(self.headers.get("Mcp-Session-Id"), next(self.server.streams))
         if mcp and self.command == "POST" and body.strip():
-            outcome = from_client(self.server.relay, body)
+            outcome = from_client(self.server.relay, body, channel)
             if not outcome.forward:
                 assert outcome.answer is not None
                 self._send_whole(200, [("Content-Type", "application/json")], outcome.answer)
                 return
         headers = {k: v for k, v in self.headers.items() if k.lower() not in NOT_FORWARDED}
+        host = self.server.forwarded_host(name)
+        if host is not None:
+            headers["Host"] = host
         if body or self.command in ("POST", "PUT", "PATCH"):
             headers["Content-Length"] = str(len(body))
         try:
             connection, response = self._request(self.command, self.path, body, headers)
         except OSError as exc:
+            self.server.upstream_failure = str(exc)
+            if mcp:
+                upstream_failed(self.server.relay, str(exc), channel)
             message = f"toolscore mcp record: upstream {self.server.upstream} failed: {exc}"
             print(message, file=sys.stderr, flush=True)
             self._send_whole(502, [("Content-Type", "text/plain")], message.encode())
             return
         reusable = False
         try:
-            self._relay_response(response, mcp)
+            self._relay_response(response, connection, channel if mcp else None)
             reusable = not response.will_close and response.isclosed()
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
@@ -211,24 +434,35 @@ class ProxyHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------ response side
 
     def _send_whole(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
-        self.send_response_only(status)
+        """Status, headers and body in one write: one packet for the client to wake up to."""
+        head = self._head(status, [*headers, ("Content-Length", str(len(body)))])
+        self.wfile.write(head if self.command == "HEAD" else head + body)
+
+    def _head(self, status: int, headers: list[tuple[str, str]]) -> bytes:
+        """The status line and the headers, as bytes to send."""
+        reason = self.responses.get(status, ("",))[0]
+        lines = [f"{self.protocol_version} {status} {reason}\r\n"]
         for key, value in headers:
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+            lines.append(f"{key}: {value}\r\n")
+            if key.lower() == "connection" and value.strip().lower() == "close":
+                self.close_connection = True
+        lines.append("\r\n")
+        return "".join(lines).encode("latin-1", "strict")
 
     def _response_headers(self, response: http.client.HTTPResponse) -> list[tuple[str, str]]:
         return [(k, v) for k, v in response.getheaders() if k.lower() not in HOP_BY_HOP]
 
-    def _relay_response(self, response: http.client.HTTPResponse, mcp: bool) -> None:
+    def _relay_response(self, response: http.client.HTTPResponse,
+                        connection: http.client.HTTPConnection, channel: Channel | None
+                        ) -> None:
+        """Relay the upstream's answer; ``channel`` is None off the MCP endpoint (not recorded)."""
         kind = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
-        if mcp and kind == "text/event-stream":
-            self._relay_events(response)
-        elif mcp and kind == "application/json":
+        if channel is not None and kind == "text/event-stream":
+            self._relay_events(response, connection, channel)
+        elif channel is not None and kind == "application/json":
             body = response.read()
-            replacement = from_server(self.server.relay, body) if body.strip() else None
+            replacement = (from_server(self.server.relay, body, channel) if body.strip()
+                           else None)
             self._send_whole(response.status, self._response_headers(response),
                              body if replacement is None else replacement)
         elif response.getheader("Content-Length") is not None or self.command == "HEAD" or (
@@ -236,42 +470,53 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self._send_whole(response.status, self._response_headers(response),
                              response.read())
         else:
-            self._start_chunked(response)
-            while data := response.read1(_CHUNK):
-                self._chunk(data)
-            self._end_chunked()
+            out = [self._chunked_head(response)]
+            while True:
+                if not _upstream_ready(response, connection):
+                    self._send(out)
+                data = response.read1(_CHUNK)
+                if not data:
+                    break
+                out.append(_chunk(data))
+            out.append(_LAST_CHUNK)
+            self._send(out)
 
-    def _start_chunked(self, response: http.client.HTTPResponse) -> None:
-        self.send_response_only(response.status)
-        for key, value in self._response_headers(response):
-            self.send_header(key, value)
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+    def _chunked_head(self, response: http.client.HTTPResponse) -> bytes:
+        return self._head(response.status, [*self._response_headers(response),
+                                            ("Transfer-Encoding", "chunked")])
 
-    def _chunk(self, data: bytes) -> None:
-        if data:
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+    def _send(self, out: list[bytes]) -> None:
+        """Send what is waiting in ``out`` in one write, and empty it."""
+        if out:
+            self.wfile.write(b"".join(out))
+            out.clear()
 
-    def _end_chunked(self) -> None:
-        self.wfile.write(b"0\r\n\r\n")
+    def _relay_events(self, response: http.client.HTTPResponse,
+                      connection: http.client.HTTPConnection, channel: Channel) -> None:
+        """Relay a Server-Sent Events stream one whole event at a time.
 
-    def _relay_events(self, response: http.client.HTTPResponse) -> None:
-        """Relay a Server-Sent Events stream one whole event at a time."""
-        self._start_chunked(response)
+        Each event is sent as soon as nothing more of the stream has arrived: what came in
+        one piece (the headers, a priming event, the answer and the stream's end, as many
+        servers send them) goes out in one write, for the client to wake up to once.
+        """
+        out = [self._chunked_head(response)]
         event: list[bytes] = []
         while True:
+            if not event and out and not _upstream_ready(response, connection):
+                self._send(out)
             line = response.readline()
             if not line:
                 break
             event.append(line)
-            if line in (b"\n", b"\r\n", b"\r"):
-                self._chunk(self._planted_event(event))
+            if line in (b"\n", b"\r\n"):
+                out.append(_chunk(self._planted_event(event, channel)))
                 event = []
         if event:
-            self._chunk(self._planted_event(event))
-        self._end_chunked()
+            out.append(_chunk(self._planted_event(event, channel)))
+        out.append(_LAST_CHUNK)
+        self._send(out)
 
-    def _planted_event(self, lines: list[bytes]) -> bytes:
+    def _planted_event(self, lines: list[bytes], channel: Channel) -> bytes:
         data_lines = [line for line in lines if line.startswith(b"data:")]
         event_type = next((line[6:].strip() for line in lines if line.startswith(b"event:")),
                           b"message")
@@ -280,7 +525,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         payload = b"\n".join(_field_value(line) for line in data_lines)
         if not payload.strip():
             return b"".join(lines)
-        replacement = from_server(self.server.relay, payload)
+        replacement = from_server(self.server.relay, payload, channel)
         if replacement is None:
             return b"".join(lines)
         ending = b"\r\n" if lines[-1].endswith(b"\r\n") else b"\n"
@@ -293,21 +538,53 @@ class ProxyHandler(BaseHTTPRequestHandler):
         return b"".join(out)
 
 
+_LAST_CHUNK = b"0\r\n\r\n"
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data) if data else b""
+
+
+def _upstream_ready(response: http.client.HTTPResponse,
+                    connection: http.client.HTTPConnection) -> bool:
+    """Whether more of the upstream's answer is already here, so reading on will not wait.
+
+    Looks at the response's buffer, filling it from the socket without blocking. A lone
+    line ending (the CRLF that closes a chunk) does not count: the next chunk may be far
+    off, and what was read must not wait for it.
+    """
+    sock, buffered = connection.sock, response.fp
+    if sock is None or buffered is None:
+        return True  # the answer is over: reading on returns at once
+    timeout = sock.gettimeout()
+    sock.settimeout(0.0)
+    try:
+        data = buffered.peek(3)
+    except OSError:  # TLS says "want read" this way; a real failure shows on the next read
+        return False
+    finally:
+        sock.settimeout(timeout)
+    return bool(data.lstrip(b"\r\n"))
+
+
 def _field_value(line: bytes) -> bytes:
     value = line[5:].rstrip(b"\r\n")
     return value[1:] if value.startswith(b" ") else value
 
 
 def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
-          ready: threading.Event | None = None) -> None:
-    """Listen on ``address`` and relay to ``upstream`` until SIGINT or SIGTERM."""
+          allowed_hosts: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY,
+          ready: threading.Event | None = None) -> str | None:
+    """Listen on ``address`` and relay to ``upstream`` until SIGINT or SIGTERM; the last
+    failure to reach the upstream (None: none)."""
     try:
-        server = ProxyServer(address, relay, upstream)
+        server = ProxyServer(address, relay, upstream, allowed_hosts=allowed_hosts,
+                             max_body=max_body)
     except OSError as exc:
         raise InputError(f"cannot listen on {address[0]}:{address[1]} ({exc.strerror})",
                          place="--listen", fix="choose another port (0: any free port)") from None
-    try:  # listening: only now is an earlier session at this path replaced
-        relay.writer.open()
+    try:  # listening: recording begins (published at the upstream's first message)
+        relay.writer.begin()
     except BaseException:
         server.server_close()
         raise
@@ -335,4 +612,5 @@ def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
         server.server_close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    return server.upstream_failure
 

@@ -307,13 +307,16 @@ class Planter:
     """Called with ``"fault"`` or ``"injection"`` and the entry for ``injected.json``."""
     canary_factory: Callable[[], str] = new_canary
     _counts: dict[str, int] = field(factory=dict, init=False)
-    _pending: dict[str, _Pending] = field(factory=dict, init=False)
+    _pending: dict[tuple[str | int | None, str], _Pending] = field(factory=dict, init=False)
     _lock: threading.Lock = field(factory=threading.Lock, init=False)
 
-    def request(self, message: Any, *, may_answer: bool = True) -> RequestPlanting | None:
+    def request(self, message: Any, *, may_answer: bool = True,
+                scope: str | int | None = None) -> RequestPlanting | None:
         """Look at a client-to-server message; answer it here when a fault does not forward.
 
         ``may_answer=False`` (inside a batch) forwards every call, whatever the plan says.
+        ``scope`` is the MCP session (or HTTP request) the message came on: JSON-RPC ids
+        are unique only within one, so its answer is looked for there.
         """
         if not (isinstance(message, dict) and message.get("method") == "tools/call"
                 and "id" in message):
@@ -334,21 +337,23 @@ class Planter:
                     self._emit("fault", entry)
                     return RequestPlanting(planted=planted,
                                            response=fault_response(fault, message["id"]))
-                self._pending[_key(message["id"])] = _Pending("fault", tool, nth, fault=fault)
+                self._pending[scope, _key(message["id"])] = _Pending(
+                    "fault", tool, nth, fault=fault)
                 return None
             injection = next((p for p in self.plan.injections
                               if p.tool == tool and p.nth in (None, nth)), None)
             if injection is not None:
-                self._pending[_key(message["id"])] = _Pending(
+                self._pending[scope, _key(message["id"])] = _Pending(
                     "injection", tool, nth, injection=injection)
         return None
 
-    def response(self, message: Any) -> ResponsePlanting | None:
+    def response(self, message: Any, *, scope: str | int | None = None
+                 ) -> ResponsePlanting | None:
         """Look at a server-to-client message; the planted version when a plan matched it."""
         if not isinstance(message, dict) or "method" in message or "id" not in message:
             return None
         with self._lock:
-            pending = self._pending.pop(_key(message["id"]), None)
+            pending = self._pending.pop((scope, _key(message["id"])), None)
         if pending is None:
             return None
         if pending.fault is not None:

@@ -136,13 +136,14 @@ class StdioProxy:
     def run(self) -> int:
         """Relay until the server exits; its return code (negative: killed by that signal).
 
-        The session file is started only once the server has: a command that cannot start
-        leaves an earlier session as it was."""
+        Recording begins once the server has started, and the session file is published at
+        its first message: a command that cannot start, or a server that dies before it says
+        anything, leaves an earlier session as it was."""
         self.start()
         assert self.process is not None
         process = self.process
         try:
-            self.relay.writer.open()
+            self.relay.writer.begin()
         except BaseException:
             process.kill()
             process.wait()

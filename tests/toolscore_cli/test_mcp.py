@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,8 @@ def test_help_lists_the_command_and_its_options() -> None:
     assert "mcp" in top.stdout and "Record an MCP session" in top.stdout
     record = toolscore("mcp", "record", "--help")
     for option in ("--output", "--injected", "--inject-fault", "--inject-prompt",
-                   "--inject-file", "--upstream", "--listen", "--allow-remote"):
+                   "--inject-file", "--upstream", "--listen", "--allow-remote", "--allow-host",
+                   "--max-body"):
         assert option in record.stdout
 
 
@@ -53,6 +55,12 @@ def test_help_lists_the_command_and_its_options() -> None:
     (["-o", "s.json", "--upstream", "http://127.0.0.1:9/mcp", "--listen", "localhost"],
      "--listen: bad address 'localhost'"),
     (["-o", "s.json", "--upstream", "file:///tmp/x"], "--upstream: bad upstream URL"),
+    (["-o", "s.json", "--upstream", "http://127.0.0.1:9/mcp", "--allow-host", "a.example:80"],
+     "--allow-host: bad host name 'a.example:80'"),
+    (["-o", "s.json", "--allow-host", "a.example", "--", "python", "s.py"],
+     "--allow-host: only the HTTP proxy checks hosts and body sizes"),
+    (["-o", "s.json", "--upstream", "http://127.0.0.1:9/mcp", "--max-body", "0"],
+     "--max-body: 0 is not a size"),
     (["-o", "s.json", "--inject-file", "missing.yaml", "--", "python", "s.py"],
      "missing.yaml: plan file not found"),
     (["-o", "s.json", "--", "no-such-server-command-xyz"],
@@ -119,7 +127,40 @@ def test_listen_addresses(tmp_path: Path, listen: str, extra: list[str], shown: 
         assert line.startswith(f"toolscore mcp record: listening on {shown}"), line
     finally:
         process.terminate()
-        assert process.wait(10) == 0
+        # Nothing came through: no session, and a line that says so.
+        assert process.wait(10) == 2
+    assert process.stderr.read() == (
+        "error: --upstream: the upstream sent no MCP message through the proxy; no session "
+        "was recorded; start the server first, and point the MCP client at the address the "
+        "proxy prints\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("server", "how", "its_stderr"), [
+    ("import sys; sys.exit(1)", "exited with code 1", []),
+    ("raise SystemExit('cannot bind the database')", "exited with code 1",
+     ["cannot bind the database"]),
+    # Reads the client's initialize, then dies before answering it.
+    ("import os, sys; sys.stdin.readline(); os.kill(os.getpid(), 9)", "was killed by SIGKILL",
+     []),
+])
+def test_a_server_that_dies_before_it_speaks_records_no_session(
+        tmp_path: Path, server: str, how: str, its_stderr: list[str]) -> None:
+    session = tmp_path / "session.json"
+    session.write_text("earlier\n")
+    raw = RawSession(record_command(session, "--inject-fault", "tool=add",
+                                    server=[sys.executable, "-c", server]),
+                     env=environment(), stderr=subprocess.PIPE)
+    raw.send(INITIALIZE)
+    assert raw.receive() == b""  # no answer: the server is gone
+    assert raw.close() == 2
+    assert raw.process.stderr is not None
+    # The server's stderr passes through; then one line of the proxy's own.
+    assert raw.process.stderr.read().decode().splitlines() == [*its_stderr, (
+        f"error: SERVER_CMD: the server {how} before it sent anything: no session was "
+        "recorded; run the server's command on its own to see why it stops")]
+    assert session.read_text() == "earlier\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json"]
 
 
 def test_plan_file_and_default_injected_path(tmp_path: Path) -> None:

@@ -224,3 +224,13 @@ def test_ids_of_other_types_do_not_collide() -> None:
     planter.request(tools_call("1", "deploy"))
     assert planter.response(ok(1)) is None
     assert planter.response(ok("1")) is not None
+
+
+def test_a_fault_hits_the_answer_in_its_own_session_only() -> None:
+    planter = Planter(Plan(faults=(FaultPlan(tool="deploy", nth=1, error="Down"),)))
+    assert planter.request(tools_call(3, "deploy"), scope="session-a") is None
+    assert planter.request(tools_call(3, "add"), scope="session-b") is None
+    # Session b's answer to its own id 3 is left alone; session a's is replaced.
+    assert planter.response(ok(3), scope="session-b") is None
+    planted = planter.response(ok(3), scope="session-a")
+    assert planted is not None and planted.message["result"]["isError"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -96,14 +97,43 @@ def test_an_earlier_session_stays_until_open(tmp_path: Path) -> None:
         "toolscore.mcp_session"]
 
 
+def test_a_session_is_published_only_when_the_server_first_speaks(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_text("earlier session\n")
+    writer = SessionWriter(path, transport="stdio", server=["s"])
+    relay = Relay(writer)
+    writer.begin()
+    relay.client_message(b'{"jsonrpc":"2.0","id":0,"method":"initialize"}')
+    # The client spoke, the server has not: the earlier session is still there.
+    assert path.read_text() == "earlier session\n" and not writer.started
+    relay.server_message(b'{"jsonrpc":"2.0","id":0,"result":{}}')
+    assert writer.started
+    assert [row["kind"] for row in lines(path)] == ["toolscore.mcp_session", "message",
+                                                    "message"]
+    assert writer.close(0) is True
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json"]
+
+
+def test_a_server_that_never_speaks_leaves_no_session(tmp_path: Path) -> None:
+    path = tmp_path / "session.json"
+    path.write_text("earlier session\n")
+    writer = SessionWriter(path, transport="stdio", server=["s"])
+    writer.begin()
+    Relay(writer).client_message(b'{"jsonrpc":"2.0","id":0,"method":"initialize"}')
+    assert writer.close(1) is False and not writer.started
+    assert path.read_text() == "earlier session\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json"]  # no temp file
+
+
 def test_injected_log_is_rewritten_as_things_are_planted(tmp_path: Path) -> None:
     path = tmp_path / "injected.json"
     log = InjectedLog(path)
-    assert not path.exists()  # started with the session, not before
-    log.write()
-    assert json.loads(path.read_text()) == {"kind": "toolscore.injected", "version": "1",
-                                            "faults": [], "injections": []}
     log.add("fault", {"tool": "deploy", "call_id": "3"})
+    assert not path.exists()  # started with the session, not before
+    log.start()
+    assert json.loads(path.read_text()) == {"kind": "toolscore.injected", "version": "1",
+                                            "faults": [{"tool": "deploy", "call_id": "3"}],
+                                            "injections": []}
     log.add("injection", {"tool": "fetch_page", "call_id": "5"})
     document = json.loads(path.read_text())
     assert document["faults"] == [{"tool": "deploy", "call_id": "3"}]
@@ -115,6 +145,7 @@ def test_relay_records_planted_and_original(tmp_path: Path) -> None:
     writer = SessionWriter(path, transport="stdio", server=["s"])
     writer.open()
     log = InjectedLog(tmp_path / "injected.json")
+    log.start()
     plan = Plan(faults=(FaultPlan(tool="deploy", forward=False),),
                 injections=(InjectionPlan(tool="fetch_page", text="Do {canary}"),))
     relay = Relay(writer, Planter(plan, on_planted=log.add))
@@ -129,9 +160,12 @@ def test_relay_records_planted_and_original(tmp_path: Path) -> None:
     assert replacement is not None
     assert relay.server_message(b'{"jsonrpc":"2.0","method":"notifications/message"}') is None
     assert relay.server_message(b"server log line, not JSON") is None
+    assert relay.server_message(b"progress 50%\r\n") is None
+    assert relay.server_message(b"\xff\xfebinary\tnoise\n") is None
     rows = lines(path)[1:]
     assert [r["direction"] for r in rows] == ["client_to_server", "server_to_client",
                                               "client_to_server", "server_to_client",
+                                              "server_to_client", "server_to_client",
                                               "server_to_client", "server_to_client"]
     request, answer = rows[0], rows[1]
     assert request["planted"]["fault"]["forwarded"] is False
@@ -142,6 +176,10 @@ def test_relay_records_planted_and_original(tmp_path: Path) -> None:
     canary = injected["planted"]["injection"]["canary"]
     assert injected["message"]["result"]["content"][-1]["text"] == f"Do {canary}"
     assert rows[5]["kind"] == "unparsed" and rows[5]["raw"] == "server log line, not JSON"
+    # Lines that are not JSON keep every byte: \r, and invalid UTF-8 in raw_base64.
+    assert rows[6]["raw"] == "progress 50%\r" and "raw_base64" not in rows[6]
+    assert rows[7]["raw"] == "\ufffd\ufffdbinary\tnoise"
+    assert base64.b64decode(rows[7]["raw_base64"]) == b"\xff\xfebinary\tnoise"
     document = json.loads((tmp_path / "injected.json").read_text())
     assert [f["call_id"] for f in document["faults"]] == ["1"]
     assert [i["canary"] for i in document["injections"]] == [canary]

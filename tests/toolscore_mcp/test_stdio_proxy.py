@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import signal
@@ -31,7 +32,7 @@ from tests.mcp_support import (
     tool_calls,
 )
 from toolscore_mcp.relay import ClientOutcome, Relay
-from toolscore_mcp.session import SessionWriter
+from toolscore_mcp.session import Channel, SessionWriter
 from toolscore_mcp.stdio_proxy import StdioProxy, iter_lines, split_lines
 
 pytest.importorskip("mcp")
@@ -188,7 +189,8 @@ def test_client_bytes_reach_the_server_unchanged(tmp_path: Path) -> None:
            b'"a": "\\u00e9"}}\n',
            b'{"jsonrpc":"2.0","id":"two","method":"y",'
            b'"params":{"text":"caf\xc3\xa9 \xe2\x9c\x93"}}\r\n',
-           b"not json at all\n", b"\n", b'{"jsonrpc":"2.0","method":"notifications/x"}\n']
+           b"not json at all\n", b"\n", b"caf\xe9 in latin-1\r\n",
+           b'{"jsonrpc":"2.0","method":"notifications/x"}\n']
     for line in odd:
         raw.send(line)
     echoed = [raw.receive() for _ in odd]
@@ -196,9 +198,13 @@ def test_client_bytes_reach_the_server_unchanged(tmp_path: Path) -> None:
     assert echoed == odd
     rows = read_jsonl(session)
     sent = [r for r in rows if r.get("direction") == "client_to_server"]
-    assert [r["kind"] for r in sent] == ["message", "message", "unparsed", "message"]
+    assert [r["kind"] for r in sent] == ["message", "message", "unparsed", "unparsed",
+                                         "message"]
     assert sent[1]["message"]["params"]["text"] == "café ✓"
-    assert sent[2]["raw"] == "not json at all"
+    assert sent[2]["raw"] == "not json at all" and "raw_base64" not in sent[2]
+    # Not UTF-8: readable in raw, exact in raw_base64 (\r included).
+    assert sent[3]["raw"] == "caf\ufffd in latin-1\r"
+    assert base64.b64decode(sent[3]["raw_base64"]) == b"caf\xe9 in latin-1\r"
 
 
 def test_killed_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
@@ -223,15 +229,44 @@ def test_killed_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
     assert [f["call_id"] for f in document["faults"]] == ["5", "10", "15", "20"]
 
 
+SPEAKS = ("import sys\n"
+          "sys.stdout.write('{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",'\n"
+          "                 '\"params\":{\"level\":\"info\",\"data\":\"up\"}}\\n')\n"
+          "sys.stdout.flush()\n")
+"""A server's first words: a log notification (the session is published at them)."""
+
+
 def test_exit_code_and_stderr_are_the_servers(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     raw = RawSession(record_command(session, server=[
-        PYTHON, "-c", "import sys; sys.stderr.write('server says hi\\n'); sys.exit(3)"]),
+        PYTHON, "-c", SPEAKS + "sys.stderr.write('server says hi\\n'); sys.exit(3)"]),
         stderr=-1)
+    assert b'"data":"up"' in raw.receive()
     assert raw.close() == 3
     assert raw.process.stderr is not None
-    assert b"server says hi" in raw.process.stderr.read()
+    assert raw.process.stderr.read() == b"server says hi\n"
     assert read_jsonl(session)[-1]["exit_code"] == 3
+
+
+def test_a_server_killed_by_sigkill_kills_the_proxy_the_same_way(tmp_path: Path) -> None:
+    from toolscore_core.traces import parse_trace
+
+    session = tmp_path / "s.json"
+    server = [PYTHON, "-c", SPEAKS + (
+        "import os\n"
+        "for line in sys.stdin:\n"
+        "    if 'crash' in line: os.kill(os.getpid(), 9)\n")]
+    raw = RawSession(record_command(session, server=server), stderr=-1)
+    raw.receive()
+    raw.send(call(1, "crash"))
+    assert raw.process.wait(10) == -signal.SIGKILL  # a shell shows 137
+    assert raw.process.stderr is not None and raw.process.stderr.read() == b""
+    rows = read_jsonl(session)
+    assert rows[-1]["exit_code"] == -signal.SIGKILL
+    trace, _ = parse_trace(rows)
+    assert [(c.tool, c.is_error) for c in trace.calls] == [("crash", None)]
+    assert trace.notes == ("the server was killed by SIGKILL (exit code -9); 1 call got no "
+                           "answer (ids 1 (crash)): outcome unknown",)
 
 
 def test_signals_reach_the_server_and_come_back(tmp_path: Path) -> None:
@@ -246,8 +281,8 @@ def test_signals_reach_the_server_and_come_back(tmp_path: Path) -> None:
 
 def test_server_that_handles_sigint_exits_its_own_way(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
-    server = [PYTHON, "-c", (
-        "import signal, sys, time\n"
+    server = [PYTHON, "-c", SPEAKS + (
+        "import signal, time\n"
         "signal.signal(signal.SIGINT, lambda *a: sys.exit(7))\n"
         "print('ready', file=sys.stderr, flush=True)\n"
         "while True: time.sleep(0.05)\n")]
@@ -282,10 +317,10 @@ def test_a_fault_that_does_not_forward_never_reaches_the_server(tmp_path: Path) 
 class _FailingRelay(Relay):
     """A relay whose recording breaks (a full disk, say)."""
 
-    def client_message(self, data: bytes) -> ClientOutcome:
+    def client_message(self, data: bytes, channel: Channel | None = None) -> ClientOutcome:
         raise OSError(28, "No space left on device")
 
-    def server_message(self, data: bytes) -> bytes | None:
+    def server_message(self, data: bytes, channel: Channel | None = None) -> bytes | None:
         raise OSError(28, "No space left on device")
 
 
@@ -310,3 +345,39 @@ def test_a_broken_recorder_never_breaks_the_session(
     err = capfd.readouterr().err
     assert "a client message could not be recorded (OSError" in err
     assert "a server message could not be recorded" in err and "relayed unchanged" in err
+
+
+async def _cancel_one_call(command: list[str]) -> str:
+    """An SDK client that gives up on a slow call (it sends notifications/cancelled)."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], env=environment())
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), \
+                ClientSession(read, write) as session:
+            await session.initialize()
+            with anyio.move_on_after(0.5):
+                await session.call_tool("wait_echo", {"text": "late", "seconds": 3})
+            result = await session.call_tool("add", {"a": 1, "b": 2})
+            return result.content[0].text  # type: ignore[union-attr]
+
+
+def test_a_call_the_sdk_client_cancelled_is_noted(tmp_path: Path) -> None:
+    import anyio
+
+    from toolscore_core.traces import parse_trace
+
+    session = tmp_path / "s.json"
+    assert anyio.run(_cancel_one_call, record_command(session)) == "3"
+    rows = read_jsonl(session)
+    (cancelled,) = [r["message"] for r in messages(rows, "client_to_server")
+                    if r["message"].get("method") == "notifications/cancelled"]
+    trace, _ = parse_trace(rows)
+    slow, add = trace.calls
+    assert (slow.tool, slow.is_error, slow.result) == ("wait_echo", None, None)
+    assert cancelled["params"]["requestId"] == int(slow.id or "")
+    assert (add.tool, add.is_error) == ("add", False)
+    assert len(trace.notes) == 1 and trace.notes[0].startswith(
+        f"1 call cancelled by the side that made it (notifications/cancelled: id {slow.id} "
+        "(wait_echo")
