@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
-from toolscore_core.matchers import Matcher, to_json, to_repr, values_match
+from toolscore_core.matchers import Matcher, members_decide, to_json, to_repr
 from toolscore_core.models import ForbiddenRule
 from toolscore_core.wording import count, number
 
@@ -21,8 +21,7 @@ def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool | None:
         return True
     if call.args is None:
         return None if call.raw_args is not None else False
-    return all(name in call.args and values_match(want, call.args[name])
-               for name, want in rule.args.items())
+    return members_decide(rule.args, call.args) is True
 
 
 def rule_dict(index: int, rule: ForbiddenRule) -> dict[str, Any]:

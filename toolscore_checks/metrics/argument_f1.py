@@ -7,7 +7,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 
 from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
-from toolscore_core.matchers import judged_in
+from toolscore_core.matchers import absent_optional, judged_in
 
 _ARGS = attrgetter("args")
 _SCORE = itemgetter(3)
@@ -47,8 +47,9 @@ def _judged(context: EvaluationContext, checked: int) -> MetricOutcome:
         if pair.expected not in met:
             scores.append(pair.score)
             continue
-        size = len(context.expected[pair.expected].args or {}) + len(
-            context.calls[pair.actual].args or {})
+        want = context.expected[pair.expected].args or {}
+        got = context.calls[pair.actual].args or {}
+        size = len(want) + len(got) - absent_optional(want, got)
         scores.append(2.0 * (pair.matched_args + met[pair.expected]) / size)
     value = round(sum(scores) / checked, 12)
     return MetricOutcome(value=value, score=value)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore_core.context import Evaluation
-from toolscore_core.matchers import Judged, to_repr, values_match
+from toolscore_core.matchers import Judged, Optional, to_repr, values_match
 from toolscore_core.pairing import Pair
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import known_secrets, mask_known, redact_text
@@ -36,7 +36,8 @@ def argument_differences(evaluation: Evaluation, pair: Pair,
     diffs = []
     for name, value in want.items():
         if name not in got:
-            diffs.append(f"{name} missing")
+            if type(value) is not Optional:
+                diffs.append(f"{name} missing")
         elif isinstance(value, Judged):
             verdict = verdicts.get((number(pair.expected), name))
             if verdict != "yes":
