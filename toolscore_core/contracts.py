@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,6 +12,7 @@ from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
 from toolscore_core.models import Contract, ExpectedCall, ForbiddenRule, SideEffect
+from toolscore_core.patterns import PatternError, compile_pattern
 from toolscore_core.plain_calls import plain_calls
 from toolscore_core.structure import Refusal, at_least, get_converter, shape, structure
 
@@ -113,8 +113,8 @@ def _filled(_: Any, attribute: Any, value: str) -> None:
 
 def _pattern(_: Any, attribute: Any, value: str | None) -> None:
     try:
-        re.compile(value or "")
-    except re.error as exc:
+        compile_pattern(value or "")
+    except PatternError as exc:
         raise Refusal(f"invalid regular expression ({exc})", "fix the pattern",
                       key=attribute.name) from None
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from toolscore_core.errors import InputError
-from toolscore_core.patterns import PatternError, compile_pattern, search
+from toolscore_core.patterns import TIMEOUTS, PatternError, compile_pattern, search
 
 MATCHER_KEYS = ("$any", "$regex", "$approx", "$contains", "$oneof", "$type", "$judge",
                 "$optional", "$all", "$anyof", "$not", "$text", "$object", "$list")
@@ -534,6 +534,28 @@ def judged_in(expected: Sequence[Any], pairs: Iterable[tuple[Any, ...]]) -> bool
     judged argument matches nothing by rule, so its pair always scores below 1."""
     return any(Judged in set(map(type, (expected[pair[0]].args or {}).values()))
                for pair in pairs if pair[3] < 1.0)
+
+
+def undecided_in(expected: Sequence[Any], calls: Sequence[Any],
+                 pairs: Iterable[tuple[Any, ...]]) -> bool:
+    """Whether a pair of the pairing (``Pair`` tuples) has an argument no rule could decide
+    (a ``$regex`` past its time limit, at any depth of the argument). Asked of every
+    evaluation, so it looks only while some search has timed out, and only at the pairs
+    that did not match fully (an undecided argument counts as unmatched there)."""
+    if not TIMEOUTS[0]:
+        return False
+    return any(undecided_arguments(expected[pair[0]].args, calls[pair[1]].args)
+               for pair in pairs if pair[3] < 1.0)
+
+
+def undecided_arguments(expected: Mapping[str, Any] | None,
+                        actual: Mapping[str, Any] | None) -> list[str]:
+    """The names of the arguments ``actual`` gives whose match no rule could decide."""
+    if not expected or not actual or not TIMEOUTS[0]:
+        return []
+    return [name for name, want in expected.items()
+            if name in actual and type(want) is not Judged
+            and decide(want, actual[name]) is None]
 
 
 def decide(expected: Any, actual: Any) -> Decision:

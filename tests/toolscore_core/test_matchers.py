@@ -9,6 +9,7 @@ from toolscore_core.matchers import (
     Contains,
     IsType,
     Judged,
+    Matcher,
     OneOf,
     Regex,
     from_json,
@@ -518,3 +519,157 @@ def test_the_new_matchers_are_public() -> None:
     assert repr(value) == "AllOf([IsType('int'), Not(3)])"
     assert repr(toolscore.List([1], order="any", extra="allow", each=toolscore.IsType("int"))) \
         == "List([1], order='any', extra='allow', each=IsType('int'))"
+
+
+# --- Undecided: a $regex past its time limit. (a|aa)+$ backtracks exponentially on a run of
+# "a" that ends in something else, even in the regex package.
+
+SLOW = r"(a|aa)+$"
+SLOW_VALUE = "a" * 60 + "b"
+
+
+def test_a_regex_past_its_time_limit_is_undecided_and_stays_so() -> None:
+    from toolscore_core.matchers import decide
+    from toolscore_core.patterns import TIMEOUTS
+
+    slow = Regex(SLOW)
+    before = TIMEOUTS[0]
+    assert decide(slow, SLOW_VALUE) is None
+    assert not slow.matches(SLOW_VALUE)  # pairing's yes-or-no: no
+    assert decide(slow, SLOW_VALUE) is None  # remembered: not searched again
+    assert TIMEOUTS[0] == before + 1
+    assert decide(slow, "aaaa") is True and decide(slow, "b") is False
+
+
+def test_a_pattern_that_hangs_pythons_re_is_decided_at_once() -> None:
+    # ^(a+)+$ on 40 "a" and a "b" runs for minutes in re; the regex package fails it at once
+    assert values_match(Regex(r"^(a+)+$"), "a" * 40) and \
+        not values_match(Regex(r"^(a+)+$"), "a" * 40 + "b")
+
+
+class _Fixed(Matcher):
+    """A leaf whose decision is given: True, False or None (undecided)."""
+
+    def __init__(self, decision: bool | None) -> None:
+        self.decision = decision
+
+    def matches(self, value: object) -> bool:
+        return self.decision is True
+
+    def decide(self, value: object) -> bool | None:
+        return self.decision
+
+    def to_json(self) -> dict:
+        return {"$fixed": self.decision}
+
+    def __repr__(self) -> str:
+        return f"_Fixed({self.decision!r})"
+
+
+RANK = {False: 0, None: 1, True: 2}
+BACK = {0: False, 1: None, 2: True}
+
+
+def kleene(tree: tuple) -> bool | None:
+    """The reference: Kleene's logic as the order false < undecided < true (AND is the
+    least, OR the greatest, NOT turns the order around)."""
+    kind, parts = tree
+    if kind == "leaf":
+        return parts
+    if kind == "not":
+        return BACK[2 - RANK[kleene(parts)]]
+    ranks = [RANK[kleene(part)] for part in parts]
+    return BACK[min(ranks) if kind == "all" else max(ranks)]
+
+
+def build(tree: tuple) -> object:
+    from toolscore_core.matchers import AllOf, AnyOf, Not
+
+    kind, parts = tree
+    if kind == "leaf":
+        return _Fixed(parts)
+    if kind == "not":
+        return Not(build(parts))
+    return (AllOf if kind == "all" else AnyOf)([build(part) for part in parts])
+
+
+trees = st.recursive(
+    st.tuples(st.just("leaf"), st.sampled_from([True, False, None])),
+    lambda inner: st.tuples(st.just("not"), inner)
+    | st.tuples(st.sampled_from(["all", "any"]), st.lists(inner, min_size=1, max_size=3)),
+    max_leaves=8,
+)
+
+
+@given(trees)
+def test_composed_decisions_follow_kleene_logic(tree: tuple) -> None:
+    from toolscore_core.matchers import decide
+
+    assert decide(build(tree), "value") is kleene(tree)
+
+
+@given(st.lists(st.sampled_from([True, False, None]), max_size=3),
+       st.lists(st.sampled_from([True, False, None]), max_size=4),
+       st.sampled_from(["same", "any"]), st.sampled_from(["allow", "forbid"]))
+def test_a_list_is_undecided_only_when_the_undecided_cells_could_go_either_way(
+        items: list, cells: list, order: str, extra: str) -> None:
+    """The reference settles each undecided element both ways: true if the list fits with
+    every undecided cell false, false if it does not fit with every one true."""
+    from toolscore_core.matchers import List, decide
+
+    values = list(range(len(cells)))
+
+    class Cell(_Fixed):
+        def decide(self, value: object) -> bool | None:
+            return cells[value] if self.decision else False  # type: ignore[index]
+
+    def fits(as_bool: bool) -> bool:
+        table = [[(as_bool if c is None else c) if want else False for c in cells]
+                 for want in items]
+        spec = {"$list": [{"$anyof": [j for j, ok in enumerate(row) if ok] or [-1]}
+                          for row in table], "order": order, "extra": extra}
+        return ref(spec, values)
+
+    expected = True if fits(False) else (None if fits(True) else False)
+    matcher = List([Cell(bool(want)) for want in items], order=order, extra=extra)
+    assert decide(matcher, values) is expected
+
+
+def test_an_undecided_argument_makes_argument_f1_unknown_with_its_reason() -> None:
+    from toolscore_core.evaluation import evaluate
+    from toolscore_formats.reports.diagnosis import findings
+
+    contract = [{"tool": "t", "args": {"s": {"$regex": SLOW}, "n": 1}}]
+    result = evaluate(contract, [{"tool": "t", "args": {"s": SLOW_VALUE, "n": 1}}])
+    reason = ("1 argument undecided: s of call #1 t: its regular expression ran past the "
+              "time limit of 0.1 s per search")
+    assert result.metrics["argument_f1"] == {"unknown": reason}
+    check = result.evidence.get("judged-arguments")
+    assert (check.status, check.reason) == ("unknown", reason)
+    assert check.details["arguments"][0]["claim"] == f"Regex({SLOW!r})"
+    differ = [f for f in findings(result) if "differ" in f]
+    assert differ == ["call #1 t arguments differ: s: undecided (its regular expression ran "
+                      "past the time limit of 0.1 s per search)"]
+    from toolscore_formats.reports.view import build_view
+
+    assert [row.match for row in build_view(result).calls] == ["undecided"]
+    # the same contract on a value the pattern decides is a plain verdict
+    decided = evaluate(contract, [{"tool": "t", "args": {"s": "aaa", "n": 1}}])
+    assert decided.metrics["argument_f1"] == 1.0
+    assert decided.evidence.get("judged-arguments") is None
+
+
+def test_a_forbidden_rule_past_its_time_limit_is_unknown_never_a_pass() -> None:
+    from toolscore_core.evaluation import evaluate
+
+    rules = [{"tool": "t", "args": {"s": {"$regex": SLOW}}, "reason": "no"}]
+    calls = [{"tool": "t", "args": {"s": SLOW_VALUE}}, {"tool": "u", "args": {"s": "a"}}]
+    check = evaluate([], calls, forbidden=rules).evidence.get("forbidden-calls")
+    assert check.status == "unknown"
+    assert check.reason == ("no call matched a forbidden rule, but 1 call could not be "
+                            "judged: #1 t (rule 1): its regular expression ran past the time "
+                            "limit of 0.1 s per search")
+    assert check.details["undecided"] == [{"call": 1, "tool": "t", "rule": 1}]
+    # a call that breaks another rule still fails the check
+    rules.append({"tool": "u", "reason": "never u"})
+    assert evaluate([], calls, forbidden=rules).evidence.get("forbidden-calls").status == "fail"
