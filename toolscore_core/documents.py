@@ -202,7 +202,8 @@ def _deepest(data: bytes | str) -> tuple[int, str | None]:
 def parse_yaml(data: bytes | str, *, file: str, unique_keys: bool = False) -> Any:
     """Decode YAML (safe loader), or raise an InputError naming the line. With
     ``unique_keys``, a key named twice in one mapping is one too. Aliases may add at most
-    ALIAS_LIMIT values; an alias inside the value it names is an error."""
+    ALIAS_LIMIT values, brackets nest at most BRACKETS_LIMIT deep; an alias inside the
+    value it names is an error."""
     refuse_empty(data, file=file)
     import yaml
 
@@ -212,6 +213,9 @@ def parse_yaml(data: bytes | str, *, file: str, unique_keys: bool = False) -> An
         raise InputError(f"the alias *{exc.args[0]} refers to the value it stands in",
                          file=file, place=_mark(exc.args[1]),
                          fix=f"write the value out instead of *{exc.args[0]}") from None
+    except _TooDeep as exc:
+        raise InputError(f"brackets nested more than {BRACKETS_LIMIT} levels deep", file=file,
+                         place=_mark(exc.args[0]), fix="flatten the document") from None
     except _AliasesExpand as exc:
         raise InputError(f"aliases expand the document by {exc.args[0]:,} values, more than "
                          f"the {ALIAS_LIMIT:,} aliases may add", file=file,
@@ -247,6 +251,16 @@ ALIAS_LIMIT = 100_000
 stands for. Shared references cost nothing to load, but everything that reads the document
 afterwards (matchers, hashing, records) sees every copy: ten levels of ten aliases of the
 level below (a "billion laughs" document of under 1 KB) stand for 10**10 values."""
+
+
+BRACKETS_LIMIT = 300
+"""How deep YAML's brackets (``[`` and ``{``) may nest. The YAML reader's scanner looks at
+every open bracket for each one it reads (quadratic: 4,000 levels of a 10 KB document took
+seconds), and its composer runs out of Python's stack a little deeper than this anyway."""
+
+
+class _TooDeep(Exception):
+    """(mark) of a bracket past BRACKETS_LIMIT."""
 
 
 class _YamlDuplicateKey(Exception):
@@ -289,9 +303,9 @@ def alias_expansion(root: Any) -> tuple[int, int]:
 
 @cache
 def _loader(unique_keys: bool) -> Any:
-    """yaml's SafeLoader with aliases bounded (ALIAS_LIMIT, no alias inside its own anchor)
-    and, with ``unique_keys``, a mapping that names a key twice refused (made once, on
-    use)."""
+    """yaml's SafeLoader with aliases bounded (ALIAS_LIMIT, no alias inside its own anchor),
+    brackets nested at most BRACKETS_LIMIT deep and, with ``unique_keys``, a mapping that
+    names a key twice refused (made once, on use)."""
     import yaml
 
     class BoundedLoader(yaml.SafeLoader):
@@ -302,6 +316,11 @@ def _loader(unique_keys: bool) -> Any:
             if expanded - written > ALIAS_LIMIT:
                 raise _AliasesExpand(expanded - written)
             return node
+
+        def fetch_flow_collection_start(self, token_class: Any) -> None:
+            if self.flow_level >= BRACKETS_LIMIT:
+                raise _TooDeep(self.get_mark())
+            super().fetch_flow_collection_start(token_class)
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             event = self.peek_event()

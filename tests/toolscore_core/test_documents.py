@@ -267,3 +267,22 @@ def test_a_recursive_alias_in_a_contract_is_one_line_and_exit_2(tmp_path: Path) 
     assert out.stderr.strip().splitlines() == [
         f"error: {gold}: line 2 column 25: the alias *e refers to the value it stands in; "
         "write the value out instead of *e"]
+
+
+@pytest.mark.parametrize("text", ["x: " + "[" * 4000 + "]" * 4000 + "\n",
+                                  "x: " + "{a: " * 2000 + "1" + "}" * 2000 + "\n"])
+def test_brackets_nested_past_the_limit_are_refused_at_the_first_one_too_deep(
+        text: str) -> None:
+    """The YAML scanner looks at every open bracket for each one it reads; it is stopped at
+    the first bracket past the limit, so the work is bounded by the limit, not the text."""
+    from toolscore_core.documents import BRACKETS_LIMIT, parse_yaml
+
+    opened = text.index("[" if "[" in text else "{")
+    step = 1 if "[" in text else 4
+    with pytest.raises(InputError) as info:
+        parse_yaml(text, file="gold.yaml")
+    assert info.value.one_line() == (
+        f"gold.yaml: line 1 column {opened + step * BRACKETS_LIMIT + 1}: brackets nested more "
+        f"than {BRACKETS_LIMIT} levels deep; flatten the document")
+    depth = BRACKETS_LIMIT
+    assert parse_yaml("x: " + "[" * depth + "]" * depth, file="gold.yaml") is not None
