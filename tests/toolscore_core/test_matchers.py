@@ -673,3 +673,22 @@ def test_a_forbidden_rule_past_its_time_limit_is_unknown_never_a_pass() -> None:
     # a call that breaks another rule still fails the check
     rules.append({"tool": "u", "reason": "never u"})
     assert evaluate([], calls, forbidden=rules).evidence.get("forbidden-calls").status == "fail"
+
+
+def test_every_new_matcher_round_trips_through_json_with_its_options() -> None:
+    doc = {"o": {"$optional": {"$text": "Hi", "ignore_punctuation": True}},
+           "b": {"$object": {"id": {"$type": "int"}, "$ref": {"$optional": "x"}},
+                 "extra": "allow"},
+           "l": {"$list": [{"$regex": "^a"}], "order": "any", "extra": "allow",
+                 "each": {"$type": "str"}},
+           "n": {"$not": {"$all": [1, {"$anyof": [2, 3]}]}}}
+    parsed = from_json(doc)
+    assert from_json(to_json(parsed)) == parsed
+    assert to_json(parsed)["o"] == {"$optional": {
+        "$text": "Hi", "ignore_case": True, "whitespace": "collapse",
+        "ignore_punctuation": True, "fold_quotes": True, "nfkc": True}}
+    # "$ref" inside $object is a key's name, not a matcher
+    assert values_match(parsed["b"], {"id": 1, "other": 2})
+    assert values_match(parsed["b"], {"id": 1, "$ref": "x"})
+    assert not values_match(parsed["b"], {"id": 1, "$ref": "y"})
+    assert to_repr(parsed)["n"] == "Not(AllOf([1, AnyOf([2, 3])]))"
