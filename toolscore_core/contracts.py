@@ -81,7 +81,10 @@ def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
     if not isinstance(value, Mapping):
         raise Refusal(f"must be an object, not {type_name(value)}",
                       'write "args": {...}, or omit it to not check arguments')
-    parsed = from_json(dict(value), judged=judged)
+    try:
+        parsed = from_json(dict(value), judged=judged)
+    except RecursionError:
+        raise Refusal("values nested too deeply to read", "flatten the arguments") from None
     if isinstance(parsed, Matcher):
         raise Refusal(
             f"a matcher ({next(iter(value))}) stands for one argument's value, not for the "

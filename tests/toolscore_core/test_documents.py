@@ -286,3 +286,16 @@ def test_brackets_nested_past_the_limit_are_refused_at_the_first_one_too_deep(
         f"than {BRACKETS_LIMIT} levels deep; flatten the document")
     depth = BRACKETS_LIMIT
     assert parse_yaml("x: " + "[" * depth + "]" * depth, file="gold.yaml") is not None
+
+
+def test_arguments_nested_deeper_than_the_matcher_reader_goes_are_one_line(
+        tmp_path: Path) -> None:
+    from toolscore_core.contracts import load_contract
+
+    gold = tmp_path / "gold.json"
+    gold.write_text('[{"tool": "t", "args": {"x": ' + "[" * 900 + "]" * 900 + "}}]",
+                    encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_contract(gold)
+    assert info.value.one_line() == (f"{gold}: $[0].args: values nested too deeply to read; "
+                                     "flatten the arguments")
