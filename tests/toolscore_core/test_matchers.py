@@ -692,3 +692,28 @@ def test_every_new_matcher_round_trips_through_json_with_its_options() -> None:
     assert values_match(parsed["b"], {"id": 1, "$ref": "x"})
     assert not values_match(parsed["b"], {"id": 1, "$ref": "y"})
     assert to_repr(parsed)["n"] == "Not(AllOf([1, AnyOf([2, 3])]))"
+
+
+@given(st.lists(st.tuples(st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                                          st.sampled_from([0, 1, "x"]), min_size=1),
+                          st.sets(st.sampled_from(["a", "b", "c"]))), min_size=2, max_size=3),
+       st.lists(st.dictionaries(st.sampled_from(["a", "b", "c", "d"]),
+                                st.sampled_from([0, 1, "x"])), min_size=2, max_size=3))
+def test_pairing_many_calls_scores_optional_arguments_as_one_pair_does(
+        wanted: list, given_args: list) -> None:
+    """Blocks of several calls are scored through an index of values; each cell must be
+    the F1 a single pair gets."""
+    from toolscore_core.contracts import parse_contract
+    from toolscore_core.models import ToolCall
+    from toolscore_core.pairing import _block_scores, pair_score
+
+    contract = parse_contract([{"tool": "t", "args": {
+        k: ({"$optional": v} if k in optional else v) for k, v in args.items()}}
+        for args, optional in wanted]).expected
+    calls = [ToolCall(tool="t", args=args) for args in given_args]
+    rows = list(range(len(contract)))
+    cols = list(range(len(calls)))
+    scores, matched = _block_scores(contract, calls, rows, cols)
+    for r in rows:
+        for c in cols:
+            assert (scores[r][c], matched[r][c]) == pair_score(contract[r], calls[c])
