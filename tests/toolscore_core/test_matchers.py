@@ -717,3 +717,41 @@ def test_pairing_many_calls_scores_optional_arguments_as_one_pair_does(
     for r in rows:
         for c in cols:
             assert (scores[r][c], matched[r][c]) == pair_score(contract[r], calls[c])
+
+
+BENCHMARK_RULES = """\
+expected:
+  - tool: calculate_area
+    args:
+      base: {$all: [{$type: integer}, 10]}
+      height: {$all: [{$type: integer}, 5]}
+      unit: {$optional: {$text: "units", ignore_punctuation: true, whitespace: ignore}}
+  - tool: book_trip
+    args:
+      city: {$text: "New York"}
+      travellers:
+        $list: []
+        extra: allow
+        each: {$object: {name: {$type: str}, age: {$optional: {$type: int}}}}
+"""
+
+
+def test_the_benchmark_rules_of_docs_contracts_give_the_verdicts_it_shows() -> None:
+    from pathlib import Path
+
+    from toolscore_core.documents import parse_yaml
+    from toolscore_core.evaluation import evaluate
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "contracts.md").read_text()
+    assert BENCHMARK_RULES in docs
+    contract = parse_yaml(BENCHMARK_RULES, file="gold.yaml")
+    full = evaluate(contract, [
+        {"tool": "calculate_area", "args": {"base": 10, "height": 5}},
+        {"tool": "book_trip", "args": {"city": "new  york", "travellers": [
+            {"name": "Ana"}, {"name": "Bo", "age": 7}]}}])
+    assert full.metrics["argument_f1"] == 1.0
+    partial = evaluate(contract, [
+        {"tool": "calculate_area", "args": {"base": 10.0, "height": 5, "unit": "Units."}},
+        {"tool": "book_trip", "args": {"city": "NEW YORK", "travellers": [
+            {"name": "Ana", "seat": "12A"}]}}])
+    assert partial.metrics["argument_f1"] == round((2 * 2 / 6 + 2 * 1 / 4) / 2, 12)
