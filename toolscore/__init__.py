@@ -14,7 +14,22 @@ if TYPE_CHECKING:
     from toolscore_core.evaluation import evaluate, evaluate_files
     from toolscore_core.context import Evaluation, EvaluationContext
     from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
-    from toolscore_core.matchers import ANY, Approx, Contains, IsType, Judged, OneOf, Regex
+    from toolscore_core.matchers import (
+        ANY,
+        AllOf,
+        AnyOf,
+        Approx,
+        Contains,
+        IsType,
+        Judged,
+        List,
+        Not,
+        Object,
+        OneOf,
+        Optional,
+        Regex,
+        Text,
+    )
     from toolscore_core.models import (
         CheckOutcome,
         Component,
@@ -60,6 +75,13 @@ _EXPORTS: dict[str, str] = {
     "OneOf": "toolscore_core.matchers",
     "IsType": "toolscore_core.matchers",
     "Judged": "toolscore_core.matchers",
+    "Optional": "toolscore_core.matchers",
+    "AllOf": "toolscore_core.matchers",
+    "AnyOf": "toolscore_core.matchers",
+    "Not": "toolscore_core.matchers",
+    "Text": "toolscore_core.matchers",
+    "Object": "toolscore_core.matchers",
+    "List": "toolscore_core.matchers",
     "ToolCall": "toolscore_core.models",
     "Trace": "toolscore_core.models",
     "ExpectedCall": "toolscore_core.models",

@@ -5,24 +5,44 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
-from toolscore_core.matchers import Matcher, to_json, to_repr, values_match
+from toolscore_core.matchers import Matcher, members_decide, to_json, to_repr
 from toolscore_core.models import ForbiddenRule
+from toolscore_core.patterns import TIMED_OUT
 from toolscore_core.wording import count, number
 
 
 def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool | None:
-    """Whether a call breaks a rule; None when the rule names arguments the call lacks
-    because they did not decode."""
-    tool_ok = rule.tool.matches(call.tool) if isinstance(rule.tool, Matcher) \
+    """Whether a call breaks a rule; None when it cannot be told (:func:`rule_decision`
+    says why)."""
+    return rule_decision(rule, call)[0]
+
+
+UNDECODABLE = "arguments that did not decode"
+
+
+def rule_decision(rule: ForbiddenRule, call: ToolCall) -> tuple[bool | None, str | None]:
+    """Whether a call breaks a rule, and why it cannot be told when it cannot: the rule
+    names arguments the call has only undecoded (UNDECODABLE), or a ``$regex`` of the rule
+    ran past its time limit (TIMED_OUT)."""
+    tool = rule.tool.decide(call.tool) if isinstance(rule.tool, Matcher) \
         else rule.tool == call.tool
-    if not tool_ok:
-        return False
+    if tool is False:
+        return False, None
     if rule.args is None:
-        return True
-    if call.args is None:
-        return None if call.raw_args is not None else False
-    return all(name in call.args and values_match(want, call.args[name])
-               for name, want in rule.args.items())
+        args: bool | None = True
+    elif call.args is None:
+        if call.raw_args is None:
+            return False, None
+        args = None
+    else:
+        args = members_decide(rule.args, call.args)
+    if args is False:
+        return False, None
+    if tool is None or (args is None and call.args is not None):
+        return None, TIMED_OUT
+    if args is None:
+        return None, UNDECODABLE
+    return True, None
 
 
 def rule_dict(index: int, rule: ForbiddenRule) -> dict[str, Any]:
@@ -36,11 +56,13 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
         return None
     violations: list[dict[str, Any]] = []
     unchecked: list[dict[str, Any]] = []
+    undecided: list[dict[str, Any]] = []
     for j, call in enumerate(context.calls):
         for r, rule in enumerate(rules, start=1):  # rules are numbered from 1, like calls
-            hit = rule_matches(rule, call)
+            hit, why = rule_decision(rule, call)
             if hit is None:
-                unchecked.append({"call": number(j), "tool": call.tool, "rule": r})
+                (unchecked if why == UNDECODABLE else undecided).append(
+                    {"call": number(j), "tool": call.tool, "rule": r})
             elif hit:
                 rule_info = rule_dict(r, rule)
                 violations.append({"call": number(j), "id": call.id, "tool": call.tool,
@@ -50,6 +72,8 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
     details = {"rules": [rule_dict(r, rule) for r, rule in enumerate(rules, start=1)],
                "calls": len(context.calls), "violations": violations,
                "unchecked": unchecked}
+    if undecided:
+        details["undecided"] = undecided
     if violations:
         shown = "; ".join(
             f"#{v['call']} {v['tool']} (rule {v['rule']}"
@@ -58,6 +82,12 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
         more = f" and {len(violations) - 5} more" if len(violations) > 5 else ""
         return CheckOutcome("fail", f"{count(len(violations), 'forbidden call')}: {shown}{more}",
                             details)
+    if undecided:
+        shown = "; ".join(f"#{u['call']} {u['tool']} (rule {u['rule']})" for u in undecided[:5])
+        more = f" and {len(undecided) - 5} more" if len(undecided) > 5 else ""
+        return CheckOutcome("unknown", f"no call matched a forbidden rule, but "
+                            f"{count(len(undecided), 'call')} could not be judged: {shown}{more}"
+                            f": {TIMED_OUT}", details)
     note = (f"; {count(len(unchecked), 'call')} with undecodable arguments could not be matched "
             "against argument rules") if unchecked else ""
     return CheckOutcome(

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, Setting, Settings, hookimpl
 from toolscore_core.models import SideEffect
+from toolscore_core.patterns import TIMED_OUT, compile_pattern, search
 from toolscore_core.wording import count
 
 ID = "side-effects"
@@ -61,8 +61,10 @@ def probe_file_contains(spec: Mapping[str, Any], base_dir: str | None) -> Probe:
     if "text" in spec:
         found = spec["text"] in text
         return ("pass", "contains the text") if found else ("fail", "does not contain the text")
-    found = re.search(spec["regex"], text, re.MULTILINE) is not None
-    return ("pass", "matches the regex") if found else ("fail", "does not match the regex")
+    matched = search(compile_pattern(spec["regex"], multiline=True), text)
+    if matched is None:
+        return "unknown", f"undecided: {TIMED_OUT}"
+    return ("pass", "matches the regex") if matched else ("fail", "does not match the regex")
 
 
 def probe_http_get(spec: Mapping[str, Any], base_dir: str | None) -> Probe:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,6 +12,7 @@ from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
 from toolscore_core.models import Contract, ExpectedCall, ForbiddenRule, SideEffect
+from toolscore_core.patterns import PatternError, compile_pattern
 from toolscore_core.plain_calls import plain_calls
 from toolscore_core.structure import Refusal, at_least, get_converter, shape, structure
 
@@ -81,7 +81,10 @@ def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
     if not isinstance(value, Mapping):
         raise Refusal(f"must be an object, not {type_name(value)}",
                       'write "args": {...}, or omit it to not check arguments')
-    parsed = from_json(dict(value), judged=judged)
+    try:
+        parsed = from_json(dict(value), judged=judged)
+    except RecursionError:
+        raise Refusal("values nested too deeply to read", "flatten the arguments") from None
     if isinstance(parsed, Matcher):
         raise Refusal(
             f"a matcher ({next(iter(value))}) stands for one argument's value, not for the "
@@ -113,8 +116,8 @@ def _filled(_: Any, attribute: Any, value: str) -> None:
 
 def _pattern(_: Any, attribute: Any, value: str | None) -> None:
     try:
-        re.compile(value or "")
-    except re.error as exc:
+        compile_pattern(value or "")
+    except PatternError as exc:
         raise Refusal(f"invalid regular expression ({exc})", "fix the pattern",
                       key=attribute.name) from None
 

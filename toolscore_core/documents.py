@@ -213,15 +213,26 @@ def _deepest(data: bytes | str) -> tuple[int, str | None]:
 
 def parse_yaml(data: bytes | str, *, file: str, unique_keys: bool = False) -> Any:
     """Decode YAML (safe loader), or raise an InputError naming the line. With
-    ``unique_keys``, a key named twice in one mapping is one too."""
+    ``unique_keys``, a key named twice in one mapping is one too. Aliases may add at most
+    ALIAS_LIMIT values, brackets nest at most BRACKETS_LIMIT deep; an alias inside the
+    value it names is an error."""
     refuse_empty(data, file=file)
     import yaml
 
     try:
-        if unique_keys:
-            document = yaml.load(data, Loader=_unique_keys_loader())  # a SafeLoader
-        else:
-            document = yaml.safe_load(data)
+        document = yaml.load(data, Loader=_loader(unique_keys))  # a SafeLoader
+    except _RecursiveAlias as exc:
+        raise InputError(f"the alias *{exc.args[0]} refers to the value it stands in",
+                         file=file, place=_mark(exc.args[1]),
+                         fix=f"write the value out instead of *{exc.args[0]}") from None
+    except _TooDeep as exc:
+        raise InputError(f"brackets nested more than {BRACKETS_LIMIT} levels deep", file=file,
+                         place=_mark(exc.args[0]), fix="flatten the document") from None
+    except _AliasesExpand as exc:
+        raise InputError(f"aliases expand the document by {exc.args[0]:,} values, more than "
+                         f"the {ALIAS_LIMIT:,} aliases may add", file=file,
+                         fix="write the repeated parts out, or use fewer aliases of aliases"
+                         ) from None
     except _YamlDuplicateKey as exc:
         mark = exc.args[1]
         raise InputError(f"the key {exc.args[0]!r} is given twice in one mapping", file=file,
@@ -247,16 +258,101 @@ def parse_yaml(data: bytes | str, *, file: str, unique_keys: bool = False) -> An
     return document
 
 
+ALIAS_LIMIT = 100_000
+"""How many values YAML aliases may add to a document, counting each alias as the values it
+stands for. Shared references cost nothing to load, but everything that reads the document
+afterwards (matchers, hashing, records) sees every copy: ten levels of ten aliases of the
+level below (a "billion laughs" document of under 1 KB) stand for 10**10 values."""
+
+
+BRACKETS_LIMIT = 300
+"""How deep YAML's brackets (``[`` and ``{``) may nest. The YAML reader's scanner looks at
+every open bracket for each one it reads (quadratic: 4,000 levels of a 10 KB document took
+seconds), and its composer runs out of Python's stack a little deeper than this anyway."""
+
+
+class _TooDeep(Exception):
+    """(mark) of a bracket past BRACKETS_LIMIT."""
+
+
 class _YamlDuplicateKey(Exception):
     """(key, mark) of a key a mapping names twice."""
 
 
+class _RecursiveAlias(Exception):
+    """(anchor, mark) of an alias inside the value its anchor names."""
+
+
+class _AliasesExpand(Exception):
+    """(values added) when aliases add more than ALIAS_LIMIT values."""
+
+
+def _mark(mark: Any) -> str:
+    return f"line {mark.line + 1} column {mark.column + 1}"
+
+
+def alias_expansion(root: Any) -> tuple[int, int]:
+    """(nodes written, nodes once every alias is replaced by what it stands for) of a
+    composed YAML document, in one pass over the nodes written (sizes shared by aliases are
+    computed once). The graph has no cycle (the composer refuses recursive aliases)."""
+    size: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if key in size:
+            continue
+        kind = node.id  # "scalar", "sequence" or "mapping" (of key and value pairs)
+        children = (() if kind == "scalar" else node.value if kind == "sequence"
+                    else [part for pair in node.value for part in pair])
+        if children_done:
+            size[key] = 1 + sum(size[id(child)] for child in children)
+            continue
+        stack.append((node, True))
+        stack.extend((child, False) for child in children if id(child) not in size)
+    return len(size), size[id(root)]
+
+
 @cache
-def _unique_keys_loader() -> Any:
-    """yaml's SafeLoader, refusing a mapping that names a key twice (made once, on use)."""
+def _loader(unique_keys: bool) -> Any:
+    """yaml's SafeLoader with aliases bounded (ALIAS_LIMIT, no alias inside its own anchor),
+    brackets nested at most BRACKETS_LIMIT deep and, with ``unique_keys``, a mapping that
+    names a key twice refused (made once, on use)."""
     import yaml
 
-    class UniqueKeysLoader(yaml.SafeLoader):
+    class BoundedLoader(yaml.SafeLoader):
+        def compose_document(self) -> Any:
+            self.open_anchors: set[str] = set()
+            node = super().compose_document()
+            written, expanded = alias_expansion(node)
+            if expanded - written > ALIAS_LIMIT:
+                raise _AliasesExpand(expanded - written)
+            return node
+
+        def fetch_flow_collection_start(self, token_class: Any) -> None:
+            if self.flow_level >= BRACKETS_LIMIT:
+                raise _TooDeep(self.get_mark())
+            super().fetch_flow_collection_start(token_class)
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            event = self.peek_event()
+            anchor = event.anchor
+            if isinstance(event, yaml.AliasEvent):
+                if anchor in self.open_anchors:
+                    raise _RecursiveAlias(anchor, event.start_mark)
+                return super().compose_node(parent, index)
+            if anchor is None or anchor in self.open_anchors:
+                return super().compose_node(parent, index)
+            self.open_anchors.add(anchor)
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.open_anchors.discard(anchor)
+
+    if not unique_keys:
+        return BoundedLoader
+
+    class UniqueKeysLoader(BoundedLoader):
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if isinstance(node, yaml.MappingNode):
                 seen: set[Any] = set()

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from attrs import frozen
 
-from toolscore_core.matchers import values_match
+from toolscore_core.matchers import Optional, values_match
 from toolscore_core.models import ExpectedCall, ToolCall
 
 WINDOW = 64
@@ -98,7 +98,8 @@ _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
-    """Per-pair argument F1 and matched argument count."""
+    """Per-pair argument F1 and matched argument count. An ``$optional`` argument the call
+    leaves out counts on neither side (as if the contract did not name it)."""
     if expected.args is None:
         return 1.0, 0
     exp_args = expected.args
@@ -106,6 +107,7 @@ def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
     if not exp_args and not act_args:
         return 1.0, 0
     matched = 0
+    size = len(exp_args) + len(act_args)
     for name, want in exp_args.items():
         if name in act_args:
             got = act_args[name]
@@ -113,7 +115,9 @@ def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
                 matched += want == got
             elif values_match(want, got):
                 matched += 1
-    return 2.0 * matched / (len(exp_args) + len(act_args)), matched
+        elif type(want) is Optional:
+            size -= 1  # an optional argument left out is as if the contract did not name it
+    return (2.0 * matched / size if size else 1.0), matched
 
 
 def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
@@ -329,7 +333,13 @@ def _block_scores(
             matched.append([0] * n_cols)
             continue
         counts = [0] * n_cols
+        sizes_here = [len(want) + size for size in sizes]
         for name, value in want.items():
+            if type(value) is Optional:  # left out, it counts on neither side
+                for c, j in enumerate(block_a):
+                    held = actual[j].args
+                    if not held or name not in held:
+                        sizes_here[c] -= 1
             key = _value_key(name, value)
             if key is not None:
                 for c in index.get(key, ()):
@@ -341,9 +351,8 @@ def _block_scores(
                 held = actual[j].args
                 if held and name in held and values_match(value, held[name]):
                     counts[c] += 1
-        size = len(want)
-        scores.append([2.0 * m / (size + sizes[c]) if size + sizes[c] else 1.0
-                       for c, m in enumerate(counts)])
+        scores.append([2.0 * m / size if size else 1.0
+                       for m, size in zip(counts, sizes_here, strict=True)])
         matched.append(counts)
     return scores, matched
 

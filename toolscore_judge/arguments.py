@@ -1,4 +1,5 @@
-"""judged-arguments: the contract's ``{"$judge": ...}`` arguments, decided by the LLM judge."""
+"""judged-arguments: the contract's ``{"$judge": ...}`` arguments, decided by the LLM judge,
+and the arguments no rule could decide (a ``$regex`` past its time limit)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from attrs import frozen
 
 from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
 from toolscore_core.canonical import canonical_json
-from toolscore_core.matchers import Judged, judged_in
+from toolscore_core.matchers import Judged, judged_in, undecided_arguments, undecided_in
+from toolscore_core.patterns import TIMED_OUT
 from toolscore_core.wording import count, number
 from toolscore_secrets.redaction import redact
 
@@ -35,6 +37,8 @@ class Ruling:
     why: str
     """The judge's reason, or why there is no verdict."""
     judgment_sha256: str | None
+    judged: bool = True
+    """False for an argument a rule could not decide (its claim is the matcher's repr)."""
 
     @property
     def label(self) -> str:
@@ -51,15 +55,20 @@ def rulings(context: EvaluationContext) -> list[Ruling]:
     """A ruling for each judged argument a paired call gave (one it left out is a plain
     mismatch: nothing to judge), in the order of the expected calls."""
     out: list[Ruling] = []
-    if not judged_in(context.expected, context.pairing.pairs):
+    expected, calls, pairs = context.expected, context.calls, context.pairing.pairs
+    if not judged_in(expected, pairs) and not undecided_in(expected, calls, pairs):
         return out
-    for pair in context.pairing.pairs:
-        want = context.expected[pair.expected].args or {}
-        call = context.calls[pair.actual]
+    for pair in pairs:
+        want = expected[pair.expected].args or {}
+        call = calls[pair.actual]
         got = call.args or {}
+        unsettled = set(undecided_arguments(want, got)) if pair.score < 1.0 else set()
         for name, claim in want.items():
             if type(claim) is Judged and name in got:
                 out.append(_rule(context, pair.expected, pair.actual, name, claim, got[name]))
+            elif name in unsettled:
+                out.append(Ruling(pair.expected, pair.actual, call.tool, name, repr(claim),
+                                  None, TIMED_OUT, None, judged=False))
     return out
 
 
@@ -105,14 +114,17 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
 
 
 def undecided(waiting: list[Ruling]) -> str:
-    """``1 judged argument undecided: city of call #2 get_weather: no judge was given ...``."""
+    """``1 judged argument undecided: city of call #2 get_weather: no judge was given ...``
+    (``argument`` when a rule could not decide one of them)."""
     shown = "; ".join(f"{r.label}: {r.why}" for r in waiting[:3])
     more = " …" if len(waiting) > 3 else ""
-    return f"{count(len(waiting), 'judged argument')} undecided: {shown}{more}"
+    noun = "judged argument" if all(r.judged for r in waiting) else "argument"
+    return f"{count(len(waiting), noun)} undecided: {shown}{more}"
 
 
 @hookimpl
 def toolscore_register_checks() -> list[Check]:
     return [Check(id=ID, description="The contract's {\"$judge\": ...} arguments meet their "
-                  "claims, as an LLM judge decides (--judge MODEL; unknown without one).",
+                  "claims, as an LLM judge decides (--judge MODEL; unknown without one, "
+                  "and while an argument's $regex ran past its time limit).",
                   run=run)]

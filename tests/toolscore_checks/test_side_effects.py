@@ -137,3 +137,16 @@ def test_cli_validate_side_effects(write_json: Callable[[str, Any], str],
                                 catch_exceptions=False)
     assert "side-effects" not in result.output  # passing checks are counted, not listed
     assert "Evidence: 7 pass, 0 fail, 0 unknown" in result.output
+
+
+def test_a_file_regex_past_its_time_limit_is_unknown_probe_evidence(tmp_path: Path) -> None:
+    # (a|aa)+$ backtracks exponentially on a run of "a" ending in something else
+    (tmp_path / "out.txt").write_text("a" * 60 + "b", encoding="utf-8")
+    result = _check([{"type": "file_contains", "path": "out.txt", "regex": "(a|aa)+$"},
+                     {"type": "file_contains", "path": "out.txt", "regex": "^a+b$"}], tmp_path)
+    evidence = result.details["probe_evidence"]
+    assert [(e["status"], e["reason"]) for e in evidence] == [
+        ("unknown", "undecided: its regular expression ran past the time limit of 0.1 s per "
+                    "search"),
+        ("pass", "matches the regex")]
+    assert result.status == "fail"  # an effect not validated is never a pass

@@ -142,3 +142,160 @@ def test_a_lone_surrogate_in_a_trace_is_read_as_a_replacement_with_a_note(
                                 "shown as U+FFFD")
     result = evaluate([{"tool": "t"}], list(loaded.calls))
     assert len(result.record_sha256) == 64
+
+
+# --- YAML aliases: bounded. Each alias stands for the whole value its anchor names, so a few
+# hundred bytes can stand for billions of values ("billion laughs").
+
+LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 10) + "]\n"
+    for i in range(9))
+MERGE_LAUGHS = "a: &a {k0: 0, k1: 1, k2: 2, k3: 3}\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} {{<<: [" + ", ".join([f"*{chr(97 + i)}"] * 8) + "]}\n"
+    for i in range(9))
+
+
+def _constructions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A counter of the values the YAML constructor builds (the work after composing)."""
+    import yaml
+
+    built = [0]
+    construct = yaml.constructor.BaseConstructor.construct_object
+
+    def counted(self: object, node: object, deep: bool = False) -> object:
+        built[0] += 1
+        return construct(self, node, deep)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(yaml.constructor.BaseConstructor, "construct_object", counted)
+    return built
+
+
+def _values(document: object) -> int:
+    if isinstance(document, dict):
+        return 1 + sum(1 + _values(v) for v in document.values())
+    if isinstance(document, list):
+        return 1 + sum(_values(v) for v in document)
+    return 1
+
+
+@pytest.mark.parametrize("text", [LAUGHS, MERGE_LAUGHS], ids=["lists", "merge-keys"])
+def test_a_billion_laughs_is_refused_before_anything_is_built(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolscore_core.documents import ALIAS_LIMIT, parse_yaml
+
+    assert len(text.encode()) <= 1024
+    built = _constructions(monkeypatch)
+    with pytest.raises(InputError) as info:
+        parse_yaml(text, file="gold.yaml", unique_keys=True)
+    message = info.value.one_line()
+    assert message.startswith("gold.yaml: aliases expand the document by ")
+    assert f"more than the {ALIAS_LIMIT:,} aliases may add; write the repeated parts out" \
+        in message
+    assert "\n" not in message
+    assert built[0] == 0  # refused from the nodes written, before any value is built
+
+
+def test_aliases_below_the_limit_load_and_cost_what_they_add(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A large expansion a document may have: its values are bounded by what is written plus
+    the limit, and the constructor's work by what is written (an alias is one step: it
+    shares the value built for its anchor)."""
+    import yaml
+
+    from toolscore_core.documents import ALIAS_LIMIT, alias_expansion, parse_yaml
+
+    text = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ", ".join([f"*{chr(97 + i)}"] * 9) + "]\n"
+        for i in range(4))  # 9**5 leaves in e: about 73,000 values added
+    written, expanded = alias_expansion(yaml.compose(text, Loader=yaml.SafeLoader))
+    assert 0 < expanded - written <= ALIAS_LIMIT
+    built = _constructions(monkeypatch)
+    document = parse_yaml(text, file="gold.yaml", unique_keys=True)
+    assert _values(document) <= written + ALIAS_LIMIT
+    assert built[0] <= len(list(yaml.parse(text)))  # nodes and aliases, as written
+    assert len(document["e"]) == 9 and document["e"][8][8][8][8] == ["x"] * 9
+
+
+@pytest.mark.parametrize(("text", "place", "alias"), [
+    ("a: &a [1, *a]\n", "line 1 column 11", "a"),
+    ("a: &x\n  b: &y [1, *x]\n", "line 2 column 13", "x"),
+    ("top: &t\n  - {inner: *t}\n", "line 2 column 13", "t"),
+])
+def test_a_recursive_alias_is_one_line(text: str, place: str, alias: str) -> None:
+    from toolscore_core.documents import parse_yaml
+
+    with pytest.raises(InputError) as info:
+        parse_yaml(text, file="spec.yaml")
+    assert info.value.one_line() == (
+        f"spec.yaml: {place}: the alias *{alias} refers to the value it stands in; write the "
+        f"value out instead of *{alias}")
+
+
+def test_aliases_that_are_not_recursive_still_load() -> None:
+    from toolscore_core.documents import parse_yaml
+
+    assert parse_yaml("a: &a {x: 1}\nb: {<<: *a, y: 2}\nc: [*a, *a]\n", file="c.yaml",
+                      unique_keys=True) == {"a": {"x": 1}, "b": {"x": 1, "y": 2},
+                                            "c": [{"x": 1}, {"x": 1}]}
+
+
+@pytest.mark.parametrize("loader", ["contract", "study", "config", "honesty-config"])
+def test_every_yaml_the_project_reads_is_bounded(loader: str, tmp_path: Path) -> None:
+    from toolscore_core.config import load_config, load_shorthand
+    from toolscore_core.contracts import load_contract
+    from toolscore_studies.spec import load_study
+
+    read = {"contract": load_contract, "study": load_study, "config": load_config,
+            "honesty-config": lambda p: load_shorthand("honesty_config", p, {})}[loader]
+    for text, words in [(LAUGHS, "aliases expand the document by"),
+                        ("a: &a [1, *a]\n", "refers to the value it stands in")]:
+        path = tmp_path / f"{loader}.yaml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError) as info:
+            read(path)
+        assert info.value.one_line().startswith(f"{path}: ")
+        assert words in info.value.one_line()
+
+
+def test_a_recursive_alias_in_a_contract_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES, run_cli
+
+    gold = tmp_path / "gold.yaml"
+    gold.write_text("expected: &e\n  - {tool: t, args: {x: *e}}\n", encoding="utf-8")
+    out = run_cli("eval", str(gold), str(EXAMPLES / "contracts" / "trace.json"))
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        f"error: {gold}: line 2 column 25: the alias *e refers to the value it stands in; "
+        "write the value out instead of *e"]
+
+
+@pytest.mark.parametrize("text", ["x: " + "[" * 4000 + "]" * 4000 + "\n",
+                                  "x: " + "{a: " * 2000 + "1" + "}" * 2000 + "\n"])
+def test_brackets_nested_past_the_limit_are_refused_at_the_first_one_too_deep(
+        text: str) -> None:
+    """The YAML scanner looks at every open bracket for each one it reads; it is stopped at
+    the first bracket past the limit, so the work is bounded by the limit, not the text."""
+    from toolscore_core.documents import BRACKETS_LIMIT, parse_yaml
+
+    opened = text.index("[" if "[" in text else "{")
+    step = 1 if "[" in text else 4
+    with pytest.raises(InputError) as info:
+        parse_yaml(text, file="gold.yaml")
+    assert info.value.one_line() == (
+        f"gold.yaml: line 1 column {opened + step * BRACKETS_LIMIT + 1}: brackets nested more "
+        f"than {BRACKETS_LIMIT} levels deep; flatten the document")
+    depth = BRACKETS_LIMIT
+    assert parse_yaml("x: " + "[" * depth + "]" * depth, file="gold.yaml") is not None
+
+
+def test_arguments_nested_deeper_than_the_matcher_reader_goes_are_one_line(
+        tmp_path: Path) -> None:
+    from toolscore_core.contracts import load_contract
+
+    gold = tmp_path / "gold.json"
+    gold.write_text('[{"tool": "t", "args": {"x": ' + "[" * 900 + "]" * 900 + "}}]",
+                    encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_contract(gold)
+    assert info.value.one_line() == (f"{gold}: $[0].args: values nested too deeply to read; "
+                                     "flatten the arguments")

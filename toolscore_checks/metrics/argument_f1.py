@@ -7,7 +7,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter
 
 from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
-from toolscore_core.matchers import judged_in
+from toolscore_core.matchers import absent_optional, judged_in, undecided_in
 
 _ARGS = attrgetter("args")
 _SCORE = itemgetter(3)
@@ -22,7 +22,7 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     # Pairs come in expected order, so the scores add up in that order (an unmade call
     # adds 0.0, which changes no sum).
     pairs = context.pairing.pairs
-    if judged_in(expected, pairs):
+    if judged_in(expected, pairs) or undecided_in(expected, context.calls, pairs):
         return _judged(context, checked)
     value = sum(compress(map(_SCORE, pairs), map(_ARGS_CHECKED, pairs))) / checked
     value = round(value, 12)
@@ -31,7 +31,8 @@ def compute(context: EvaluationContext) -> MetricOutcome:
 
 def _judged(context: EvaluationContext, checked: int) -> MetricOutcome:
     """The F1 with each ``$judge`` argument matched as the judge decided; unknown while one
-    a call gave is undecided (pairing matched it with nothing: it cannot tell)."""
+    a call gave is undecided (pairing matched it with nothing: it cannot tell), or while
+    an argument's ``$regex`` ran past its time limit."""
     # Imported here: a contract without $judge loads none of the judge.
     from toolscore_judge.arguments import rulings, undecided
 
@@ -47,8 +48,9 @@ def _judged(context: EvaluationContext, checked: int) -> MetricOutcome:
         if pair.expected not in met:
             scores.append(pair.score)
             continue
-        size = len(context.expected[pair.expected].args or {}) + len(
-            context.calls[pair.actual].args or {})
+        want = context.expected[pair.expected].args or {}
+        got = context.calls[pair.actual].args or {}
+        size = len(want) + len(got) - absent_optional(want, got)
         scores.append(2.0 * (pair.matched_args + met[pair.expected]) / size)
     value = round(sum(scores) / checked, 12)
     return MetricOutcome(value=value, score=value)

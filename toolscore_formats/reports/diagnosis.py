@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore_core.context import Evaluation
-from toolscore_core.matchers import Judged, to_repr, values_match
+from toolscore_core.matchers import Judged, Optional, decide, to_repr
 from toolscore_core.pairing import Pair
+from toolscore_core.patterns import TIMED_OUT
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import known_secrets, mask_known, redact_text
 
@@ -36,20 +37,26 @@ def argument_differences(evaluation: Evaluation, pair: Pair,
     diffs = []
     for name, value in want.items():
         if name not in got:
-            diffs.append(f"{name} missing")
+            if type(value) is not Optional:
+                diffs.append(f"{name} missing")
         elif isinstance(value, Judged):
             verdict = verdicts.get((number(pair.expected), name))
             if verdict != "yes":
                 diffs.append(f"{name}: the judge says it is not {value.claim!r}"
                              if verdict == "no" else f"{name}: {WAITS}")
-        elif not values_match(value, got[name]):
-            diffs.append(f"{name}: expected {_short(value, 30, secrets)}, "
-                         f"got {_short(got[name], 30, secrets)}")
+        else:
+            decision = decide(value, got[name])
+            if decision is None:
+                diffs.append(f"{name}: {UNDECIDED}")
+            elif not decision:
+                diffs.append(f"{name}: expected {_short(value, 30, secrets)}, "
+                             f"got {_short(got[name], 30, secrets)}")
     diffs.extend(f"{name} unexpected" for name in got if name not in want)
     return diffs
 
 
 WAITS = "waits for a judge"
+UNDECIDED = f"undecided ({TIMED_OUT})"
 
 
 def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:

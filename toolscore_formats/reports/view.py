@@ -16,6 +16,7 @@ from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation
 from toolscore_core.wording import number
 from toolscore_formats.reports.diagnosis import (
+    UNDECIDED,
     WAITS,
     argument_differences,
     findings,
@@ -90,7 +91,8 @@ class CallRow:
     """``tool(arg=value, ...)``; empty for a missing call."""
     match: str
     """``match``, ``arguments differ``, ``waits for a judge`` (only ``$judge`` arguments the
-    judge has not decided differ), ``missing`` or ``unexpected``."""
+    judge has not decided differ), ``undecided`` (only those and arguments whose ``$regex``
+    ran past its time limit differ), ``missing`` or ``unexpected``."""
     outcome: str
     """``ok``, ``error``, ``unknown``, or empty for a missing call."""
     duration: str
@@ -191,7 +193,9 @@ def call_rows(evaluation: Evaluation, record: Mapping[str, Any]) -> tuple[CallRo
             continue
         diffs = argument_differences(evaluation, pair, verdicts)
         match = ("match" if not diffs else "waits for a judge"
-                 if all(d.endswith(": " + WAITS) for d in diffs) else "arguments differ")
+                 if all(d.endswith(": " + WAITS) for d in diffs) else "undecided"
+                 if all(d.endswith((": " + WAITS, ": " + UNDECIDED)) for d in diffs)
+                 else "arguments differ")
         rows.append(CallRow(expected_number=number(i), expected=shown, required=want.required,
                             match=match, **actual_side(pair.actual)))
     for j in pairing.unpaired_actual:
