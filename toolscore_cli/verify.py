@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from toolscore_cli import console
@@ -12,27 +14,33 @@ from toolscore_cli.paths import FILE
 @click.command("verify")
 @click.argument("receipts", nargs=-1, required=True, type=FILE)
 @click.option("--recompute", is_flag=True,
-              help="Also re-run each evaluation from its bound inputs and compare records.")
+              help="Also re-run each evaluation from its bound inputs and compare every field "
+                   "it derives.")
+@click.option("--chain", is_flag=True,
+              help="Also walk each regraded receipt's lineage (settings.regraded_from) to the "
+                   "first evaluation, checking every receipt on the way.")
 @final_answer_option
 @click.option("--json", "json_path", metavar="PATH|-",
               help="Write the verification results as JSON (- = stdout).")
 @click.pass_context
 def verify_command(
-    ctx: click.Context, receipts: tuple[str, ...], recompute: bool, final_answer: str | None,
-    json_path: str | None,
+    ctx: click.Context, receipts: tuple[str, ...], recompute: bool, chain: bool,
+    final_answer: str | None, json_path: str | None,
 ) -> None:
     """Check that each RECEIPT and every input it binds are unchanged.
 
     Each problem is one line: which input, the expected and actual SHA-256, a missing
     file, or an edited receipt. Exits 1 on any problem (and, with --recompute, when an
-    evaluation is not reproduced).
+    evaluation or a field it derives is not reproduced; with --chain, when a receipt of the
+    lineage is missing or does not verify).
     """
-    from toolscore_core.verify import verify_receipt
+    from toolscore_core.verify import verify_chain, verify_receipt
     from toolscore_formats.reports.text import visible
 
     answer = final_answer_text(final_answer)
     out = console.stderr() if json_path == "-" else console.stdout()
     results = []
+    chains: list[dict[str, Any]] = []
     for path in receipts:
         result = verify_receipt(path, recompute=recompute, final_answer=answer)
         results.append(result)
@@ -45,9 +53,35 @@ def verify_command(
         if result.recompute is not None:
             out.print(visible(f"{path}: {result.recompute.status}: {result.recompute.reason}"),
                       markup=False, soft_wrap=True)
+            for field in result.recompute.fields:
+                out.print(visible(f"{path}: {field}"), markup=False, soft_wrap=True)
+        if chain:
+            links, broken = verify_chain(path)
+            chains.append({"source": path, "ok": not broken and all(
+                link.verification.ok for link in links), "links": [
+                    {"path": link.path.as_posix(), **link.verification.to_dict()}
+                    for link in links], "problems": [p.to_dict() for p in broken]})
+            for link in links[1:]:
+                shown = link.path.as_posix()
+                for problem in link.verification.problems:
+                    out.print(visible(f"{path}: parent {shown}: {problem.message}"),
+                              markup=False, soft_wrap=True)
+                if link.verification.ok:
+                    out.print(visible(f"{path}: parent {shown}: ok"), markup=False,
+                              soft_wrap=True)
+            for problem in broken:
+                out.print(visible(f"{path}: chain: {problem.message}"), markup=False,
+                          soft_wrap=True)
+            if not broken:
+                out.print(visible(f"{path}: chain: {len(links)} receipt"
+                                  f"{'' if len(links) == 1 else 's'} back to the first "
+                                  "evaluation"), markup=False, soft_wrap=True)
     if json_path:
         from toolscore_cli.output import write_json
 
-        write_json(json_path, {"receipts": [r.to_dict() for r in results]})
-    if not all(r.ok for r in results):
+        document: dict[str, object] = {"receipts": [r.to_dict() for r in results]}
+        if chain:
+            document["chains"] = chains
+        write_json(json_path, document)
+    if not all(r.ok for r in results) or not all(c["ok"] for c in chains):
         ctx.exit(1)

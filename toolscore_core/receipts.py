@@ -53,6 +53,16 @@ them is the same as before they existed (every other role is listed, null when a
 
 
 @frozen
+class RegradedFrom:
+    """The receipt a regraded receipt came from."""
+
+    path: str
+    """Its path, relative to the regraded receipt's folder."""
+    receipt_sha256: str
+    """Its ``receipt_sha256``."""
+
+
+@frozen
 class ReceiptSettings:
     """The settings the evaluation ran under: what a regrade repeats."""
 
@@ -61,7 +71,7 @@ class ReceiptSettings:
     judge_model: str | None
     weights: Any  # verify reports bad weights as a Problem, as it does the result's fields
     final_answer_sha256: str | None
-    regraded_from: Mapping[str, Any] | None
+    regraded_from: RegradedFrom | None
 
 
 @frozen
@@ -92,9 +102,10 @@ class Receipt:
 
 
 for _record, _noun in ((Receipt, "a receipt"), (ReceiptSettings, "'settings'"),
-                      (ReceiptResult, "'result'"), (InputFile, "an input")):
-    # open: a later toolscore may add a field to receipt_version 1, as "components" was
-    shape(_record, _noun, "give a file written by `toolscore eval --receipt`", closed=False)
+                      (ReceiptResult, "'result'"), (InputFile, "an input"),
+                      (RegradedFrom, "'regraded_from'")):
+    # closed: a key this toolscore does not know is a field no verify could check
+    shape(_record, _noun, "give a file written by `toolscore eval --receipt`")
 shape(ReceiptInputs, "'inputs'", "inputs are " + ", ".join(INPUT_ROLES))
 
 

