@@ -40,6 +40,8 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
                    "per id).")
 @click.option("--no-verify", is_flag=True,
               help="Regrade even when a receipt's inputs no longer match (problems printed).")
+@click.option("--inputs-anywhere", is_flag=True,
+              help="Read inputs a receipt binds outside its folder too (refused by default).")
 @final_answer_option
 @click.option("--json", "json_path", metavar="PATH|-", type=FILE,
               help="Write the table as JSON (- = stdout).")
@@ -61,7 +63,8 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.pass_context
 def regrade_command(
     ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
-    forbidden: str | None, config: str | None, no_verify: bool, final_answer: str | None,
+    forbidden: str | None, config: str | None, no_verify: bool, inputs_anywhere: bool,
+    final_answer: str | None,
     json_path: str | None,
     receipt_dir: str | None, spec: str | None, output: str | None, jobs: int, engine: str,
     ray_address: str | None, judge_model: str | None, judge_base_url: str | None,
@@ -83,6 +86,7 @@ def regrade_command(
             ("--receipt-dir", receipt_dir, "each regraded row carries regraded.from_sha256"),
             ("--final-answer", final_answer, "rows keep the final answers they recorded"),
             ("--no-verify", no_verify or None, "rows are regraded as they are"),
+            ("--inputs-anywhere", inputs_anywhere or None, "rows hold their evidence"),
         ):
             if value is not None:
                 raise InputError(f"{name} is for receipts and traces, not agent-run JSONL files",
@@ -117,7 +121,8 @@ def regrade_command(
     answer = final_answer_text(final_answer)
     if receipt_dir is not None:
         _refuse_name_clashes(sources, receipt_dir, receipt_target)
-    checks = [inspect_source(source, final_answer=answer) for source in sources]
+    checks = [inspect_source(source, final_answer=answer, inputs_anywhere=inputs_anywhere)
+              for source in sources]
     bare = [c.source for c in checks if c.kind == "trace"]
     if bare and gold is None:
         raise InputError("a bare trace needs --gold", file=bare[0],
@@ -224,9 +229,10 @@ def _is_runs_file(source: str) -> bool:
     if not source.lower().endswith(".jsonl"):
         return False
     from toolscore_core.documents import JSON_FAILURES, loads
+    from toolscore_core.inputs import open_input
 
     try:
-        with open(source, "rb") as handle:
+        with open_input(source, what="regrade source") as handle:
             first = next((line for line in handle if line.strip()), b"")
         head = loads(first)
     except (OSError, *JSON_FAILURES):

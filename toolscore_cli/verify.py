@@ -19,13 +19,16 @@ from toolscore_cli.paths import FILE
 @click.option("--chain", is_flag=True,
               help="Also walk each regraded receipt's lineage (settings.regraded_from) to the "
                    "first evaluation, checking every receipt on the way.")
+@click.option("--inputs-anywhere", is_flag=True,
+              help="Read inputs a receipt binds outside its folder too (by default they are a "
+                   "problem, not read: a receipt could probe any file of this machine).")
 @final_answer_option
 @click.option("--json", "json_path", metavar="PATH|-",
               help="Write the verification results as JSON (- = stdout).")
 @click.pass_context
 def verify_command(
     ctx: click.Context, receipts: tuple[str, ...], recompute: bool, chain: bool,
-    final_answer: str | None, json_path: str | None,
+    inputs_anywhere: bool, final_answer: str | None, json_path: str | None,
 ) -> None:
     """Check that each RECEIPT and every input it binds are unchanged.
 
@@ -42,7 +45,8 @@ def verify_command(
     results = []
     chains: list[dict[str, Any]] = []
     for path in receipts:
-        result = verify_receipt(path, recompute=recompute, final_answer=answer)
+        result = verify_receipt(path, recompute=recompute, final_answer=answer,
+                                inputs_anywhere=inputs_anywhere)
         results.append(result)
         for problem in result.problems:
             out.print(visible(f"{path}: {problem.message}"), markup=False, soft_wrap=True)
@@ -56,7 +60,7 @@ def verify_command(
             for field in result.recompute.fields:
                 out.print(visible(f"{path}: {field}"), markup=False, soft_wrap=True)
         if chain:
-            links, broken = verify_chain(path)
+            links, broken = verify_chain(path, inputs_anywhere=inputs_anywhere)
             chains.append({"source": path, "ok": not broken and all(
                 link.verification.ok for link in links), "links": [
                     {"path": link.path.as_posix(), **link.verification.to_dict()}

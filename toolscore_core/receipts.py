@@ -133,12 +133,7 @@ def relative_path(path: str | os.PathLike[str], base: str | os.PathLike[str]) ->
 
 def input_record(path: str | os.PathLike[str], base: str | os.PathLike[str]) -> dict[str, Any]:
     """``{"path", "sha256", "size"}`` of an input file, its path relative to ``base``."""
-    try:
-        digest, size = file_sha256(path)
-    except FileNotFoundError:
-        raise InputError("input file not found", file=str(path), fix="check the path") from None
-    except IsADirectoryError:
-        raise InputError("input is a directory", file=str(path), fix="give a file") from None
+    digest, size = file_sha256(path)
     return {"path": relative_path(path, base), "sha256": digest, "size": size}
 
 

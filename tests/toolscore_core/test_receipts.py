@@ -45,8 +45,12 @@ def _make(folder: Path, receipt_name: str = "receipts/run.receipt.json",
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    return example_folder(tmp_path)
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The evidence folder, also the current one: receipts in ``receipts/`` bind inputs
+    beside that folder (``../gold.json``), which verify reads inside the current folder."""
+    folder = example_folder(tmp_path)
+    monkeypatch.chdir(folder)
+    return folder
 
 
 def test_receipt_binds_every_input_by_relative_path_hash_and_size(folder: Path) -> None:
@@ -171,7 +175,13 @@ def test_a_receipt_from_another_folder_with_paths_outside_it(tmp_path: Path) -> 
     write_evaluation_receipt(target, evaluation, gold=folder / "gold.json",
                              trace=folder / "trace.json")
     assert read_json(target)["inputs"]["trace"]["path"] == "../../evidence/trace.json"
-    assert verify_receipt(target).ok
+    result = verify_receipt(target, recompute=True)
+    assert [p.kind for p in result.problems] == ["input_outside", "input_outside"]
+    assert result.problems[1].message == (
+        "input trace (../../evidence/trace.json): outside the receipt's folder, not read "
+        "(--inputs-anywhere reads it; inputs_anywhere=True in Python)")
+    assert result.recompute is not None and result.recompute.status == "cannot reproduce"
+    assert verify_receipt(target, recompute=True, inputs_anywhere=True).ok
 
 
 def test_write_is_atomic_and_leaves_no_temp_files(folder: Path) -> None:

@@ -15,8 +15,10 @@ from toolscore_core.verify import verify_receipt
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    return example_folder(tmp_path)
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = example_folder(tmp_path)
+    monkeypatch.chdir(folder)  # receipts in v2/ name ../trace.json: inside the current folder
+    return folder
 
 
 def _receipt(folder: Path, *, forbidden: bool = False, final_answer: str | None = None,

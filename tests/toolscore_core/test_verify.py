@@ -161,7 +161,9 @@ def test_a_forged_setting_is_found_by_its_alternative(
             "record reproduces with this value)") in [str(f) for f in result.recompute.fields]
 
 
-def test_chain_walks_regrades_back_to_the_first_evaluation(tmp_path: Path) -> None:
+def test_chain_walks_regrades_back_to_the_first_evaluation(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
     for name in ("gold.json", "trace.json", "contract.json"):
         shutil.copy(EXAMPLES / "contracts" / name, tmp_path / name)
     first = tmp_path / "run.receipt.json"
