@@ -10,8 +10,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
 
 from toolscore_core.errors import InputError
 
@@ -61,7 +61,7 @@ def stat_error(exc: OSError, path: str | os.PathLike[str], what: str) -> InputEr
     return InputError(f"cannot read {what} ({exc.strerror or exc})", file=name)
 
 
-def open_input(path: str | os.PathLike[str], *, what: str = "file") -> BinaryIO:
+def open_input(path: str | os.PathLike[str], *, what: str = "file") -> BufferedReader:
     """``path`` opened for reading in binary, or an InputError naming it: a missing file, a
     NUL byte, a symlink loop, and anything but a regular file (checked before opening, and
     again on the file opened, which was opened without blocking so a FIFO cannot hang it)."""
@@ -84,7 +84,7 @@ def open_input(path: str | os.PathLike[str], *, what: str = "file") -> BinaryIO:
                              fix=found[1])
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "rb")  # a BufferedReader: binary mode, default buffering
     except BaseException:
         os.close(fd)
         raise
