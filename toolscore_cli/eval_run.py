@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, TextIO, cast
 
 from toolscore_cli import console
 from toolscore_cli.options import final_answer_text, parse_fail_under, weights_from
-from toolscore_cli.report_targets import report_targets, to_stdout, write_reports
+from toolscore_cli.paths import refuse_outputs_over_inputs
+from toolscore_cli.report_targets import (
+    STDOUT,
+    report_flag,
+    report_targets,
+    to_stdout,
+    write_reports,
+)
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
@@ -44,6 +51,15 @@ def run_eval(
     answer = final_answer_text(final_answer)
     targets = report_targets(registry, json_path=json_path, markdown_path=markdown_path,
                              html_path=html_path, junit_path=junit_path, reports=reports)
+    refuse_outputs_over_inputs(
+        [*((report_flag(writer_id), path) for writer_id, path in targets),
+         ("--receipt", receipt_path),
+         ("--judgments", judge.file if judge is not None else None)],
+        [("trace", trace), ("gold file", gold), ("forbidden rules", forbidden_path),
+         ("config", config_path), ("injected file", injected_path),
+         ("honesty config", honesty_path),
+         ("final answer file", final_answer[1:] if final_answer and final_answer[:1] == "@"
+          else None)])
     evaluation = evaluate_files(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
         forbidden_path=forbidden_path, final_answer=answer, config_path=config_path,
@@ -54,12 +70,8 @@ def run_eval(
         from toolscore_core.atomic import write_text_atomic
 
         write_text_atomic(judge.file, "")  # no question was asked: none to record
-    out = console.stderr() if to_stdout(targets) else console.stdout()
-    if explain_format and evaluation.format is not None:
-        out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
-                  markup=False)
-    registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
-    write_reports(evaluation, targets, registry)
+    # Files first: a closed stdout (`| head -1`) ends only the printing that follows.
+    write_reports(evaluation, [t for t in targets if t[1] != STDOUT], registry)
     if receipt_path:
         from toolscore_core.receipts import write_evaluation_receipt
 
@@ -67,6 +79,12 @@ def run_eval(
                                  forbidden=forbidden_path, honesty_config=honesty_path,
                                  injected=injected_path, config=config_path,
                                  final_answer=answer)
+    out = console.stderr() if to_stdout(targets) else console.stdout()
+    if explain_format and evaluation.format is not None:
+        out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
+                  markup=False)
+    registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
+    write_reports(evaluation, [t for t in targets if t[1] == STDOUT], registry)
     code = 0
     forbidden = evaluation.evidence.get("forbidden-calls")
     if fail_on_violations and forbidden is not None and forbidden.status == "fail":

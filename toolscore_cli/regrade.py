@@ -19,7 +19,7 @@ from toolscore_cli.options import (
     weight_option,
     weights_from,
 )
-from toolscore_cli.paths import FILE
+from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
@@ -123,6 +123,8 @@ def regrade_command(
         _refuse_name_clashes(sources, receipt_dir, receipt_target)
     checks = [inspect_source(source, final_answer=answer, inputs_anywhere=inputs_anywhere)
               for source in sources]
+    _refuse_outputs_over_inputs(checks, gold=gold, forbidden=forbidden, config=config,
+                                json_path=json_path, receipt_dir=receipt_dir)
     bare = [c.source for c in checks if c.kind == "trace"]
     if bare and gold is None:
         raise InputError("a bare trace needs --gold", file=bare[0],
@@ -216,6 +218,25 @@ def _refuse_name_clashes(sources: Sequence[str], receipt_dir: str, target: Any) 
         if Path(path).resolve() == Path(source).resolve():
             raise InputError("the new receipt would overwrite its source", file=source,
                              place="--receipt-dir", fix="write the new receipts to another folder")
+
+
+def _refuse_outputs_over_inputs(
+    checks: Sequence[Any], *, gold: str | None, forbidden: str | None, config: str | None,
+    json_path: str | None, receipt_dir: str | None,
+) -> None:
+    """No output of a regrade may be a file it reads: a source, a replacing contract, rules
+    or config, or any input a receipt binds."""
+    from toolscore_core.receipts import INPUT_ROLES, input_path
+    from toolscore_core.regrade import receipt_target
+
+    inputs: list[tuple[str, Any]] = [("source", c.source) for c in checks]
+    inputs += [("gold file", gold), ("forbidden rules", forbidden), ("config", config)]
+    inputs += [(f"{role} file {c.source} binds", input_path(c.receipt, role, c.folder))
+               for c in checks if c.receipt is not None for role in INPUT_ROLES]
+    outputs: list[tuple[str, Any]] = [("--json", json_path)]
+    if receipt_dir is not None:
+        outputs += [("--receipt-dir", receipt_target(c.source, receipt_dir)) for c in checks]
+    refuse_outputs_over_inputs(outputs, inputs)
 
 
 def _is_runs_file(source: str) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -10,7 +9,7 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import parse_rate, pass_rate_below
-from toolscore_cli.paths import FILE
+from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 from toolscore_core.atomic import write_text_atomic
 
 if TYPE_CHECKING:
@@ -131,7 +130,9 @@ def write_outputs(summary: Mapping[str, Any], *, json_path: str | None,
 
 def _emit(path: str, text: str) -> None:
     if path == "-":
-        sys.stdout.write(text)
+        from toolscore_cli.console import STDOUT_STREAM
+
+        STDOUT_STREAM.write(text)
     else:
         write_text_atomic(path, text)
 
@@ -143,7 +144,9 @@ def write_junit(runs: str, junit_path: str | None) -> None:
     from toolscore_studies.junit import write_runs_junit
 
     if junit_path == "-":
-        write_runs_junit(runs, sys.stdout)
+        from toolscore_cli.console import STDOUT_STREAM
+
+        write_runs_junit(runs, STDOUT_STREAM)  # type: ignore[arg-type]
         return
     from toolscore_core.atomic import atomic_writer
 
@@ -158,6 +161,13 @@ def check_outputs(*paths: str | None) -> None:
 
         raise InputError("more than one report is going to stdout (-)",
                          fix="write all reports but one to files")
+
+
+def report_flags(json_path: str | None, markdown_path: str | None, html_path: str | None,
+                 junit_path: str | None) -> list[tuple[str, str | None]]:
+    """(flag, path) of the summary's report files, for the check that none is an input."""
+    return [("--json", json_path), ("--markdown", markdown_path), ("--html", html_path),
+            ("--junit", junit_path)]
 
 
 def stdout_taken(*paths: str | None) -> bool:
@@ -193,6 +203,8 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
     if fail_under is not None:
         parse_rate(fail_under)  # a bad threshold is bad input before any work
     check_outputs(json_path, markdown_path, junit_path)
+    refuse_outputs_over_inputs(report_flags(json_path, markdown_path, html_path, junit_path),
+                               [("runs file", runs)])
     summary = summarize_file(runs)
     data = summary.to_dict(k)
     for line, problem in summary.skipped:

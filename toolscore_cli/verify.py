@@ -8,7 +8,7 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import final_answer_option, final_answer_text
-from toolscore_cli.paths import FILE
+from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 
 
 @click.command("verify")
@@ -41,6 +41,7 @@ def verify_command(
     from toolscore_formats.reports.text import visible
 
     answer = final_answer_text(final_answer)
+    refuse_outputs_over_inputs([("--json", json_path)], [("receipt", r) for r in receipts])
     out = console.stderr() if json_path == "-" else console.stdout()
     results = []
     chains: list[dict[str, Any]] = []

@@ -9,19 +9,33 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from toolscore_core.errors import InputError
+
 
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, mode: str = "w") -> Iterator[IO[Any]]:
-    """Open a temp file in the target's folder; on success rename it over ``path``."""
+    """Open a temp file in the target's folder; on success rename it over ``path``.
+
+    Only a regular file (or nothing) is ever replaced: a symbolic link is followed and the
+    file it names replaced, so the link stays; a device or a FIFO (``/dev/null``,
+    ``/dev/stdout`` on a terminal or a pipe, a named pipe) is written to directly, as a
+    stream; a directory or a socket is an InputError. The temp file is removed on every
+    exit path that runs code: an exception, Ctrl-C, and SIGTERM under ``toolscore``'s
+    entry point (which turns it into an exception).
+    """
     import tempfile  # here: only commands that write files pay for it
 
-    target = Path(path)
+    target = _writable_target(path)
+    encoding = None if "b" in mode else "utf-8"
+    newline = None if "b" in mode else "\n"
+    if target is None:
+        with open(path, mode, encoding=encoding, newline=newline) as stream:
+            yield stream
+        return
     folder = target.parent if str(target.parent) else Path(".")
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
-        encoding = None if "b" in mode else "utf-8"
-        newline = None if "b" in mode else "\n"
         with os.fdopen(fd, mode, encoding=encoding, newline=newline) as handle:
             yield handle
             handle.flush()
@@ -32,6 +46,29 @@ def atomic_writer(path: str | os.PathLike[str], *, mode: str = "w") -> Iterator[
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _writable_target(path: str | os.PathLike[str]) -> Path | None:
+    """The regular file to replace for ``path`` (links followed; it may not exist yet), or
+    None for a stream to write to directly (a device, a FIFO)."""
+    from toolscore_core.inputs import not_regular, path_problem, stat_error
+
+    problem = path_problem(path, "output")
+    if problem is not None:
+        raise problem
+    try:
+        found = not_regular(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError):  # a new file (or a path the write refuses)
+        found = None
+    except OSError as exc:
+        raise stat_error(exc, path, "output") from None
+    if found is None:
+        return Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    kind = found[0]
+    if kind in ("a device", "a FIFO (named pipe)"):
+        return None
+    raise InputError(f"cannot write over {kind}", file=str(path),
+                     fix="give the path of a file to write")
 
 
 def _mode_for(target: Path) -> int:

@@ -184,15 +184,18 @@ def check_inputs(
                 message=(f"input {role} ({shown}): missing (expected at {path})" if missing
                          else f"input {role} ({shown}): {exc.problem}")))
             continue
-        if digest != entry["sha256"] or (recorded_size is not None and size != recorded_size):
-            sizes = ""
-            if recorded_size is not None and size != recorded_size:
-                sizes = f"; size {recorded_size} -> {size} bytes"
-            actual = "not hashed (another size)" if digest is None else digest
+        if digest is None:
+            problems.append(Problem(
+                kind="input_changed", subject=role, expected=entry["sha256"],
+                message=(f"input {role} ({shown}): size {recorded_size} -> {size} bytes "
+                         f"(sha256 expected {entry['sha256']}; not hashed: a file of another "
+                         "size has other bytes)")))
+        elif digest != entry["sha256"] or (recorded_size is not None
+                                           and size != recorded_size):
             problems.append(Problem(
                 kind="input_changed", subject=role, expected=entry["sha256"], actual=digest,
                 message=(f"input {role} ({shown}): sha256 expected {entry['sha256']}, "
-                         f"actual {actual}{sizes}")))
+                         f"actual {digest}")))
     return problems
 
 
