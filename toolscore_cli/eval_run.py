@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 from toolscore_cli import console
-from toolscore_cli.options import final_answer_text, parse_fail_under, weights_from
+from toolscore_cli.options import (
+    check_sign_key,
+    final_answer_text,
+    parse_fail_under,
+    weights_from,
+)
 from toolscore_cli.paths import refuse_outputs_over_inputs
 from toolscore_cli.report_targets import (
     STDOUT,
@@ -33,7 +38,8 @@ def run_eval(
     honesty_path: str | None = None,
     validate_side_effects: bool = False, fail_on_violations: bool = False,
     fail_on_evidence: str | None = None, strict_unknown: bool = False,
-    receipt_path: str | None = None, markdown_path: str | None = None,
+    receipt_path: str | None = None, sign_key: str | None = None,
+    markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None,
     reports: tuple[str, ...] = (), judge: Judging | None = None,
 ) -> int:
@@ -51,11 +57,14 @@ def run_eval(
     answer = final_answer_text(final_answer)
     targets = report_targets(registry, json_path=json_path, markdown_path=markdown_path,
                              html_path=html_path, junit_path=junit_path, reports=reports)
+    check_sign_key(sign_key, receipt_path, "--receipt")
     refuse_outputs_over_inputs(
         [*((report_flag(writer_id), path) for writer_id, path in targets),
          ("--receipt", receipt_path),
-         ("--judgments", judge.file if judge is not None else None)],
-        [("trace", trace), ("gold file", gold), ("forbidden rules", forbidden_path),
+         ("--judgments", judge.file if judge is not None else None),
+         ("--sign", _envelope(receipt_path) if sign_key else None)],
+        [("private key", sign_key), ("trace", trace), ("gold file", gold),
+         ("forbidden rules", forbidden_path),
          ("config", config_path), ("injected file", injected_path),
          ("honesty config", honesty_path),
          ("final answer file", final_answer[1:] if final_answer and final_answer[:1] == "@"
@@ -75,10 +84,14 @@ def run_eval(
     if receipt_path:
         from toolscore_core.receipts import write_evaluation_receipt
 
-        write_evaluation_receipt(receipt_path, evaluation, gold=gold, trace=trace,
-                                 forbidden=forbidden_path, honesty_config=honesty_path,
-                                 injected=injected_path, config=config_path,
-                                 final_answer=answer)
+        receipt = write_evaluation_receipt(
+            receipt_path, evaluation, gold=gold, trace=trace, forbidden=forbidden_path,
+            honesty_config=honesty_path, injected=injected_path, config=config_path,
+            final_answer=answer)
+        if sign_key is not None:
+            from toolscore_core.signing import sign_receipt
+
+            sign_receipt(receipt, sign_key, receipt_path)
     out = console.stderr() if to_stdout(targets) else console.stdout()
     if explain_format and evaluation.format is not None:
         out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
@@ -103,6 +116,12 @@ def run_eval(
         out.print(f"score {score} is below --fail-under {fail_under}", markup=False)
         code = 1
     return code
+
+
+def _envelope(receipt_path: str | None) -> str | None:
+    from toolscore_core.signing import envelope_path
+
+    return None if receipt_path is None else str(envelope_path(receipt_path))
 
 
 def judge_from(

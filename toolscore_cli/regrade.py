@@ -10,12 +10,14 @@ import click
 
 from toolscore_cli import console
 from toolscore_cli.options import (
+    check_sign_key,
     engine_options,
     final_answer_option,
     final_answer_text,
     judge_client,
     parse_fail_under,
     run_judge_options,
+    sign_option,
     weight_option,
     weights_from,
 )
@@ -47,6 +49,7 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
               help="Write the table as JSON (- = stdout).")
 @click.option("--receipt-dir", type=click.Path(file_okay=False),
               help="Write a new receipt per source here (settings.regraded_from names the old).")
+@sign_option("--receipt-dir")
 @click.option("--spec", type=FILE,
               help="Agent-run JSONL only: new task definitions by task id (study YAML).")
 @click.option("-o", "--output", type=FILE,
@@ -66,7 +69,8 @@ def regrade_command(
     forbidden: str | None, config: str | None, no_verify: bool, inputs_anywhere: bool,
     final_answer: str | None,
     json_path: str | None,
-    receipt_dir: str | None, spec: str | None, output: str | None, jobs: int, engine: str,
+    receipt_dir: str | None, sign_key: str | None, spec: str | None, output: str | None,
+    jobs: int, engine: str,
     ray_address: str | None, judge_model: str | None, judge_base_url: str | None,
     judge_timeout: float, judge_retries: int, junit_path: str | None, fail_under: str | None,
 ) -> None:
@@ -84,6 +88,7 @@ def regrade_command(
             ("--forbidden", forbidden, "put forbidden rules in a study spec and use --spec"),
             ("--config", config, "put the honesty words in a study spec and use --spec"),
             ("--receipt-dir", receipt_dir, "each regraded row carries regraded.from_sha256"),
+            ("--sign", sign_key, "runs files carry no receipts to sign"),
             ("--final-answer", final_answer, "rows keep the final answers they recorded"),
             ("--no-verify", no_verify or None, "rows are regraded as they are"),
             ("--inputs-anywhere", inputs_anywhere or None, "rows hold their evidence"),
@@ -119,12 +124,14 @@ def regrade_command(
 
     threshold = None if fail_under is None else parse_fail_under(fail_under)
     answer = final_answer_text(final_answer)
+    check_sign_key(sign_key, receipt_dir, "--receipt-dir")
     if receipt_dir is not None:
         _refuse_name_clashes(sources, receipt_dir, receipt_target)
     checks = [inspect_source(source, final_answer=answer, inputs_anywhere=inputs_anywhere)
               for source in sources]
     _refuse_outputs_over_inputs(checks, gold=gold, forbidden=forbidden, config=config,
-                                json_path=json_path, receipt_dir=receipt_dir)
+                                json_path=json_path, receipt_dir=receipt_dir,
+                                sign_key=sign_key)
     bare = [c.source for c in checks if c.kind == "trace"]
     if bare and gold is None:
         raise InputError("a bare trace needs --gold", file=bare[0],
@@ -151,6 +158,12 @@ def regrade_command(
     results = [regrade_checked(check, gold=gold, weights=overrides, forbidden=forbidden,
                                config=config, receipt_dir=receipt_dir, final_answer=answer)
                for check in checks]
+    if sign_key is not None:
+        from toolscore_core.signing import sign_receipt
+
+        for result in results:
+            if result.receipt_path is not None:
+                sign_receipt(result.receipt, sign_key, result.receipt_path)
     out = err if json_path == "-" else console.stdout()
     out.print(_table(results))
     out.print(NOTHING_RERUN, markup=False, soft_wrap=True)
@@ -222,7 +235,7 @@ def _refuse_name_clashes(sources: Sequence[str], receipt_dir: str, target: Any) 
 
 def _refuse_outputs_over_inputs(
     checks: Sequence[Any], *, gold: str | None, forbidden: str | None, config: str | None,
-    json_path: str | None, receipt_dir: str | None,
+    json_path: str | None, receipt_dir: str | None, sign_key: str | None,
 ) -> None:
     """No output of a regrade may be a file it reads: a source, a replacing contract, rules
     or config, or any input a receipt binds."""
@@ -230,12 +243,18 @@ def _refuse_outputs_over_inputs(
     from toolscore_core.regrade import receipt_target
 
     inputs: list[tuple[str, Any]] = [("source", c.source) for c in checks]
-    inputs += [("gold file", gold), ("forbidden rules", forbidden), ("config", config)]
+    inputs += [("gold file", gold), ("forbidden rules", forbidden), ("config", config),
+               ("private key", sign_key)]
     inputs += [(f"{role} file {c.source} binds", input_path(c.receipt, role, c.folder))
                for c in checks if c.receipt is not None for role in INPUT_ROLES]
     outputs: list[tuple[str, Any]] = [("--json", json_path)]
     if receipt_dir is not None:
         outputs += [("--receipt-dir", receipt_target(c.source, receipt_dir)) for c in checks]
+        if sign_key is not None:
+            from toolscore_core.signing import envelope_path
+
+            outputs += [("--sign", envelope_path(receipt_target(c.source, receipt_dir)))
+                        for c in checks]
     refuse_outputs_over_inputs(outputs, inputs)
 
 

@@ -22,13 +22,18 @@ from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 @click.option("--inputs-anywhere", is_flag=True,
               help="Read inputs a receipt binds outside its folder too (by default they are a "
                    "problem, not read: a receipt could probe any file of this machine).")
+@click.option("--key", "key_path", type=FILE, metavar="PUB",
+              help="Also check each receipt's signature (the .dsse.json envelope beside it) "
+                   "with this Ed25519 public key: the signature, the signed receipt and its "
+                   "inputs.")
 @final_answer_option
 @click.option("--json", "json_path", metavar="PATH|-",
               help="Write the verification results as JSON (- = stdout).")
 @click.pass_context
 def verify_command(
     ctx: click.Context, receipts: tuple[str, ...], recompute: bool, chain: bool,
-    inputs_anywhere: bool, final_answer: str | None, json_path: str | None,
+    inputs_anywhere: bool, key_path: str | None, final_answer: str | None,
+    json_path: str | None,
 ) -> None:
     """Check that each RECEIPT and every input it binds are unchanged.
 
@@ -41,7 +46,14 @@ def verify_command(
     from toolscore_formats.reports.text import visible
 
     answer = final_answer_text(final_answer)
-    refuse_outputs_over_inputs([("--json", json_path)], [("receipt", r) for r in receipts])
+    refuse_outputs_over_inputs([("--json", json_path)],
+                               [*(("receipt", r) for r in receipts), ("public key", key_path)])
+    public_key = None
+    signatures: dict[str, list[str]] = {}
+    if key_path is not None:
+        from toolscore_core.signing import load_public_key
+
+        public_key = load_public_key(key_path)
     out = console.stderr() if json_path == "-" else console.stdout()
     results = []
     chains: list[dict[str, Any]] = []
@@ -55,6 +67,17 @@ def verify_command(
             bound = sum(1 for entry in result.receipt["inputs"].values() if entry is not None)
             out.print(visible(f"{path}: ok (receipt and {bound} input file"
                               f"{'' if bound == 1 else 's'} match)"), markup=False, soft_wrap=True)
+        if public_key is not None:
+            from toolscore_core.signing import check_signature
+
+            signed = check_signature(result.receipt, path, public_key)
+            signatures[path] = list(signed.problems)
+            for line in signed.problems:
+                out.print(visible(f"{path}: {line}"), markup=False, soft_wrap=True)
+            if signed.ok:
+                out.print(visible(f"{path}: signature: verified with {key_path} "
+                                  f"({signed.envelope.as_posix()})"), markup=False,
+                          soft_wrap=True)
         if result.recompute is not None:
             out.print(visible(f"{path}: {result.recompute.status}: {result.recompute.reason}"),
                       markup=False, soft_wrap=True)
@@ -84,9 +107,12 @@ def verify_command(
     if json_path:
         from toolscore_cli.output import write_json
 
-        document: dict[str, object] = {"receipts": [r.to_dict() for r in results]}
+        document: dict[str, object] = {"receipts": [
+            {**r.to_dict(), **({"signature": signatures.get(str(r.source), [])}
+                               if public_key is not None else {})} for r in results]}
         if chain:
             document["chains"] = chains
         write_json(json_path, document)
-    if not all(r.ok for r in results) or not all(c["ok"] for c in chains):
+    if (not all(r.ok for r in results) or not all(c["ok"] for c in chains)
+            or any(signatures.values())):
         ctx.exit(1)

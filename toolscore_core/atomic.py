@@ -13,7 +13,8 @@ from toolscore_core.errors import InputError
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str], *, mode: str = "w") -> Iterator[IO[Any]]:
+def atomic_writer(path: str | os.PathLike[str], *, mode: str = "w",
+                  permissions: int | None = None) -> Iterator[IO[Any]]:
     """Open a temp file in the target's folder; on success rename it over ``path``.
 
     Only a regular file (or nothing) is ever replaced: a symbolic link is followed and the
@@ -21,7 +22,8 @@ def atomic_writer(path: str | os.PathLike[str], *, mode: str = "w") -> Iterator[
     ``/dev/stdout`` on a terminal or a pipe, a named pipe) is written to directly, as a
     stream; a directory or a socket is an InputError. The temp file is removed on every
     exit path that runs code: an exception, Ctrl-C, and SIGTERM under ``toolscore``'s
-    entry point (which turns it into an exception).
+    entry point (which turns it into an exception). ``permissions`` (``0o600`` for a
+    private key) replace the ones the file would get.
     """
     import tempfile  # here: only commands that write files pay for it
 
@@ -40,7 +42,8 @@ def atomic_writer(path: str | os.PathLike[str], *, mode: str = "w") -> Iterator[
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, _mode_for(target))  # mkstemp makes 0600; a report is made to be read
+        # mkstemp makes 0600; a report is made to be read
+        os.chmod(tmp, _mode_for(target) if permissions is None else permissions)
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

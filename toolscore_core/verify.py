@@ -98,7 +98,8 @@ class FieldDiff:
     """Why this value is the derived one when it was found by trying (a setting)."""
 
     def __str__(self) -> str:
-        text = f"{self.field}: receipt {_shown(self.receipt)}, recomputed {_shown(self.recomputed)}"
+        text = (f"{self.field}: receipt {shown(self.receipt)}, "
+                f"recomputed {shown(self.recomputed)}")
         return text if self.note is None else f"{text} ({self.note})"
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,7 +107,8 @@ class FieldDiff:
                 "note": self.note, "message": str(self)}
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A field's value as a line shows it: canonical JSON, or ``(absent)``."""
     if value is ABSENT or value == ABSENT:
         return ABSENT
     try:
@@ -547,12 +549,14 @@ def _rebuild(
 
 
 def derived_differences(
-    receipt: Mapping[str, Any], rebuilt: Mapping[str, Any]
+    receipt: Mapping[str, Any], rebuilt: Mapping[str, Any], *, everything: bool = False
 ) -> list[FieldDiff]:
-    """Every field (but :data:`NOT_DERIVED`) that differs between a receipt and the receipt
-    built again from its inputs, as deep as both hold objects; plugins are compared by
-    name. A field one side lacks is one difference, however much the other holds there."""
-    found = [diff for diff in _diff(receipt, rebuilt, "") if not _not_derived(diff.field)]
+    """Every field (but :data:`NOT_DERIVED`, unless ``everything``) that differs between a
+    receipt and the receipt built again from its inputs, as deep as both hold objects;
+    plugins are compared by name. A field one side lacks is one difference, however much
+    the other holds there."""
+    found = [diff for diff in _diff(receipt, rebuilt, "")
+             if everything or not _not_derived(diff.field)]
     return sorted(found, key=lambda d: _field_order(d.field))
 
 
