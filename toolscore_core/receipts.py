@@ -85,6 +85,15 @@ class ReceiptResult:
 
 
 @frozen
+class ReceiptPlugin:
+    """A plugin that took part, as a receipt lists it."""
+
+    name: str
+    distribution: str | None
+    version: str | None
+
+
+@frozen
 class Receipt:
     """The shape of a version-1 receipt, checked on reading (the receipt stays a dict)."""
 
@@ -94,7 +103,7 @@ class Receipt:
     settings: ReceiptSettings
     contract_sha256: Any
     toolscore_version: Any
-    plugins: Any
+    plugins: tuple[ReceiptPlugin, ...]
     created_at: Any
     result: ReceiptResult
     receipt_sha256: Any
@@ -103,7 +112,7 @@ class Receipt:
 
 for _record, _noun in ((Receipt, "a receipt"), (ReceiptSettings, "'settings'"),
                       (ReceiptResult, "'result'"), (InputFile, "an input"),
-                      (RegradedFrom, "'regraded_from'")):
+                      (RegradedFrom, "'regraded_from'"), (ReceiptPlugin, "a plugin")):
     # closed: a key this toolscore does not know is a field no verify could check
     shape(_record, _noun, "give a file written by `toolscore eval --receipt`")
 shape(ReceiptInputs, "'inputs'", "inputs are " + ", ".join(INPUT_ROLES))

@@ -229,6 +229,16 @@ def check_seal(receipt: Mapping[str, Any]) -> list[Problem]:
         problems.append(Problem(kind="receipt_field", subject="result.score",
                                 actual=repr(score),
                                 message=f"receipt field result.score: {score!r} is not a number"))
+    judge_model = receipt["settings"].get("judge_model")
+    judgments = receipt["inputs"].get("judgments")
+    if (judge_model is None) != (judgments is None):
+        problems.append(Problem(
+            kind="receipt_field", subject="settings.judge_model",
+            actual=repr(judge_model),
+            message=("receipt field settings.judge_model: " + (
+                f"{judge_model!r} without the judge's verdicts (inputs.judgments)"
+                if judge_model is not None else
+                "null, yet the judge's verdicts are bound (inputs.judgments)"))))
     weights = receipt["settings"].get("weights")
     if isinstance(weights, Mapping):
         bad = [n for n, w in weights.items()
@@ -249,14 +259,15 @@ def check_final_answer(receipt: Mapping[str, Any], final_answer: str | None) -> 
         return []
     if final_answer is None:
         return [Problem(kind="final_answer", subject="final_answer", expected=recorded,
-                        message=("final answer: the receipt was made with a final answer given "
-                                 "apart from the trace "
+                        message=("final answer (settings.final_answer_sha256): the receipt "
+                                 "was made with a final answer given apart from the trace "
                                  f"(sha256 {recorded}); give the same answer again"))]
     actual = final_answer_sha256(final_answer)
     if actual != recorded:
         return [Problem(kind="final_answer", subject="final_answer", expected=recorded,
                         actual=actual,
-                        message=(f"final answer: sha256 expected {recorded}, actual {actual}"))]
+                        message=("final answer (settings.final_answer_sha256): sha256 "
+                                 f"expected {recorded}, actual {actual}"))]
     return []
 
 
@@ -503,7 +514,12 @@ def recompute_receipt(
         evaluation, paths = evaluate_bound(receipt, base, final_answer=final_answer,
                                            registry=registry)
     except InputError as exc:
-        return Recompute(status="cannot reproduce", reason=exc.one_line())
+        settings = receipt["settings"]
+        return Recompute(status="cannot reproduce", reason=(
+            f"{exc.one_line()} (re-run under the receipt's settings.trace_format "
+            f"{settings.get('trace_format')!r}, settings.validate_side_effects "
+            f"{settings.get('validate_side_effects')!r}, settings.judge_model "
+            f"{settings.get('judge_model')!r})"))
     rebuilt = _rebuild(receipt, evaluation, paths, base, final_answer)
     found = derived_differences(receipt, rebuilt)
     recorded = receipt["result"]["record_sha256"]

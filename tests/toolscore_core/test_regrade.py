@@ -130,7 +130,8 @@ def test_a_receipt_made_with_a_final_answer_needs_it_again(folder: Path) -> None
     path = _receipt(folder, final_answer=answer)
     with pytest.raises(RegradeRefused, match="give the same answer again"):
         regrade(path)
-    with pytest.raises(RegradeRefused, match="final answer: sha256 expected"):
+    with pytest.raises(RegradeRefused,
+                       match=r"final answer \(settings.final_answer_sha256\): sha256 expected"):
         regrade(path, final_answer="another answer")
     with pytest.raises(RegradeRefused):
         regrade(path, verify=False)

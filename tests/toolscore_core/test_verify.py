@@ -198,3 +198,22 @@ def test_chain_walks_regrades_back_to_the_first_evaluation(
     assert "is neither at" in broken[0].message
     result = verify_receipt(third.receipt_path, recompute=True)
     assert [p.kind for p in result.problems] == ["parent_missing"]
+
+
+def test_an_unknown_key_in_a_plugin_entry_is_refused(
+        made: tuple[Path, dict[str, Any]]) -> None:
+    folder, receipt = made
+    forged = copy.deepcopy(receipt)
+    forged["plugins"][0]["extra"] = "1"
+    with pytest.raises(InputError, match=r"\$\.plugins\[0\]"):
+        verify_receipt(_written(folder, seal(forged)))
+
+
+def test_a_trace_format_that_cannot_read_the_trace_is_named(
+        made: tuple[Path, dict[str, Any]]) -> None:
+    folder, receipt = made
+    forged = copy.deepcopy(receipt)
+    forged["settings"]["trace_format"] = "openai_chat"
+    result = verify_receipt(_written(folder, seal(forged)), recompute=True)
+    assert result.recompute is not None and result.recompute.status == "cannot reproduce"
+    assert "settings.trace_format 'openai_chat'" in result.recompute.reason
