@@ -26,7 +26,15 @@ class Terminated(BaseException):
     (temp files removed) before the process dies of the signal."""
 
 
+_OWNER: list[int] = []
+"""The process that installed the SIGTERM handler (a forked worker inherits it)."""
+
+
 def _terminated(signum: int, frame: Any) -> None:
+    if _OWNER and os.getpid() != _OWNER[-1]:  # a worker of a process pool: die as before
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     raise Terminated
 
 
@@ -36,6 +44,7 @@ def main(argv: list[str] | None = None) -> Any:
     if watching:  # commands with their own SIGTERM handling replace this one meanwhile
         try:
             signal.signal(signal.SIGTERM, _terminated)
+            _OWNER.append(os.getpid())
         except ValueError:  # not the main thread (an embedding program's): left alone
             watching = False
     try:
@@ -60,4 +69,5 @@ def main(argv: list[str] | None = None) -> Any:
     finally:
         if watching:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _OWNER.pop()
     sys.exit(code if isinstance(code, int) else 0)
