@@ -131,3 +131,16 @@ def test_sigterm_mid_write_leaves_no_temp_file(tmp_path: Path) -> None:
     process.send_signal(signal.SIGTERM)
     assert process.wait(30) == -signal.SIGTERM
     assert list((folder / "out").iterdir()) == []
+
+
+def test_dev_stdout_redirected_to_a_file_is_written_through_stdout(tmp_path: Path) -> None:
+    """Replacing the file would lose what stdout writes next; writing it through another
+    descriptor would overwrite what stdout wrote before."""
+    script = ("import sys\nfrom toolscore_core.atomic import write_text_atomic\n"
+              "print('before')\nwrite_text_atomic('/dev/stdout', 'report\\n')\n"
+              "print('after')\n")
+    out = tmp_path / "out.txt"
+    with open(out, "w") as handle:
+        subprocess.run([sys.executable, "-c", script], stdout=handle, check=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.read_text() == "before\nreport\nafter\n"
