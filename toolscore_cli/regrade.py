@@ -146,9 +146,11 @@ def regrade_command(
             for problem in check.refusal or check.problems:
                 err.print(visible(f"{check.source}: {problem.message}"), markup=False,
                           soft_wrap=True)
+        why = ("the lines above are not overridden by --no-verify"
+               if all(c.refusal for c in refused) else
+               "the evidence no longer matches its receipt (--no-verify regrades anyway)")
         err.print(f"refused to regrade {len(refused)} of {len(checks)} source"
-                  f"{'' if len(checks) == 1 else 's'}: the evidence no longer matches its "
-                  "receipt (--no-verify regrades anyway)", markup=False, soft_wrap=True)
+                  f"{'' if len(checks) == 1 else 's'}: {why}", markup=False, soft_wrap=True)
         ctx.exit(1)
         return
     for check in checks:
