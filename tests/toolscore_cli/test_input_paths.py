@@ -117,3 +117,19 @@ def test_a_receipt_from_elsewhere_verifies_with_inputs_anywhere(
     code, out, _ = run(["verify", str(tmp_path / "elsewhere" / "run.receipt.json"),
                         "--inputs-anywhere"], capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(("trace", "flags", "said"), [
+    ("loop", [], "input trace (loop): the input file path is a loop of symbolic links"),
+    ("a\x00b", [], "input trace (a\\x00b): outside the receipt's folder, not read"),
+    ("a\x00b", ["--inputs-anywhere"], "input trace (a\\x00b): the input file path holds a "
+     "NUL byte"),
+])
+def test_a_receipt_naming_a_loop_or_a_nul_byte_is_one_line(
+        folder: Path, capsys: pytest.CaptureFixture[str], trace: str, flags: list[str],
+        said: str) -> None:
+    _receipt_naming(folder, capsys, trace)
+    code, out, err = within_limit(
+        lambda: run(["verify", "run.receipt.json", "--recompute", *flags], capsys))
+    assert code == 1 and "Traceback" not in out + err
+    assert f"run.receipt.json: {said}" in out, out
