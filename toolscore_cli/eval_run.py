@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
@@ -146,6 +147,13 @@ def judge_from(
     if judgments is None:
         name = Path(str(receipt)).name.removesuffix(".json").removesuffix(".receipt")
         judgments = str(Path(str(receipt)).with_name(f"{name}.judgments.jsonl"))
+    from toolscore_core.inputs import open_input, path_problem
+
+    problem = path_problem(judgments, "judgments file")
+    if problem is not None:
+        raise problem
+    if os.path.lexists(judgments):  # a device or a FIFO would hang the store's read
+        open_input(judgments, what="judgments file").close()
     read_judgments(judgments)  # a damaged file is bad input before any model is asked
     return Judging(model=model, judgments=judgments,
                    client=judge_client(model, base_url=base_url, timeout=timeout,

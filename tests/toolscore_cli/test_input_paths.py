@@ -24,6 +24,8 @@ COMMANDS = {
     "eval --honesty-config": ["eval", "gold.json", "trace.json", "--honesty-config", "{bad}"],
     "eval --injected": ["eval", "gold.json", "trace.json", "--injected", "{bad}"],
     "eval --final-answer": ["eval", "gold.json", "trace.json", "--final-answer", "@{bad}"],
+    "eval --judgments": ["eval", "gold.json", "trace.json", "--judge", "m", "--judgments",
+                         "{bad}"],
     "verify": ["verify", "{bad}"],
     "regrade source": ["regrade", "{bad}", "--gold", "gold.json"],
     "regrade runs file": ["regrade", "{bad}.jsonl", "--gold", "gold.json"],
@@ -37,6 +39,7 @@ COMMANDS = {
 def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = example_folder(tmp_path)
     monkeypatch.chdir(folder)
+    monkeypatch.setenv("TOOLSCORE_JUDGE_API_KEY", "not-used: nothing is asked")
     os.mkfifo(folder / "pipe")
     os.mkfifo(folder / "pipe.jsonl")
     (folder / "loop").symlink_to(folder / "loop")
