@@ -137,3 +137,4 @@ def test_a_receipt_naming_a_loop_or_a_nul_byte_is_one_line(
         lambda: run(["verify", "run.receipt.json", "--recompute", *flags], capsys))
     assert code == 1 and "Traceback" not in out + err
     assert f"run.receipt.json: {said}" in out, out
+
