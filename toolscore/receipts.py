@@ -11,20 +11,43 @@ from toolscore_core.receipts import (
     write_receipt,
 )
 from toolscore_core.regrade import Regrade, RegradeRefused, regrade
-from toolscore_core.verify import Problem, Recompute, Verification, verify_receipt
+from toolscore_core.signing import (
+    SignatureCheck,
+    check_signature,
+    generate_key_pair,
+    load_public_key,
+    sign_receipt,
+)
+from toolscore_core.verify import (
+    FieldDiff,
+    Link,
+    Problem,
+    Recompute,
+    Verification,
+    verify_chain,
+    verify_receipt,
+)
 
 __all__ = [
     "INPUT_ROLES",
     "RECEIPT_KIND",
     "RECEIPT_VERSION",
+    "FieldDiff",
+    "Link",
     "Problem",
     "Recompute",
     "Regrade",
     "RegradeRefused",
+    "SignatureCheck",
     "Verification",
     "build_receipt",
+    "check_signature",
+    "generate_key_pair",
+    "load_public_key",
     "load_receipt",
     "regrade",
+    "sign_receipt",
+    "verify_chain",
     "verify_receipt",
     "write_receipt",
 ]

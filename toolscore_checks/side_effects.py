@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, Setting, Settings, hookimpl
+from toolscore_core.errors import InputError
+from toolscore_core.inputs import read_input
 from toolscore_core.models import SideEffect
 from toolscore_core.patterns import TIMED_OUT, compile_pattern, search
 from toolscore_core.wording import count
@@ -30,15 +32,16 @@ def _path(spec: Mapping[str, Any], key: str, base_dir: str | None) -> Path:
 
 def _read(path: Path) -> tuple[bytes | None, Probe | None]:
     try:
-        if path.stat().st_size > MAX_READ:
-            return None, ("unknown", f"larger than {MAX_READ // (1024 * 1024)} MB, not read")
-        return path.read_bytes(), None
-    except (FileNotFoundError, NotADirectoryError):
-        return None, ("fail", "does not exist")
-    except IsADirectoryError:
-        return None, ("fail", "is a directory, not a file")
-    except OSError as exc:
-        return None, ("unknown", f"could not be read ({exc.strerror or type(exc).__name__})")
+        data = read_input(path, limit=MAX_READ)
+    except InputError as exc:
+        if exc.problem.endswith("not found"):
+            return None, ("fail", "does not exist")
+        if "a directory" in exc.problem:
+            return None, ("fail", "is a directory, not a file")
+        return None, ("unknown", f"could not be read ({exc.problem})")
+    if len(data) > MAX_READ:
+        return None, ("unknown", f"larger than {MAX_READ // (1024 * 1024)} MB, not read")
+    return data, None
 
 
 def probe_file_exists(spec: Mapping[str, Any], base_dir: str | None) -> Probe:

@@ -21,11 +21,12 @@ from toolscore_cli.options import (
     parse_study_gate,
     run_judge_options,
 )
-from toolscore_cli.paths import FILE
+from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 from toolscore_cli.summary import (
     check_outputs,
     gate,
     print_summary,
+    report_flags,
     stdout_taken,
     with_output_options,
     write_junit,
@@ -121,6 +122,9 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
     if fail_under is not None:
         parse_study_gate(fail_under)  # a bad threshold is bad input before any run
     check_outputs(json_path, markdown_path, junit_path)
+    reports = report_flags(json_path, markdown_path, html_path, junit_path)
+    refuse_outputs_over_inputs([("-o", output), *reports], [("study spec", spec_path)])
+    refuse_outputs_over_inputs(reports, [("runs file", output)])
     judge = judge_client(judge_model, base_url=judge_base_url, timeout=judge_timeout,
                          retries=judge_retries)
     run = engine_runner(engine, ray_address)

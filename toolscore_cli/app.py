@@ -6,6 +6,8 @@ when they run.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from typing import Any
 
@@ -19,8 +21,32 @@ from toolscore_core.errors import ToolscoreError
 __all__ = ["COMMANDS", "SHORT_HELP", "LazyGroup", "cli", "main"]
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that what is being written is cleaned up
+    (temp files removed) before the process dies of the signal."""
+
+
+_OWNER: list[int] = []
+"""The process that installed the SIGTERM handler (a forked worker inherits it)."""
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    if _OWNER and os.getpid() != _OWNER[-1]:  # a worker of a process pool: die as before
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Entry point: bad input is one line on stderr and exit code 2, never a traceback."""
+    watching = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    if watching:  # commands with their own SIGTERM handling replace this one meanwhile
+        try:
+            signal.signal(signal.SIGTERM, _terminated)
+            _OWNER.append(os.getpid())
+        except ValueError:  # not the main thread (an embedding program's): left alone
+            watching = False
     try:
         code = cli.main(args=argv, prog_name="toolscore", standalone_mode=False)
     except click.exceptions.Abort:
@@ -36,4 +62,12 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(2)
     except BrokenPipeError:
         sys.exit(1)
+    except Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)  # die of it, as without the handler
+        raise
+    finally:
+        if watching:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _OWNER.pop()
     sys.exit(code if isinstance(code, int) else 0)

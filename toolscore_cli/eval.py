@@ -5,7 +5,13 @@ from __future__ import annotations
 import click
 
 from toolscore_cli.eval_run import judge_from, run_eval
-from toolscore_cli.options import format_option, judge_options, otel_options, weight_option
+from toolscore_cli.options import (
+    format_option,
+    judge_options,
+    otel_options,
+    sign_option,
+    weight_option,
+)
 from toolscore_cli.paths import FILE
 from toolscore_cli.report_targets import report_options
 from toolscore_core.errors import InputError
@@ -51,6 +57,7 @@ from toolscore_core.errors import InputError
               help="With --fail-on-evidence, an unknown check fails too (alone: every check).")
 @click.option("--receipt", "receipt_path", type=FILE,
               help="Write a receipt (inputs' hashes, settings, plugins, result) to this path.")
+@sign_option("--receipt")
 @judge_options
 @otel_options
 @click.pass_context
@@ -62,7 +69,7 @@ def eval_command(
     injected_path: str | None,
     honesty_path: str | None, validate_side_effects: bool, fail_on_violations: bool,
     fail_on_evidence: str | None, strict_unknown: bool, receipt_path: str | None,
-    markdown_path: str | None, html_path: str | None, junit_path: str | None,
+    sign_key: str | None, markdown_path: str | None, html_path: str | None, junit_path: str | None,
     reports: tuple[str, ...], judge_model: str | None, judge_base_url: str | None,
     judgments_path: str | None, judge_timeout: float, judge_retries: int, otel: bool,
     otel_file: str | None,
@@ -102,7 +109,7 @@ def eval_command(
         injected_path=injected_path,
         honesty_path=honesty_path, validate_side_effects=validate_side_effects,
         fail_on_violations=fail_on_violations, fail_on_evidence=fail_on_evidence,
-        strict_unknown=strict_unknown, receipt_path=receipt_path,
+        strict_unknown=strict_unknown, receipt_path=receipt_path, sign_key=sign_key,
         markdown_path=markdown_path, html_path=html_path, junit_path=junit_path,
         reports=reports, judge=judge_from(
             judge_model, base_url=judge_base_url, judgments=judgments_path,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
@@ -9,12 +10,20 @@ from typing import TYPE_CHECKING, TextIO, cast
 from toolscore_cli import console
 from toolscore_cli.options import (
     check_otel,
+    check_sign_key,
     final_answer_text,
     parse_fail_under,
     weights_from,
     write_otel,
 )
-from toolscore_cli.report_targets import report_targets, to_stdout, write_reports
+from toolscore_cli.paths import refuse_outputs_over_inputs
+from toolscore_cli.report_targets import (
+    STDOUT,
+    report_flag,
+    report_targets,
+    to_stdout,
+    write_reports,
+)
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
@@ -32,7 +41,8 @@ def run_eval(
     honesty_path: str | None = None,
     validate_side_effects: bool = False, fail_on_violations: bool = False,
     fail_on_evidence: str | None = None, strict_unknown: bool = False,
-    receipt_path: str | None = None, markdown_path: str | None = None,
+    receipt_path: str | None = None, sign_key: str | None = None,
+    markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None,
     reports: tuple[str, ...] = (), judge: Judging | None = None, otel: bool = False,
     otel_file: str | None = None,
@@ -53,6 +63,19 @@ def run_eval(
     answer = final_answer_text(final_answer)
     targets = report_targets(registry, json_path=json_path, markdown_path=markdown_path,
                              html_path=html_path, junit_path=junit_path, reports=reports)
+    check_sign_key(sign_key, receipt_path, "--receipt")
+    refuse_outputs_over_inputs(
+        [*((report_flag(writer_id), path) for writer_id, path in targets),
+         ("--receipt", receipt_path),
+         ("--judgments", judge.file if judge is not None else None),
+         ("--sign", _envelope(receipt_path) if sign_key else None),
+         ("--otel-file", otel_file)],
+        [("private key", sign_key), ("trace", trace), ("gold file", gold),
+         ("forbidden rules", forbidden_path),
+         ("config", config_path), ("injected file", injected_path),
+         ("honesty config", honesty_path),
+         ("final answer file", final_answer[1:] if final_answer and final_answer[:1] == "@"
+          else None)])
     evaluation = evaluate_files(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
         forbidden_path=forbidden_path, final_answer=answer, config_path=config_path,
@@ -63,17 +86,13 @@ def run_eval(
         from toolscore_core.atomic import write_text_atomic
 
         write_text_atomic(judge.file, "")  # no question was asked: none to record
-    out = console.stderr() if to_stdout(targets) else console.stdout()
-    if explain_format and evaluation.format is not None:
-        out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
-                  markup=False)
-    registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
     from toolscore_cli.eval_many import Settings, gate_failures
 
     gates = gate_failures(evaluation, Settings(
         threshold=threshold, fail_under=fail_under, gated=gated,
         strict_unknown=strict_unknown, fail_on_violations=fail_on_violations))
-    write_reports(evaluation, targets, registry, gates=gates)
+    # Files first: a closed stdout (`| head -1`) ends only the printing that follows.
+    write_reports(evaluation, [t for t in targets if t[1] != STDOUT], registry, gates=gates)
     receipt = None
     if receipt_path:
         from toolscore_core.receipts import write_evaluation_receipt
@@ -82,15 +101,31 @@ def run_eval(
             receipt_path, evaluation, gold=gold, trace=trace, forbidden=forbidden_path,
             honesty_config=honesty_path, injected=injected_path, config=config_path,
             final_answer=answer)
+        if sign_key is not None:
+            from toolscore_core.signing import sign_receipt
+
+            sign_receipt(receipt, sign_key, receipt_path)
     if events:
         from toolscore_otel.events import evaluation_events
 
         write_otel(evaluation_events(evaluation, receipt_sha256=None if receipt is None
                                      else receipt["receipt_sha256"]),
                    otel=otel, otel_file=otel_file)
+    out = console.stderr() if to_stdout(targets) else console.stdout()
+    if explain_format and evaluation.format is not None:
+        out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
+                  markup=False)
+    registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
+    write_reports(evaluation, [t for t in targets if t[1] == STDOUT], registry, gates=gates)
     for _, why in gates:
         out.print(why, markup=False, soft_wrap=True)
     return 1 if gates else 0
+
+
+def _envelope(receipt_path: str | None) -> str | None:
+    from toolscore_core.signing import envelope_path
+
+    return None if receipt_path is None else str(envelope_path(receipt_path))
 
 
 def judge_from(
@@ -115,6 +150,13 @@ def judge_from(
     if judgments is None:
         name = Path(str(receipt)).name.removesuffix(".json").removesuffix(".receipt")
         judgments = str(Path(str(receipt)).with_name(f"{name}.judgments.jsonl"))
+    from toolscore_core.inputs import open_input, path_problem
+
+    problem = path_problem(judgments, "judgments file")
+    if problem is not None:
+        raise problem
+    if os.path.lexists(judgments):  # a device or a FIFO would hang the store's read
+        open_input(judgments, what="judgments file").close()
     read_judgments(judgments)  # a damaged file is bad input before any model is asked
     return Judging(model=model, judgments=judgments,
                    client=judge_client(model, base_url=base_url, timeout=timeout,

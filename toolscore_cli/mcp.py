@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from toolscore_cli.options import listen_address
-from toolscore_cli.paths import FILE
+from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 from toolscore_core.errors import InputError
 from toolscore_mcp import DEFAULT_MAX_BODY
 
@@ -122,6 +122,9 @@ def record_command(
     from toolscore_mcp.session import InjectedLog, SessionWriter
 
     injected_path = _injected_path(output, injected, plan)
+    refuse_outputs_over_inputs([("-o", output), ("--injected", injected_path)],
+                               [("plan", plan_file)])
+    refuse_outputs_over_inputs([("--injected", injected_path)], [("session file", output)])
     if upstream is not None:
         from toolscore_mcp.http_proxy import check_allowed_host, check_upstream
 

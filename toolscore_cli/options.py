@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
+from toolscore_cli.paths import FILE
 from toolscore_core.errors import InputError
 from toolscore_core.scoring import GRADES
 from toolscore_core.wording import count
@@ -158,6 +159,27 @@ def final_answer_text(value: str | None) -> str | None:
         return read_bytes(path, what="final answer file").decode("utf-8")
     except UnicodeDecodeError:
         raise InputError("not UTF-8 text", file=path, fix="save the file as UTF-8") from None
+
+
+def sign_option(needs: str) -> Callable[[F], F]:
+    """``--sign KEYFILE``: sign each receipt written (``needs`` names the flag that writes
+    them) in a DSSE envelope beside it."""
+    return click.option(
+        "--sign", "sign_key", type=FILE, metavar="KEYFILE",
+        help=f"Sign each receipt ({needs}) with this Ed25519 private key (`toolscore keygen`):"
+             " a DSSE envelope holding an in-toto statement, written beside it.")
+
+
+def check_sign_key(sign_key: str | None, writes: object, needs: str) -> None:
+    """A signing key is usable, and receipts are written to sign, before any work."""
+    if sign_key is None:
+        return
+    if not writes:
+        raise InputError(f"--sign needs {needs}", place="--sign",
+                         fix=f"add {needs}, or leave --sign out")
+    from toolscore_core.signing import load_private_key
+
+    load_private_key(sign_key)
 
 
 def final_answer_option(command: F) -> F:

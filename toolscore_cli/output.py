@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 from toolscore_core.atomic import write_text_atomic
@@ -13,7 +12,9 @@ def write_json(target: str, document: Any) -> None:
     """Indented JSON to ``target``, or to stdout when ``target`` is ``-``."""
     text = json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     if target == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        from toolscore_cli.console import STDOUT_STREAM
+
+        STDOUT_STREAM.write(text)
+        STDOUT_STREAM.flush()
     else:
         write_text_atomic(target, text)

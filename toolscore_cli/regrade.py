@@ -11,6 +11,7 @@ import click
 from toolscore_cli import console
 from toolscore_cli.options import (
     check_otel,
+    check_sign_key,
     engine_options,
     final_answer_option,
     final_answer_text,
@@ -18,11 +19,12 @@ from toolscore_cli.options import (
     otel_options,
     parse_fail_under,
     run_judge_options,
+    sign_option,
     weight_option,
     weights_from,
     write_otel,
 )
-from toolscore_cli.paths import FILE
+from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,11 +45,14 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
                    "per id).")
 @click.option("--no-verify", is_flag=True,
               help="Regrade even when a receipt's inputs no longer match (problems printed).")
+@click.option("--inputs-anywhere", is_flag=True,
+              help="Read inputs a receipt binds outside its folder too (refused by default).")
 @final_answer_option
 @click.option("--json", "json_path", metavar="PATH|-", type=FILE,
               help="Write the table as JSON (- = stdout).")
 @click.option("--receipt-dir", type=click.Path(file_okay=False),
               help="Write a new receipt per source here (settings.regraded_from names the old).")
+@sign_option("--receipt-dir")
 @click.option("--spec", type=FILE,
               help="Agent-run JSONL only: new task definitions by task id (study YAML).")
 @click.option("-o", "--output", type=FILE,
@@ -65,9 +70,11 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.pass_context
 def regrade_command(
     ctx: click.Context, sources: tuple[str, ...], gold: str | None, weights: tuple[str, ...],
-    forbidden: str | None, config: str | None, no_verify: bool, final_answer: str | None,
+    forbidden: str | None, config: str | None, no_verify: bool, inputs_anywhere: bool,
+    final_answer: str | None,
     json_path: str | None,
-    receipt_dir: str | None, spec: str | None, output: str | None, jobs: int, engine: str,
+    receipt_dir: str | None, sign_key: str | None, spec: str | None, output: str | None,
+    jobs: int, engine: str,
     ray_address: str | None, judge_model: str | None, judge_base_url: str | None,
     judge_timeout: float, judge_retries: int, junit_path: str | None, fail_under: str | None,
     otel: bool, otel_file: str | None,
@@ -86,8 +93,10 @@ def regrade_command(
             ("--forbidden", forbidden, "put forbidden rules in a study spec and use --spec"),
             ("--config", config, "put the honesty words in a study spec and use --spec"),
             ("--receipt-dir", receipt_dir, "each regraded row carries regraded.from_sha256"),
+            ("--sign", sign_key, "runs files carry no receipts to sign"),
             ("--final-answer", final_answer, "rows keep the final answers they recorded"),
             ("--no-verify", no_verify or None, "rows are regraded as they are"),
+            ("--inputs-anywhere", inputs_anywhere or None, "rows hold their evidence"),
         ):
             if value is not None:
                 raise InputError(f"{name} is for receipts and traces, not agent-run JSONL files",
@@ -122,9 +131,14 @@ def regrade_command(
     threshold = None if fail_under is None else parse_fail_under(fail_under)
     events = check_otel(otel, otel_file)
     answer = final_answer_text(final_answer)
+    check_sign_key(sign_key, receipt_dir, "--receipt-dir")
     if receipt_dir is not None:
         _refuse_name_clashes(sources, receipt_dir, receipt_target)
-    checks = [inspect_source(source, final_answer=answer) for source in sources]
+    checks = [inspect_source(source, final_answer=answer, inputs_anywhere=inputs_anywhere)
+              for source in sources]
+    _refuse_outputs_over_inputs(checks, gold=gold, forbidden=forbidden, config=config,
+                                json_path=json_path, receipt_dir=receipt_dir,
+                                sign_key=sign_key)
     bare = [c.source for c in checks if c.kind == "trace"]
     if bare and gold is None:
         raise InputError("a bare trace needs --gold", file=bare[0],
@@ -139,9 +153,11 @@ def regrade_command(
             for problem in check.refusal or check.problems:
                 err.print(visible(f"{check.source}: {problem.message}"), markup=False,
                           soft_wrap=True)
+        why = ("the lines above are not overridden by --no-verify"
+               if all(c.refusal for c in refused) else
+               "the evidence no longer matches its receipt (--no-verify regrades anyway)")
         err.print(f"refused to regrade {len(refused)} of {len(checks)} source"
-                  f"{'' if len(checks) == 1 else 's'}: the evidence no longer matches its "
-                  "receipt (--no-verify regrades anyway)", markup=False, soft_wrap=True)
+                  f"{'' if len(checks) == 1 else 's'}: {why}", markup=False, soft_wrap=True)
         ctx.exit(1)
         return
     for check in checks:
@@ -151,6 +167,12 @@ def regrade_command(
     results = [regrade_checked(check, gold=gold, weights=overrides, forbidden=forbidden,
                                config=config, receipt_dir=receipt_dir, final_answer=answer)
                for check in checks]
+    if sign_key is not None:
+        from toolscore_core.signing import sign_receipt
+
+        for result in results:
+            if result.receipt_path is not None:
+                sign_receipt(result.receipt, sign_key, result.receipt_path)
     out = err if json_path == "-" else console.stdout()
     out.print(_table(results))
     out.print(NOTHING_RERUN, markup=False, soft_wrap=True)
@@ -226,6 +248,31 @@ def _refuse_name_clashes(sources: Sequence[str], receipt_dir: str, target: Any) 
                              place="--receipt-dir", fix="write the new receipts to another folder")
 
 
+def _refuse_outputs_over_inputs(
+    checks: Sequence[Any], *, gold: str | None, forbidden: str | None, config: str | None,
+    json_path: str | None, receipt_dir: str | None, sign_key: str | None,
+) -> None:
+    """No output of a regrade may be a file it reads: a source, a replacing contract, rules
+    or config, or any input a receipt binds."""
+    from toolscore_core.receipts import INPUT_ROLES, input_path
+    from toolscore_core.regrade import receipt_target
+
+    inputs: list[tuple[str, Any]] = [("source", c.source) for c in checks]
+    inputs += [("gold file", gold), ("forbidden rules", forbidden), ("config", config),
+               ("private key", sign_key)]
+    inputs += [(f"{role} file {c.source} binds", input_path(c.receipt, role, c.folder))
+               for c in checks if c.receipt is not None for role in INPUT_ROLES]
+    outputs: list[tuple[str, Any]] = [("--json", json_path)]
+    if receipt_dir is not None:
+        outputs += [("--receipt-dir", receipt_target(c.source, receipt_dir)) for c in checks]
+        if sign_key is not None:
+            from toolscore_core.signing import envelope_path
+
+            outputs += [("--sign", envelope_path(receipt_target(c.source, receipt_dir)))
+                        for c in checks]
+    refuse_outputs_over_inputs(outputs, inputs)
+
+
 def _is_runs_file(source: str) -> bool:
     """Whether ``source`` is a runs file of ``toolscore agent run`` rather than a trace.
 
@@ -237,9 +284,10 @@ def _is_runs_file(source: str) -> bool:
     if not source.lower().endswith(".jsonl"):
         return False
     from toolscore_core.documents import JSON_FAILURES, loads
+    from toolscore_core.inputs import open_input
 
     try:
-        with open(source, "rb") as handle:
+        with open_input(source, what="regrade source") as handle:
             first = next((line for line in handle if line.strip()), b"")
         head = loads(first)
     except (OSError, *JSON_FAILURES):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, TypeVar, cast
@@ -71,6 +70,14 @@ def report_targets(
     return targets
 
 
+def report_flag(writer_id: str) -> str:
+    """The flag that asks for a report: ``--json``, or ``--report ID`` for other writers."""
+    return f"--{writer_id}" if writer_id in BUILTIN_FLAGS else f"--report {writer_id}"
+
+
+BUILTIN_FLAGS = ("json", "markdown", "html", "junit")
+
+
 def _suffix(registry: Registry, writer_id: str) -> str:
     return registry.report_writers[writer_id].suffix or ".txt"
 
@@ -99,7 +106,9 @@ def write_reports(
                 _write(writer, evaluation, stream)
 
         if path == STDOUT:
-            write(sys.stdout)
+            from toolscore_cli.console import STDOUT_STREAM
+
+            write(cast(TextIO, STDOUT_STREAM))
             continue
         try:
             with atomic_writer(path) as handle:

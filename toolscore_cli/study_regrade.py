@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from toolscore_cli.paths import refuse_outputs_over_inputs
 from toolscore_cli.summary import print_regrade, print_summary
 from toolscore_core.errors import InputError
 
@@ -30,6 +31,7 @@ def regrade_jsonl(
     from toolscore_cli.summary import (
         check_outputs,
         gate,
+        report_flags,
         stdout_taken,
         write_junit,
         write_outputs,
@@ -43,6 +45,10 @@ def regrade_jsonl(
         parse_study_gate(fail_under)  # a bad threshold is bad input before any row is read
     check_outputs(json_path, markdown_path, junit_path)
     events = check_otel(otel, otel_file)
+    reports = report_flags(json_path, markdown_path, html_path, junit_path)
+    refuse_outputs_over_inputs([("-o", output), ("--otel-file", otel_file), *reports],
+                               [("runs file", source), ("study spec", spec), ("gold file", gold)])
+    refuse_outputs_over_inputs(reports, [("runs file", output)])
     settings = RegradeSettings(spec=spec, gold=gold, judge=judge,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
     summary = regrade_file(source, output, settings, jobs=jobs, engine=engine,

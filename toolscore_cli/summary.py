@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +16,7 @@ from toolscore_cli.options import (
     study_below,
     write_otel,
 )
-from toolscore_cli.paths import FILE
+from toolscore_cli.paths import FILE, refuse_outputs_over_inputs
 from toolscore_core.atomic import write_text_atomic
 
 if TYPE_CHECKING:
@@ -139,7 +138,9 @@ def write_outputs(summary: Mapping[str, Any], *, json_path: str | None,
 
 def _emit(path: str, text: str) -> None:
     if path == "-":
-        sys.stdout.write(text)
+        from toolscore_cli.console import STDOUT_STREAM
+
+        STDOUT_STREAM.write(text)
     else:
         write_text_atomic(path, text)
 
@@ -157,7 +158,9 @@ def write_junit(runs: str, junit_path: str | None, summary: Mapping[str, Any],
     why = None if fail_under is None else study_below(summary["total"], fail_under)
     gates = () if why is None else (("--fail-under", why),)
     if junit_path == "-":
-        write_runs_junit(runs, sys.stdout, properties, gates)
+        from toolscore_cli.console import STDOUT_STREAM
+
+        write_runs_junit(runs, STDOUT_STREAM, properties, gates)  # type: ignore[arg-type]
         return
     from toolscore_core.atomic import atomic_writer
 
@@ -172,6 +175,13 @@ def check_outputs(*paths: str | None) -> None:
 
         raise InputError("more than one report is going to stdout (-)",
                          fix="write all reports but one to files")
+
+
+def report_flags(json_path: str | None, markdown_path: str | None, html_path: str | None,
+                 junit_path: str | None) -> list[tuple[str, str | None]]:
+    """(flag, path) of the summary's report files, for the check that none is an input."""
+    return [("--json", json_path), ("--markdown", markdown_path), ("--html", html_path),
+            ("--junit", junit_path)]
 
 
 def stdout_taken(*paths: str | None) -> bool:
@@ -219,6 +229,8 @@ def summary_command(ctx: click.Context, runs: str, k: int | None, json_path: str
         parse_study_gate(fail_under)  # a bad threshold is bad input before any work
     check_outputs(json_path, markdown_path, junit_path)
     events = check_otel(otel, otel_file)
+    refuse_outputs_over_inputs([*report_flags(json_path, markdown_path, html_path, junit_path),
+                                ("--otel-file", otel_file)], [("runs file", runs)])
     summary = summarize_file(runs)
     data = summary.to_dict(k, gate_ks(fail_under))
     for line, problem in summary.skipped:

@@ -65,9 +65,12 @@ def canonical_sha256(value: Any) -> str:
     return sha256_hex(canonical_json(value).encode("utf-8"))
 
 
-def file_sha256(path: str | os.PathLike[str]) -> tuple[str, int]:
-    """SHA-256 and size of a file's bytes on disk (``hashlib.file_digest``, read in chunks)."""
+def file_sha256(path: str | os.PathLike[str], *, what: str = "input file") -> tuple[str, int]:
+    """SHA-256 and size of a regular file's bytes on disk (``hashlib.file_digest``, read in
+    chunks); anything else is an InputError (``toolscore_core.inputs.open_input``)."""
     import hashlib
 
-    with open(path, "rb", buffering=0) as handle:
+    from toolscore_core.inputs import open_input
+
+    with open_input(path, what=what) as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest(), handle.tell()

@@ -7,10 +7,10 @@ import math
 import os
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from toolscore_core.errors import InputError
+from toolscore_core.inputs import read_input
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -92,15 +92,9 @@ def nulls_for_non_finite() -> tuple[json.JSONDecoder, list[str]]:
 
 
 def read_bytes(path: str | os.PathLike[str], *, what: str = "file") -> bytes:
-    """The bytes of ``path``, or an InputError naming it."""
-    try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{what} not found", file=str(path), fix="check the path") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} is a directory", file=str(path), fix="give a file") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {what} ({exc.strerror})", file=str(path)) from None
+    """The bytes of the regular file ``path``, or an InputError naming it
+    (``toolscore_core.inputs.read_input``)."""
+    return read_input(path, what=what)
 
 
 def refuse_empty(data: bytes | str, *, file: str) -> None:

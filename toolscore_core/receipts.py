@@ -53,6 +53,16 @@ them is the same as before they existed (every other role is listed, null when a
 
 
 @frozen
+class RegradedFrom:
+    """The receipt a regraded receipt came from."""
+
+    path: str
+    """Its path, relative to the regraded receipt's folder."""
+    receipt_sha256: str
+    """Its ``receipt_sha256``."""
+
+
+@frozen
 class ReceiptSettings:
     """The settings the evaluation ran under: what a regrade repeats."""
 
@@ -61,7 +71,7 @@ class ReceiptSettings:
     judge_model: str | None
     weights: Any  # verify reports bad weights as a Problem, as it does the result's fields
     final_answer_sha256: str | None
-    regraded_from: Mapping[str, Any] | None
+    regraded_from: RegradedFrom | None
 
 
 @frozen
@@ -75,6 +85,15 @@ class ReceiptResult:
 
 
 @frozen
+class ReceiptPlugin:
+    """A plugin that took part, as a receipt lists it."""
+
+    name: str
+    distribution: str | None
+    version: str | None
+
+
+@frozen
 class Receipt:
     """The shape of a version-1 receipt, checked on reading (the receipt stays a dict)."""
 
@@ -84,7 +103,7 @@ class Receipt:
     settings: ReceiptSettings
     contract_sha256: Any
     toolscore_version: Any
-    plugins: Any
+    plugins: tuple[ReceiptPlugin, ...]
     created_at: Any
     result: ReceiptResult
     receipt_sha256: Any
@@ -92,9 +111,10 @@ class Receipt:
 
 
 for _record, _noun in ((Receipt, "a receipt"), (ReceiptSettings, "'settings'"),
-                      (ReceiptResult, "'result'"), (InputFile, "an input")):
-    # open: a later toolscore may add a field to receipt_version 1, as "components" was
-    shape(_record, _noun, "give a file written by `toolscore eval --receipt`", closed=False)
+                      (ReceiptResult, "'result'"), (InputFile, "an input"),
+                      (RegradedFrom, "'regraded_from'"), (ReceiptPlugin, "a plugin")):
+    # closed: a key this toolscore does not know is a field no verify could check
+    shape(_record, _noun, "give a file written by `toolscore eval --receipt`")
 shape(ReceiptInputs, "'inputs'", "inputs are " + ", ".join(INPUT_ROLES))
 
 
@@ -122,12 +142,7 @@ def relative_path(path: str | os.PathLike[str], base: str | os.PathLike[str]) ->
 
 def input_record(path: str | os.PathLike[str], base: str | os.PathLike[str]) -> dict[str, Any]:
     """``{"path", "sha256", "size"}`` of an input file, its path relative to ``base``."""
-    try:
-        digest, size = file_sha256(path)
-    except FileNotFoundError:
-        raise InputError("input file not found", file=str(path), fix="check the path") from None
-    except IsADirectoryError:
-        raise InputError("input is a directory", file=str(path), fix="give a file") from None
+    digest, size = file_sha256(path)
     return {"path": relative_path(path, base), "sha256": digest, "size": size}
 
 

@@ -13,6 +13,7 @@ from toolscore_core.context import Evaluation
 from toolscore_core.documents import parse_json
 from toolscore_core.errors import InputError, ToolscoreError
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.inputs import read_input
 from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
     build_receipt,
@@ -105,17 +106,12 @@ class Regrade:
 def read_source(source: str | os.PathLike[str]) -> Mapping[str, Any] | None:
     """The receipt in ``source``, or None when it is a trace."""
     path = Path(source)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise InputError("not found", file=str(source), fix="check the path") from None
-    if path.is_dir():
-        raise InputError("is a directory", file=str(source), fix="give a receipt or a trace")
     named = path.name.endswith(RECEIPT_SUFFIX)
-    if size > _SNIFF_LIMIT and not named:
+    data_bytes = read_input(path, what="regrade source", limit=None if named else _SNIFF_LIMIT)
+    if len(data_bytes) > _SNIFF_LIMIT and not named:
         return None
     try:
-        data = parse_json(path.read_bytes(), file=str(source))
+        data = parse_json(data_bytes, file=str(source))
     except InputError:
         if named:
             raise
@@ -127,17 +123,22 @@ def read_source(source: str | os.PathLike[str]) -> Mapping[str, Any] | None:
 
 
 def inspect_source(
-    source: str | os.PathLike[str], *, final_answer: str | None = None
+    source: str | os.PathLike[str], *, final_answer: str | None = None,
+    inputs_anywhere: bool = False,
 ) -> SourceCheck:
-    """Read a regrade source and check a receipt's inputs, hash and final answer."""
+    """Read a regrade source and check a receipt's inputs, hash and final answer. Inputs
+    outside the receipt's folder and inputs that are not regular files are refusals no
+    ``--no-verify`` overrides (``inputs_anywhere`` accepts the first)."""
     receipt = read_source(source)
     if receipt is None:
         return SourceCheck(source=str(source), kind="trace", receipt=None, folder=Path("."),
                            problems=())
     folder = Path(source).parent
     answer = check_final_answer(receipt, final_answer)
-    problems = check_seal(receipt) + check_inputs(receipt, folder) + answer
-    refusal = tuple(p for p in answer if p.actual is None)
+    inputs = check_inputs(receipt, folder, inputs_anywhere=inputs_anywhere)
+    problems = check_seal(receipt) + inputs + answer
+    refusal = tuple(p for p in inputs if p.kind in ("input_outside", "input_refused")) + tuple(
+        p for p in answer if p.actual is None)
     return SourceCheck(source=str(source), kind="receipt", receipt=receipt, folder=folder,
                        problems=tuple(problems), refusal=refusal)
 
@@ -153,6 +154,7 @@ def regrade(
     receipt_dir: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
     registry: Registry | None = None,
+    inputs_anywhere: bool = False,
 ) -> Regrade:
     """Re-score a receipt's (or a bare trace's) evidence; nothing is re-run.
 
@@ -163,9 +165,11 @@ def regrade(
     ``verify=False`` (the problems are then kept in ``Regrade.problems``). A receipt made
     with a separate final answer needs the same ``final_answer`` again. A bare trace needs
     ``gold``. With ``receipt_dir`` a new receipt is written there, naming the receipt it
-    came from in ``settings.regraded_from``.
+    came from in ``settings.regraded_from``. An input outside the receipt's folder is
+    refused, whatever ``verify``, unless ``inputs_anywhere``.
     """
-    checked = inspect_source(source, final_answer=final_answer)
+    checked = inspect_source(source, final_answer=final_answer,
+                             inputs_anywhere=inputs_anywhere)
     if checked.refusal or (verify and checked.problems):
         raise RegradeRefused(checked.source, checked.refusal or checked.problems)
     return regrade_checked(checked, gold=gold, weights=weights, forbidden=forbidden,

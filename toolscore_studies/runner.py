@@ -24,6 +24,7 @@ from attrs import evolve, frozen
 from toolscore_core.canonical import canonical_json, non_finite_note, without_non_finite
 from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import CanonicalJSONError, InputError
+from toolscore_core.inputs import open_input
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.traces import AUTO, load_trace, parse_trace
@@ -102,7 +103,7 @@ def scan_existing(path: Path, study: Study) -> set[tuple[str, int]]:
     if not path.exists():
         return done
     keep = 0
-    with open(path, "rb") as handle:
+    with open_input(path, what="runs file") as handle:
         for number, line in enumerate(handle, start=1):
             try:
                 row = loads(line)

@@ -11,6 +11,7 @@ from attrs import define, field
 
 from toolscore_core.documents import JSON_FAILURES, NotJSONNumber, loads
 from toolscore_core.errors import InputError
+from toolscore_core.inputs import open_input
 from toolscore_core.models import STATUSES
 
 
@@ -325,11 +326,7 @@ class RegradeSummary:
 
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any, str | None]]:
     """(line number, decoded row or None, problem) of a JSON Lines file; blank lines skipped."""
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below
-    except FileNotFoundError:
-        raise InputError("runs file not found", file=str(path), fix="check the path") from None
-    with handle:
+    with open_input(path, what="runs file") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 from toolscore_cli.app import COMMANDS
 
 
@@ -91,3 +92,27 @@ def test_python_errors_name_keywords_and_the_cli_names_flags(tmp_path: Path) -> 
     assert out.stderr.startswith("error: --weight: unknown weight 'speed'; use one of ")
     out = run_cli("eval", "gold.json", "trace.json", "--format", "nope", cwd=tmp_path)
     assert out.stderr.startswith("error: --format: unknown trace format 'nope'")
+
+
+FORKED = """
+import os, signal, time
+from toolscore_cli import app
+signal.signal(signal.SIGTERM, app._terminated)
+app._OWNER.append(os.getpid())
+pid = os.fork()
+if pid == 0:
+    time.sleep(30)
+    os._exit(0)
+time.sleep(0.2)
+os.kill(pid, signal.SIGTERM)
+_, status = os.waitpid(pid, 0)
+print(os.WIFSIGNALED(status) and os.WTERMSIG(status))
+"""
+
+
+def test_a_forked_worker_dies_of_sigterm_as_before() -> None:
+    """The entry point turns SIGTERM into an exception (temp files are removed); a process
+    pool's forked worker that inherits the handler still dies of the signal, quietly."""
+    done = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+    assert (done.stdout, done.stderr) == (f"{int(signal.SIGTERM)}\n", "")

@@ -71,7 +71,7 @@ def test_a_judgment_missing_from_the_file_is_unknown(folder: Path) -> None:
     (folder / "run.judgments.jsonl").write_text("")
     out = run_cli("verify", "--recompute", "run.receipt.json", cwd=folder)
     assert out.returncode == 1
-    assert "input judgments (run.judgments.jsonl): sha256 expected" in out.stdout
+    assert "input judgments (run.judgments.jsonl): size " in out.stdout
     out = run_cli("regrade", "--no-verify", "run.receipt.json", "--receipt-dir", "new",
                   cwd=folder)
     assert out.returncode == 0, out.stderr

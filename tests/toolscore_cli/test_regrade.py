@@ -203,7 +203,7 @@ def test_a_receipt_binds_the_config_and_reproduces_from_it(
     (folder / "toolscore.yaml").write_text("disclosure: {}\n", encoding="utf-8")
     code, out, _ = run(["verify", "--recompute", "out/run.receipt.json"], capsys)
     assert code == 1
-    assert "input config (../toolscore.yaml): sha256 expected" in out
+    assert "input config (../toolscore.yaml): size 46 -> 15 bytes (sha256 expected" in out
     assert "changed: input config (../toolscore.yaml)" in out
 
 

@@ -116,7 +116,8 @@ def test_regrade_refuses_what_it_cannot_do_in_one_line(recorded: Path, tmp_path:
     assert receipt.exists(), made.stderr
     spec = str(recorded / "study-v2.yaml")
     cases = {
-        "the output is the input file": ["regrade", str(runs), "--spec", spec, "-o", str(runs)],
+        "-o would overwrite the runs file this command reads": [
+            "regrade", str(runs), "--spec", spec, "-o", str(runs)],
         "cannot be regraded with receipts or traces": [
             "regrade", str(runs), str(receipt), "--spec", spec, "-o", str(tmp_path / "x.jsonl")],
         "--forbidden is for receipts and traces": [

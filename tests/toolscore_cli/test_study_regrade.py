@@ -70,7 +70,7 @@ def test_regrade_prints_before_and_after_and_flipped_tasks(runs: Path, tmp_path:
 
 
 def test_regrade_refuses_writing_over_its_input_or_no_output(runs: Path) -> None:
-    with pytest.raises(InputError, match="the output is the input"):
+    with pytest.raises(InputError, match="-o would overwrite the runs file this command reads"):
         regrade_jsonl(str(runs), output=str(runs), spec=None, gold=None,
                       weights={"argument_f1": 1.0}, jobs=1)
     with pytest.raises(InputError, match="-o"):

@@ -85,3 +85,36 @@ def test_a_receipt_cannot_drive_the_terminal(receipt: Path,
     assert code == 1
     assert "\x1b" not in out and "\x07" not in out
     assert "trace\\x1b]0;owned\\x07\\x1b[2J.json" in out
+
+
+def test_recompute_names_each_forged_field_with_both_values(
+        receipt: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from toolscore_core.receipts import seal
+
+    data = read_json(receipt)
+    recorded = data["result"]["score"]
+    data["result"].update(score=0.95, grade="A")
+    write_json(receipt, seal(data))
+    code, out, _ = run(["verify", "--recompute", "run.receipt.json"], capsys)
+    assert code == 1
+    assert f"run.receipt.json: result.score: receipt 0.95, recomputed {recorded}\n" in out
+    assert 'run.receipt.json: result.grade: receipt "A", recomputed "F"\n' in out
+
+
+def test_chain_names_a_missing_parent(receipt: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["regrade", "run.receipt.json", "--gold", "contract.json",
+                        "--receipt-dir", "v2"], capsys)
+    assert code == 0, err
+    code, out, _ = run(["verify", "--chain", "v2/run.receipt.json"], capsys)
+    assert code == 0, out
+    assert out.splitlines()[-2:] == ["v2/run.receipt.json: parent run.receipt.json: ok",
+                                     "v2/run.receipt.json: chain: 2 receipts back to the "
+                                     "first evaluation"]
+    receipt.unlink()
+    code, out, _ = run(["verify", "--chain", "v2/run.receipt.json", "--json", "-"], capsys)
+    assert code == 1
+    chain = json.loads(out)["chains"][0]
+    assert chain["ok"] is False
+    assert chain["problems"][0]["kind"] == "parent_missing"
+    assert "the parent receipt ../run.receipt.json" in chain["problems"][0]["message"]

@@ -45,8 +45,12 @@ def _make(folder: Path, receipt_name: str = "receipts/run.receipt.json",
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    return example_folder(tmp_path)
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The evidence folder, also the current one: receipts in ``receipts/`` bind inputs
+    beside that folder (``../gold.json``), which verify reads inside the current folder."""
+    folder = example_folder(tmp_path)
+    monkeypatch.chdir(folder)
+    return folder
 
 
 def test_receipt_binds_every_input_by_relative_path_hash_and_size(folder: Path) -> None:
@@ -171,7 +175,13 @@ def test_a_receipt_from_another_folder_with_paths_outside_it(tmp_path: Path) -> 
     write_evaluation_receipt(target, evaluation, gold=folder / "gold.json",
                              trace=folder / "trace.json")
     assert read_json(target)["inputs"]["trace"]["path"] == "../../evidence/trace.json"
-    assert verify_receipt(target).ok
+    result = verify_receipt(target, recompute=True)
+    assert [p.kind for p in result.problems] == ["input_outside", "input_outside"]
+    assert result.problems[1].message == (
+        "input trace (../../evidence/trace.json): outside the receipt's folder, not read "
+        "(--inputs-anywhere reads it; inputs_anywhere=True in Python)")
+    assert result.recompute is not None and result.recompute.status == "cannot reproduce"
+    assert verify_receipt(target, recompute=True, inputs_anywhere=True).ok
 
 
 def test_write_is_atomic_and_leaves_no_temp_files(folder: Path) -> None:
@@ -268,13 +278,17 @@ def test_receipts_name_the_components_that_judge(folder: Path) -> None:
         "sha256:" + hashlib.sha256(model.read_bytes()).hexdigest())
 
 
-def test_a_receipt_without_components_still_verifies(folder: Path) -> None:
-    """Receipts written before components were recorded load, verify and reproduce."""
+def test_a_receipt_without_components_verifies_and_recompute_names_them(folder: Path) -> None:
+    """A receipt without components still loads and verifies; re-run, the record reproduces
+    but the components it lacks are named as one field."""
     path = _make(folder)
     _reseal(path, lambda r: r.pop("components"))
+    assert verify_receipt(path).ok
     result = verify_receipt(path, recompute=True)
-    assert result.ok and result.recompute is not None
-    assert result.recompute.status == "reproduced"
+    assert result.recompute is not None and result.recompute.status == "differs"
+    assert [f.field for f in result.recompute.fields] == ["components"]
+    assert str(result.recompute.fields[0]).startswith('components: receipt (absent), '
+                                                      'recomputed {"detect-secrets":')
 
 
 def test_recompute_names_a_changed_contract(folder: Path) -> None:

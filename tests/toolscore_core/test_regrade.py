@@ -15,8 +15,10 @@ from toolscore_core.verify import verify_receipt
 
 
 @pytest.fixture
-def folder(tmp_path: Path) -> Path:
-    return example_folder(tmp_path)
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = example_folder(tmp_path)
+    monkeypatch.chdir(folder)  # receipts in v2/ name ../trace.json: inside the current folder
+    return folder
 
 
 def _receipt(folder: Path, *, forbidden: bool = False, final_answer: str | None = None,
@@ -128,7 +130,8 @@ def test_a_receipt_made_with_a_final_answer_needs_it_again(folder: Path) -> None
     path = _receipt(folder, final_answer=answer)
     with pytest.raises(RegradeRefused, match="give the same answer again"):
         regrade(path)
-    with pytest.raises(RegradeRefused, match="final answer: sha256 expected"):
+    with pytest.raises(RegradeRefused,
+                       match=r"final answer \(settings.final_answer_sha256\): sha256 expected"):
         regrade(path, final_answer="another answer")
     with pytest.raises(RegradeRefused):
         regrade(path, verify=False)
