@@ -15,6 +15,7 @@ from attrs import field, frozen
 from toolscore_core.canonical import canonical_json, sha256_hex
 from toolscore_core.components import versions
 from toolscore_core.config import PluginConfig
+from toolscore_core.contracts import judgment_json
 from toolscore_core.errors import CanonicalJSONError
 from toolscore_core.matchers import to_repr
 from toolscore_core.models import (
@@ -35,6 +36,7 @@ from toolscore_core.models import (
 )
 from toolscore_core.pairing import Pairing
 from toolscore_core.scoring import grade_for
+from toolscore_core.wording import number
 from toolscore_secrets.redaction import redact, suspicious_json
 
 SCHEMA_VERSION = "2"
@@ -84,6 +86,9 @@ class EvaluationContext:
     options: Options = field(factory=Options)
     settings: Mapping[str, Settings] = field(factory=dict)
     """The options the loaded plugins declare, by plugin id (``config_for``'s defaults)."""
+    ignored: tuple[tuple[int, ToolCall], ...] = ()
+    """The calls the contract does not judge (``judge_tools``/``ignore_tools``), each with
+    its 0-based place in the trace; ``trace`` holds the others, the only ones that count."""
 
     def config_for(self, plugin_id: str) -> dict[str, Any]:
         """The options of the check, metric or trace format ``plugin_id``: each option it
@@ -278,7 +283,12 @@ class Evaluation:
 
     def _plain_record(self) -> dict[str, Any]:
         trace = self.context.trace
-        record = {
+        contract = self.context.contract
+        calls: dict[str, Any] = {
+            "expected": [_expected_dict(c) for c in self.context.expected],
+            "actual": [call_dict(c) for c in self.context.calls],
+        }
+        record: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "score": self.score,
             "grade": self.grade,
@@ -288,10 +298,7 @@ class Evaluation:
             "metrics": self.metrics,
             "evidence": self.evidence.to_dict(),
             "coverage": self.coverage.to_dict(),
-            "calls": {
-                "expected": [_expected_dict(c) for c in self.context.expected],
-                "actual": [call_dict(c) for c in self.context.calls],
-            },
+            "calls": calls,
             "final_answer": self.context.final_answer,
             "trace": {
                 "format": trace.format,
@@ -307,6 +314,15 @@ class Evaluation:
                 "metrics": {r.id: r.plugin.name for r in self.metric_results},
             },
         }
+        # What only a contract using the trajectory keys adds: other records keep their bytes.
+        judgment = judgment_json(contract)
+        if judgment:
+            record["judgment"] = judgment
+        if contract.judge_tools is not None or contract.ignore_tools is not None:
+            calls["ignored"] = [{"position": number(j), **call_dict(c)}
+                                          for j, c in self.context.ignored]
+        if contract.expected_outputs:
+            record["replies"] = None if trace.replies is None else list(trace.replies)
         return record
 
     @property
@@ -316,17 +332,24 @@ class Evaluation:
 
 
 def call_dict(call: ToolCall) -> dict[str, Any]:
-    """A ToolCall as JSON, every field present (null where absent)."""
-    return {
+    """A ToolCall as JSON, every field present (null where absent); ``error_rule`` only on a
+    call an ``error_when`` rule marked failed."""
+    data = {
         "id": call.id, "tool": call.tool, "args": call.args, "raw_args": call.raw_args,
         "result": call.result, "is_error": call.is_error, "error": call.error,
         "duration": call.duration, "cost": call.cost, "timestamp": call.timestamp,
     }
+    if call.error_rule is not None:
+        data["error_rule"] = call.error_rule
+    return data
 
 
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
-    return {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
+    data = {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
             "required": call.required, "description": call.description}
+    if call.closed:
+        data["closed"] = True
+    return data
 
 
 @frozen

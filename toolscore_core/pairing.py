@@ -15,6 +15,13 @@ Identical calls are found by walking both lists in order (agents mostly follow t
 contract's order) and then by hashing what is left. Leftover blocks larger than
 ``WINDOW`` calls on both sides are solved in consecutive windows of that size, in trace
 order, so the cost stays linear in the trace length.
+
+A contract with a trajectory mode (``match``) is paired for its verdict instead
+(:func:`pair_for`): first as many calls made with the expected arguments as possible
+(:func:`arguments_differ` finds nothing), then as many pairs, then the largest total F1.
+The order-free modes solve that per tool as one assignment problem (in windows, as above);
+the ordered modes (``strict``, ``in_order``) pair only in order, by dynamic programming over
+the two sequences (time and memory in the product of their lengths).
 """
 
 from __future__ import annotations
@@ -114,6 +121,112 @@ def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
             elif values_match(want, got):
                 matched += 1
     return 2.0 * matched / (len(exp_args) + len(act_args)), matched
+
+
+def arguments_differ(expected: ExpectedCall, actual: ToolCall) -> str | None:
+    """What keeps ``actual`` from being the expected call with its arguments (the first
+    argument that differs, is missing or was not expected), or None when nothing does.
+    The tools are not compared; omitted expected ``args`` accept any arguments."""
+    want = expected.args
+    if want is None:
+        return None
+    got = actual.args
+    if got is None:
+        if actual.raw_args is not None:
+            return "the arguments did not decode"
+        got = {}
+    for name, value in want.items():
+        if name not in got:
+            return f"argument {name!r} is missing"
+        if not values_match(value, got[name]):
+            return f"argument {name!r} differs"
+    for name in got:
+        if name not in want:
+            return f"argument {name!r} was not expected"
+    return None
+
+
+def pair_for(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], match: str | None
+) -> Pairing:
+    """The pairing a contract's trajectory mode asks for (None: :func:`pair_calls`)."""
+    if match is None:
+        return pair_calls(expected, actual)
+    if match in ("strict", "in_order"):
+        return pair_in_order(expected, actual)
+    return pair_exact_first(expected, actual)
+
+
+def _exact(expected: ExpectedCall, actual: ToolCall) -> bool:
+    return expected.tool == actual.tool and arguments_differ(expected, actual) is None
+
+
+def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
+    """Pairs of the same tool, in any order: most exact calls, then most pairs, then the
+    largest total F1 (a successful call before a failed one of equal score)."""
+    by_tool_exp: dict[str, list[int]] = defaultdict(list)
+    by_tool_act: dict[str, list[int]] = defaultdict(list)
+    for i, call in enumerate(expected):
+        by_tool_exp[call.tool].append(i)
+    for j, made in enumerate(actual):
+        by_tool_act[made.tool].append(j)
+    pairs: list[Pair] = []
+    for tool, block_exp in by_tool_exp.items():
+        block_act = by_tool_act.get(tool)
+        if not block_act:
+            continue
+        for start in range(0, max(len(block_exp), len(block_act)), WINDOW):
+            block_e = block_exp[start:start + WINDOW]
+            block_a = block_act[start:start + WINDOW]
+            if block_e and block_a:
+                _assign(expected, actual, block_e, block_a, pairs, exact_first=True)
+    return _pairing(pairs, len(expected), len(actual))
+
+
+def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
+    """Pairs of the same tool that keep both sequences' order: most exact calls, then most
+    pairs, then the largest total F1, by dynamic programming over the two sequences."""
+    n, m = len(expected), len(actual)
+    # best[i][j]: (exact pairs, pairs, F1) of the best pairing of expected[:i], actual[:j]
+    best = [[(0, 0, 0.0)] * (m + 1) for _ in range(n + 1)]
+    cells: dict[tuple[int, int], tuple[int, float, int]] = {}
+    for i in range(1, n + 1):
+        want = expected[i - 1]
+        row, above = best[i], best[i - 1]
+        for j in range(1, m + 1):
+            value = max(above[j], row[j - 1])
+            made = actual[j - 1]
+            if made.tool == want.tool:
+                score, count = pair_score(want, made)
+                exact = _exact(want, made)
+                cells[i - 1, j - 1] = (exact, score, count)
+                diag = above[j - 1]
+                value = max(value, (diag[0] + exact, diag[1] + 1,
+                                    diag[2] + score + _OUTCOME_BONUS[made.is_error]))
+            row[j] = value
+    pairs: list[Pair] = []
+    i, j = n, m
+    while i and j:
+        if best[i][j] == best[i - 1][j]:
+            i -= 1
+        elif best[i][j] == best[i][j - 1]:
+            j -= 1
+        else:
+            _, score, count = cells[i - 1, j - 1]
+            pairs.append(_new_pair(Pair, (i - 1, j - 1, count, score,
+                                          expected[i - 1].args is not None)))
+            i -= 1
+            j -= 1
+    return _pairing(pairs, n, m)
+
+
+def _pairing(pairs: list[Pair], n: int, m: int) -> Pairing:
+    done, used = bytearray(n), bytearray(m)
+    for pair in pairs:
+        done[pair[0]] = used[pair[1]] = 1
+    pairs.sort()
+    return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
+                   unpaired_actual=_zeros(used))
 
 
 def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
@@ -350,7 +463,7 @@ def _block_scores(
 
 def _assign(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
-    block_a: list[int], pairs: list[Pair],
+    block_a: list[int], pairs: list[Pair], *, exact_first: bool = False,
 ) -> None:
     if len(block_e) == 1 and len(block_a) == 1:  # a single pair: no index to build
         i, j = block_e[0], block_a[0]
@@ -361,6 +474,13 @@ def _assign(
     # A successful call is preferred over a failed one of equal argument score.
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
     weights = [[s + b for s, b in zip(row, bonus, strict=True)] for row in scores]
+    if exact_first:
+        # an exact pair outweighs any F1 the others of the block can add up to
+        lead = min(len(block_e), len(block_a)) + 1.0
+        for r, i in enumerate(block_e):
+            for c, j in enumerate(block_a):
+                if arguments_differ(expected[i], actual[j]) is None:
+                    weights[r][c] += lead
     if len(block_e) == 1 or len(block_a) == 1:
         # one row or one column is no assignment problem, just the best cell (the first
         # of equals); SciPy would cost a third of a second to import for it
