@@ -34,7 +34,7 @@ from toolscore_core.models import (
     ToolCall,
     Trace,
 )
-from toolscore_core.pairing import Pairing
+from toolscore_core.pairing import Pairing, arguments_differ, pair_exact_first
 from toolscore_core.scoring import grade_for
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import redact, suspicious_json
@@ -129,6 +129,22 @@ class EvaluationContext:
     def paired(self) -> dict[int, int]:
         """Expected call index -> the index of the actual call paired with it."""
         return dict(map(_EXPECTED_ACTUAL, self.pairing.pairs))
+
+    @cached_property
+    def made_exactly(self) -> dict[int, int]:
+        """Expected call index -> the call that is it, tool and arguments
+        (``arguments_differ`` finds nothing), as many expected calls answered so as can be.
+
+        The shared pairing's exact pairs when they answer every expected call; else a
+        pairing that puts exact calls first (``pair_exact_first``), which the shared one,
+        made for argument F1, need not."""
+        expected, calls = self.contract.expected, self.trace.calls
+        exact = {i: j for i, j in self.paired.items()
+                 if arguments_differ(expected[i], calls[j]) is None}
+        if len(exact) == len(expected):
+            return exact
+        return {p.expected: p.actual for p in pair_exact_first(expected, calls).pairs
+                if arguments_differ(expected[p.expected], calls[p.actual]) is None}
 
 
 _TOOL = attrgetter("tool")

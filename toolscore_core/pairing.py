@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 from attrs import frozen
 
-from toolscore_core.matchers import values_match
+from toolscore_core.matchers import Judged, values_match
 from toolscore_core.models import ExpectedCall, ToolCall
 
 WINDOW = 64
@@ -123,10 +123,14 @@ def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
     return 2.0 * matched / (len(exp_args) + len(act_args)), matched
 
 
-def arguments_differ(expected: ExpectedCall, actual: ToolCall) -> str | None:
+def arguments_differ(
+    expected: ExpectedCall, actual: ToolCall, *, except_judged: bool = False
+) -> str | None:
     """What keeps ``actual`` from being the expected call with its arguments (the first
     argument that differs, is missing or was not expected), or None when nothing does.
-    The tools are not compared; omitted expected ``args`` accept any arguments."""
+    The tools are not compared; omitted expected ``args`` accept any arguments. A
+    ``$judge`` argument matches nothing by rule; ``except_judged`` passes over one the
+    call gave (what the judge alone decides)."""
     want = expected.args
     if want is None:
         return None
@@ -138,6 +142,8 @@ def arguments_differ(expected: ExpectedCall, actual: ToolCall) -> str | None:
     for name, value in want.items():
         if name not in got:
             return f"argument {name!r} is missing"
+        if except_judged and type(value) is Judged:
+            continue
         if not values_match(value, got[name]):
             return f"argument {name!r} differs"
     for name in got:
