@@ -59,6 +59,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_checks.escape_hatch",
     "toolscore_checks.prompt_injection",
     "toolscore_checks.side_effects",
+    "toolscore_checks.expected_outputs",
     "toolscore_judge.answer",
     "toolscore_judge.arguments",
     "toolscore_formats.reports.console",
