@@ -56,6 +56,16 @@ def parse_contract(data: Any, *, file: str | None = None) -> Contract:
     return contract
 
 
+UNJUDGED_FIX = ("add the tool to judge_tools (or take it out of ignore_tools), or drop the "
+                "rule")
+
+
+def unjudged_rule(tool: str) -> str:
+    """Why a forbidden rule for a tool the contract leaves out is refused."""
+    return (f"a forbidden rule for {tool!r}, a tool the contract does not judge, could never "
+            "fire: its calls are left out of every check")
+
+
 def _check_judgment(contract: Contract, file: str | None) -> None:
     """Refuse what the trajectory keys cannot mean together."""
     if contract.judge_tools is not None and contract.ignore_tools is not None:
@@ -73,6 +83,10 @@ def _check_judgment(contract: Contract, file: str | None) -> None:
             raise InputError('"closed" is judged by the trajectory check, which needs "match"',
                              file=file, place=f"$.expected[{i}].closed",
                              fix='add "match": "superset" (or another mode) to the contract')
+    for i, rule in enumerate(contract.forbidden):
+        if isinstance(rule.tool, str) and not contract.judges(rule.tool):
+            raise InputError(unjudged_rule(rule.tool), file=file, place=f"$.forbidden[{i}].tool",
+                             fix=UNJUDGED_FIX)
     if contract.closed and contract.match is None:
         raise InputError('"closed" is judged by the trajectory check, which needs "match"',
                          file=file, place="$.closed",

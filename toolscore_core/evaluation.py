@@ -17,7 +17,13 @@ from toolscore_core.config import (
     with_shorthands,
 )
 from toolscore_core.context import Evaluation, EvaluationContext, Evidence, Judging, Options
-from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
+from toolscore_core.contracts import (
+    UNJUDGED_FIX,
+    load_contract,
+    parse_contract,
+    parse_forbidden,
+    unjudged_rule,
+)
 from toolscore_core.documents import load_document
 from toolscore_core.errors import InputError
 from toolscore_core.gc_pause import paused_gc
@@ -93,6 +99,9 @@ def run_evaluation(
 ) -> Evaluation:
     """Run every metric and check of ``registry`` on a parsed contract and trace."""
     normalized = resolve_weights(registry.metrics, weights)
+    for rule in options.forbidden[len(contract.forbidden):]:
+        if isinstance(rule.tool, str) and not contract.judges(rule.tool):
+            raise InputError(unjudged_rule(rule.tool), place="forbidden=", fix=UNJUDGED_FIX)
     trace = apply_error_rules(trace, contract.error_when + config_rules(options.config))
     trace, ignored = judged(trace, contract)
     context = EvaluationContext(

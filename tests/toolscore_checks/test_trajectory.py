@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from itertools import permutations
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
+from tests.conftest import run_cli
 from tests.toolscore_checks.checks_helpers import run_check
 from toolscore import ToolCall
 from toolscore_core.errors import InputError
@@ -161,6 +164,25 @@ def test_contract_keys_that_cannot_mean_anything_are_refused(
     assert caught.value.place == place
 
 
+def test_a_forbidden_rule_for_a_tool_left_out_is_refused_not_silently_dead(
+    tmp_path: Path,
+) -> None:
+    gold = {"expected": [], "judge_tools": ["book"], "forbidden": [{"tool": "delete_user"}]}
+    with pytest.raises(InputError) as caught:
+        toolscore.evaluate(gold, _trace())
+    assert caught.value.place == "$.forbidden[0].tool"
+    assert "could never fire" in caught.value.problem
+    (tmp_path / "gold.json").write_text(json.dumps({"expected": [], "judge_tools": ["book"]}))
+    (tmp_path / "rules.json").write_text(json.dumps([{"tool": "delete_user"}]))
+    (tmp_path / "trace.json").write_text(json.dumps(_trace()))
+    out = run_cli("eval", "gold.json", "trace.json", "--forbidden", "rules.json", cwd=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: --forbidden: a forbidden rule for 'delete_user'")
+    # a rule over names (a matcher) may reach judged tools: it stays
+    gold["forbidden"] = [{"tool": {"$regex": "^delete_"}}]
+    assert toolscore.evaluate(gold, _trace()).evidence.get("forbidden-calls") is not None
+
+
 def test_contracts_without_the_new_keys_keep_their_record() -> None:
     gold = [{"tool": "book", "args": {"id": 1}}]
     record = toolscore.evaluate(gold, _trace(("book", {"id": 1}))).to_dict()
@@ -222,3 +244,32 @@ def test_every_mode_agrees_with_the_reference(
     result = toolscore.evaluate(gold, calls).evidence.get("trajectory")
     assert result is not None
     assert (result.status == "pass") == reference(mode, want, got), result.reason
+
+
+def closed_reference(mode: str, want: list[Any], got: list[Any]) -> bool:
+    """``closed: true``: the mode's rule, and no call of a judged tool beyond the expected
+    ones (every call answers an expected call: a full pairing uses as many calls of each
+    tool as there are expected calls of it)."""
+    if not reference(mode, want, got):
+        return False
+    tools = {tool for tool, _ in got}
+    return all(sum(t == tool for t, _ in got) == sum(t == tool for t, _ in want)
+               for tool in tools) or mode == "subset"
+
+
+@settings(max_examples=150, deadline=None)
+@given(mode=st.sampled_from(MODES), want=EXPECTED, got=st.lists(
+    st.tuples(st.sampled_from(["a", "b", "read"]), VALUES), max_size=6),
+    closed=st.booleans())
+def test_judge_tools_and_closed_agree_with_the_reference(
+    mode: str, want: list[tuple[str, Any]], got: list[tuple[str, int]], closed: bool
+) -> None:
+    gold = {"match": mode, "judge_tools": ["a", "b"], "closed": closed, "expected": [
+        {"tool": tool} if value is None else {"tool": tool, "args": {"x": value}}
+        for tool, value in want]}
+    calls = [ToolCall(tool=tool, args={"x": value}, is_error=False) for tool, value in got]
+    result = toolscore.evaluate(gold, calls).evidence.get("trajectory")
+    assert result is not None
+    judged = [call for call in got if call[0] != "read"]
+    rule = closed_reference if closed else reference
+    assert (result.status == "pass") == rule(mode, want, judged), result.reason
