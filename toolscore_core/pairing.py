@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
+from itertools import accumulate
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -163,8 +164,12 @@ def pair_for(
     return pair_exact_first(expected, actual)
 
 
-def _exact(expected: ExpectedCall, actual: ToolCall) -> bool:
-    return expected.tool == actual.tool and arguments_differ(expected, actual) is None
+def _exact(expected: ExpectedCall, actual: ToolCall, score: float) -> bool:
+    """Whether a pair of the same tool with this F1 is the expected call with its arguments
+    (what :func:`arguments_differ` says, from the F1: 1.0 is every expected argument matched
+    and no other, unless the arguments did not decode)."""
+    return score == 1.0 and not (expected.args is not None and actual.args is None
+                                 and actual.raw_args is not None)
 
 
 def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
@@ -193,23 +198,43 @@ def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
     """Pairs of the same tool that keep both sequences' order: most exact calls, then most
     pairs, then the largest total F1, by dynamic programming over the two sequences."""
     n, m = len(expected), len(actual)
-    # best[i][j]: (exact pairs, pairs, F1) of the best pairing of expected[:i], actual[:j]
-    best = [[(0, 0, 0.0)] * (m + 1) for _ in range(n + 1)]
-    cells: dict[tuple[int, int], tuple[int, float, int]] = {}
+    columns: dict[str, list[int]] = defaultdict(list)
+    for j, made in enumerate(actual, start=1):
+        columns[made.tool].append(j)
+    # calls with equal arguments score alike: each expected call scores each distinct
+    # argument object (as JSON, where 1, 1.0 and true differ) once
+    keys = [_json_key(made.args) for made in actual]
+    # A pairing's worth as one integer, compared in C: exact pairs first, then pairs, then
+    # F1 (with the outcome bonus) in units of 1e-10.
+    unit = 10 ** 10
+    per_pair = (n + 1) * 2 * unit
+    per_exact = (n + 1) * per_pair
+    # best[i][j]: the worth of the best pairing of expected[:i] with actual[:j]. A row is the
+    # running maximum (itertools.accumulate, in C) of the row above, raised where a call of
+    # the expected call's tool can answer it: only those cells cost Python.
+    best = [[0] * (m + 1)]
+    cells: dict[tuple[int, int], tuple[float, int]] = {}
     for i in range(1, n + 1):
         want = expected[i - 1]
-        row, above = best[i], best[i - 1]
-        for j in range(1, m + 1):
-            value = max(above[j], row[j - 1])
+        above = best[-1]
+        row = above[:]
+        scored: dict[Any, tuple[float, int]] = {}
+        for j in columns.get(want.tool, ()):
             made = actual[j - 1]
-            if made.tool == want.tool:
+            key = keys[j - 1]
+            if key is None:
                 score, count = pair_score(want, made)
-                exact = _exact(want, made)
-                cells[i - 1, j - 1] = (exact, score, count)
-                diag = above[j - 1]
-                value = max(value, (diag[0] + exact, diag[1] + 1,
-                                    diag[2] + score + _OUTCOME_BONUS[made.is_error]))
-            row[j] = value
+            else:
+                found = scored.get(key)
+                if found is None:
+                    found = scored[key] = pair_score(want, made)
+                score, count = found
+            cells[i - 1, j - 1] = (score, count)
+            value = (above[j - 1] + per_exact * _exact(want, made, score) + per_pair
+                     + round((score + _OUTCOME_BONUS[made.is_error]) * unit))
+            if value > row[j]:
+                row[j] = value
+        best.append(list(accumulate(row, max)))
     pairs: list[Pair] = []
     i, j = n, m
     while i and j:
@@ -218,12 +243,21 @@ def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
         elif best[i][j] == best[i][j - 1]:
             j -= 1
         else:
-            _, score, count = cells[i - 1, j - 1]
+            score, count = cells[i - 1, j - 1]
             pairs.append(_new_pair(Pair, (i - 1, j - 1, count, score,
                                           expected[i - 1].args is not None)))
             i -= 1
             j -= 1
     return _pairing(pairs, n, m)
+
+
+def _json_key(args: dict[str, Any] | None) -> str | None:
+    if args is None:
+        return None
+    try:
+        return json.dumps(args, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def _pairing(pairs: list[Pair], n: int, m: int) -> Pairing:
@@ -485,7 +519,7 @@ def _assign(
         lead = min(len(block_e), len(block_a)) + 1.0
         for r, i in enumerate(block_e):
             for c, j in enumerate(block_a):
-                if arguments_differ(expected[i], actual[j]) is None:
+                if _exact(expected[i], actual[j], scores[r][c]):
                     weights[r][c] += lead
     if len(block_e) == 1 or len(block_a) == 1:
         # one row or one column is no assignment problem, just the best cell (the first
