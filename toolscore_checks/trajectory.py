@@ -30,8 +30,12 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
     missing: list[dict[str, Any]] = []
     out_of_order: list[dict[str, Any]] = []
     moved: set[int] = set()
+    skipped: list[dict[str, Any]] = []
     for i, call in enumerate(expected):
         if i in exact:
+            continue
+        if not call.required:  # optional: it may be left out (a call of it is no extra)
+            skipped.append({"expected": number(i), "tool": call.tool})
             continue
         if mode in ORDERED:
             j = next((j for j, made in enumerate(calls)
@@ -59,6 +63,8 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
                            for i, j in sorted(exact.items())],
                "missing": missing, "out_of_order": out_of_order, "extra": extra,
                "closed": sorted(closed)}
+    if skipped:
+        details["skipped"] = skipped
     if not (failing_extra or failing_missing or failing_order):
         return CheckOutcome("pass", _passed(mode, len(expected), len(calls), len(extra)),
                             details)

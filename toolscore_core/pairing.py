@@ -17,8 +17,9 @@ contract's order) and then by hashing what is left. Leftover blocks larger than
 order, so the cost stays linear in the trace length.
 
 A contract with a trajectory mode (``match``) is paired for its verdict instead
-(:func:`pair_for`): first as many calls made with the expected arguments as possible
-(:func:`arguments_differ` finds nothing), then as many pairs, then the largest total F1.
+(:func:`pair_for`): first as many required expected calls answered by calls made with the
+expected arguments as possible (:func:`arguments_differ` finds nothing), then as many such
+exact pairs in all, then as many pairs, then the largest total F1.
 The order-free modes solve that per tool as one assignment problem (in windows, as above);
 the ordered modes (``strict``, ``in_order``) pair only in order, by dynamic programming over
 the two sequences (time and memory in the product of their lengths).
@@ -173,8 +174,9 @@ def _exact(expected: ExpectedCall, actual: ToolCall, score: float) -> bool:
 
 
 def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
-    """Pairs of the same tool, in any order: most exact calls, then most pairs, then the
-    largest total F1 (a successful call before a failed one of equal score)."""
+    """Pairs of the same tool, in any order: most required calls made exactly, then most
+    exact calls, then most pairs, then the largest total F1 (a successful call before a
+    failed one of equal score)."""
     by_tool_exp: dict[str, list[int]] = defaultdict(list)
     by_tool_act: dict[str, list[int]] = defaultdict(list)
     for i, call in enumerate(expected):
@@ -195,8 +197,9 @@ def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall
 
 
 def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
-    """Pairs of the same tool that keep both sequences' order: most exact calls, then most
-    pairs, then the largest total F1, by dynamic programming over the two sequences."""
+    """Pairs of the same tool that keep both sequences' order: most required calls made
+    exactly, then most exact calls, then most pairs, then the largest total F1, by dynamic
+    programming over the two sequences."""
     n, m = len(expected), len(actual)
     columns: dict[str, list[int]] = defaultdict(list)
     for j, made in enumerate(actual, start=1):
@@ -204,11 +207,12 @@ def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
     # calls with equal arguments score alike: each expected call scores each distinct
     # argument object (as JSON, where 1, 1.0 and true differ) once
     keys = [_json_key(made.args) for made in actual]
-    # A pairing's worth as one integer, compared in C: exact pairs first, then pairs, then
-    # F1 (with the outcome bonus) in units of 1e-10.
+    # A pairing's worth as one integer, compared in C: exact pairs of required calls first,
+    # then exact pairs, then pairs, then F1 (with the outcome bonus) in units of 1e-10.
     unit = 10 ** 10
     per_pair = (n + 1) * 2 * unit
     per_exact = (n + 1) * per_pair
+    per_required = (n + 1) * per_exact
     # best[i][j]: the worth of the best pairing of expected[:i] with actual[:j]. A row is the
     # running maximum (itertools.accumulate, in C) of the row above, raised where a call of
     # the expected call's tool can answer it: only those cells cost Python.
@@ -230,7 +234,9 @@ def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
                     found = scored[key] = pair_score(want, made)
                 score, count = found
             cells[i - 1, j - 1] = (score, count)
-            value = (above[j - 1] + per_exact * _exact(want, made, score) + per_pair
+            exact = _exact(want, made, score)
+            value = (above[j - 1] + (per_exact + per_required * want.required) * exact
+                     + per_pair
                      + round((score + _OUTCOME_BONUS[made.is_error]) * unit))
             if value > row[j]:
                 row[j] = value
@@ -515,12 +521,13 @@ def _assign(
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
     weights = [[s + b for s, b in zip(row, bonus, strict=True)] for row in scores]
     if exact_first:
-        # an exact pair outweighs any F1 the others of the block can add up to
+        # an exact pair outweighs any F1 the others of the block can add up to, and an
+        # exact pair of a required call any number of other exact pairs
         lead = min(len(block_e), len(block_a)) + 1.0
         for r, i in enumerate(block_e):
             for c, j in enumerate(block_a):
                 if _exact(expected[i], actual[j], scores[r][c]):
-                    weights[r][c] += lead
+                    weights[r][c] += lead * (lead + 1.0 if expected[i].required else 1.0)
     if len(block_e) == 1 or len(block_a) == 1:
         # one row or one column is no assignment problem, just the best cell (the first
         # of equals); SciPy would cost a third of a second to import for it

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from itertools import permutations
+from itertools import combinations, permutations
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,18 @@ def test_a_call_with_a_wrong_argument_names_it(mode: str, status: str) -> None:
         assert "#1 book (call #1: argument 'seat' differs)" in result.reason
     else:  # subset forgives the unmade call, not the call nobody expected
         assert "1 extra call: #1 book" in result.reason
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_optional_call_may_be_left_out_and_never_takes_a_required_one_s_call(
+    mode: str
+) -> None:
+    gold = {"match": mode, "expected": [
+        {"tool": "search", "args": {"q": {"$any": True}}, "required": False},
+        {"tool": "search", "args": {"q": "flights"}}]}
+    result = run_check("trajectory", gold, _trace(("search", {"q": "flights"})))
+    assert result is not None and result.status == "pass", result.reason
+    assert result.details["skipped"] == [{"expected": 1, "tool": "search"}]
 
 
 def test_nothing_expected_and_nothing_judged_made_passes() -> None:
@@ -273,3 +285,46 @@ def test_judge_tools_and_closed_agree_with_the_reference(
     judged = [call for call in got if call[0] != "read"]
     rule = closed_reference if closed else reference
     assert (result.status == "pass") == rule(mode, want, judged), result.reason
+
+
+def matching_reference(mode: str, want: list[Any], got: list[Any]) -> bool:
+    """Every pairing tried (one to one, in order for strict and in_order): the mode passes
+    when one answers each required expected call (the third item: required), and for
+    strict, unordered and subset also every call made."""
+    ordered = mode in ("strict", "in_order")
+    required = {i for i, item in enumerate(want) if item[2]}
+    for k in range(min(len(want), len(got)) + 1):
+        for rows in combinations(range(len(want)), k):
+            options = combinations(range(len(got)), k) if ordered \
+                else permutations(range(len(got)), k)
+            for cols in options:
+                if not all(_matches(want[r][:2], got[c]) for r, c in zip(rows, cols,
+                                                                          strict=True)):
+                    continue
+                covers_required = required <= set(rows)
+                covers_calls = k == len(got)
+                if {"strict": covers_required and covers_calls,
+                    "in_order": covers_required,
+                    "unordered": covers_required and covers_calls,
+                    "subset": covers_calls,
+                    "superset": covers_required}[mode]:
+                    return True
+    return False
+
+
+@settings(max_examples=200, deadline=None)
+@given(mode=st.sampled_from(MODES),
+       want=st.lists(st.tuples(TOOLS, st.one_of(st.none(), EXPECTED_VALUES), st.booleans()),
+                     max_size=4),
+       got=ACTUAL)
+def test_optional_calls_agree_with_a_brute_force_reference(
+    mode: str, want: list[tuple[str, Any, bool]], got: list[tuple[str, int]]
+) -> None:
+    gold = {"match": mode, "expected": [
+        {"tool": tool, "required": needed,
+         **({} if value is None else {"args": {"x": value}})}
+        for tool, value, needed in want]}
+    calls = [ToolCall(tool=tool, args={"x": value}, is_error=False) for tool, value in got]
+    result = toolscore.evaluate(gold, calls).evidence.get("trajectory")
+    assert result is not None
+    assert (result.status == "pass") == matching_reference(mode, want, got), result.reason

@@ -118,8 +118,8 @@ def test_block_scores_with_matchers_equal_pair_score(data) -> None:  # type: ign
 mode_values = st.sampled_from([0, 1])
 mode_expected_values = st.one_of(mode_values, st.just(ANY), st.just(IsType("int")))
 mode_expected = st.lists(st.tuples(tools, st.dictionaries(st.sampled_from(["p", "q", "r"]),
-                                                          mode_expected_values, max_size=3)),
-                         max_size=4)
+                                                          mode_expected_values, max_size=3),
+                                   st.booleans()), max_size=4)
 mode_actual = st.lists(st.tuples(tools, st.dictionaries(st.sampled_from(["p", "q", "r"]),
                                                         mode_values, max_size=3)), max_size=5)
 
@@ -129,8 +129,9 @@ def exact(e, a) -> bool:
 
 
 def brute_force_modes(expected, actual, ordered: bool):
-    """The best (exact pairs, pairs, total F1) over every pairing (in order when ``ordered``)."""
-    best = (0, 0, 0.0)
+    """The best (exact pairs of required calls, exact pairs, pairs, total F1) over every
+    pairing (in order when ``ordered``)."""
+    best = (0, 0, 0, 0.0)
     n, m = len(expected), len(actual)
     for k in range(min(n, m), -1, -1):
         for rows in itertools.combinations(range(n), k):
@@ -140,21 +141,26 @@ def brute_force_modes(expected, actual, ordered: bool):
                 chosen = list(zip(rows, cols, strict=True))
                 if any(expected[r].tool != actual[c].tool for r, c in chosen):
                     continue
-                hits = sum(exact(expected[r], actual[c]) for r, c in chosen)
+                hits = [exact(expected[r], actual[c]) for r, c in chosen]
+                needed = sum(h for h, (r, _) in zip(hits, chosen, strict=True)
+                             if expected[r].required)
                 total = sum(pair_score(expected[r], actual[c])[0] for r, c in chosen)
-                best = max(best, (hits, k, round(total, 9)))
+                best = max(best, (needed, sum(hits), k, round(total, 9)))
     return best
 
 
 def _achieved(pairing, expected, actual):
-    hits = sum(exact(expected[p.expected], actual[p.actual]) for p in pairing.pairs)
-    return (hits, len(pairing.pairs), round(sum(p.score for p in pairing.pairs), 9))
+    hits = [exact(expected[p.expected], actual[p.actual]) for p in pairing.pairs]
+    needed = sum(h for h, p in zip(hits, pairing.pairs, strict=True)
+                 if expected[p.expected].required)
+    return (needed, sum(hits), len(pairing.pairs),
+            round(sum(p.score for p in pairing.pairs), 9))
 
 
 @settings(max_examples=200, deadline=None)
 @given(mode_expected, mode_actual)
 def test_exact_first_pairing_is_optimal(exp, act) -> None:
-    expected = [ExpectedCall(tool=t, args=a) for t, a in exp]
+    expected = [ExpectedCall(tool=t, args=a, required=r) for t, a, r in exp]
     actual = [ToolCall(tool=t, args=a) for t, a in act]
     pairing = pair_exact_first(expected, actual)
     assert _achieved(pairing, expected, actual) == brute_force_modes(expected, actual, False)
@@ -163,7 +169,7 @@ def test_exact_first_pairing_is_optimal(exp, act) -> None:
 @settings(max_examples=200, deadline=None)
 @given(mode_expected, mode_actual)
 def test_in_order_pairing_is_optimal_and_keeps_order(exp, act) -> None:
-    expected = [ExpectedCall(tool=t, args=a) for t, a in exp]
+    expected = [ExpectedCall(tool=t, args=a, required=r) for t, a, r in exp]
     actual = [ToolCall(tool=t, args=a) for t, a in act]
     pairing = pair_in_order(expected, actual)
     made = [p.actual for p in pairing.pairs]
