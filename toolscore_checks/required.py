@@ -3,15 +3,15 @@ required_call_recall both ask."""
 
 from __future__ import annotations
 
-from attrs import frozen
+from typing import NamedTuple
 
 from toolscore import EvaluationContext
 from toolscore_core.pairing import arguments_differ
 
 
-@frozen
-class Made:
-    """Whether one required expected call was made, with its arguments."""
+class Made(NamedTuple):
+    """Whether one required expected call was made, with its arguments (a tuple: one per
+    required call, made twice per evaluation)."""
 
     expected: int
     """The expected call's index."""

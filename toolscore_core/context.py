@@ -34,7 +34,14 @@ from toolscore_core.models import (
     ToolCall,
     Trace,
 )
-from toolscore_core.pairing import Pairing, arguments_differ, pair_exact_first
+from toolscore_core.pairing import (
+    Pairing,
+    args_key,
+    arguments_differ,
+    exact_pair,
+    has_matcher,
+    pair_exact_first,
+)
 from toolscore_core.scoring import grade_for
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import redact, suspicious_json
@@ -135,16 +142,62 @@ class EvaluationContext:
         """Expected call index -> the call that is it, tool and arguments
         (``arguments_differ`` finds nothing), as many expected calls answered so as can be.
 
-        The shared pairing's exact pairs when they answer every expected call; else a
-        pairing that puts exact calls first (``pair_exact_first``), which the shared one,
-        made for argument F1, need not."""
+        The shared pairing's exact pairs, unless an expected call they leave out has a call
+        that is it and that could be freed for it, which the shared pairing, made for
+        argument F1, may have given another expected call: the calls of such tools are
+        then paired exact-first (``pair_exact_first``)."""
         expected, calls = self.contract.expected, self.trace.calls
-        exact = {i: j for i, j in self.paired.items()
-                 if arguments_differ(expected[i], calls[j]) is None}
+        exact = {pair[0]: pair[1] for pair in self.pairing.pairs
+                 if exact_pair(expected[pair[0]], calls[pair[1]], pair[3])}
         if len(exact) == len(expected):
             return exact
-        return {p.expected: p.actual for p in pair_exact_first(expected, calls).pairs
-                if arguments_differ(expected[p.expected], calls[p.actual]) is None}
+        redo = _tools_to_repair(expected, calls, exact)
+        if not redo:
+            return exact
+        sub_e = [i for i, want in enumerate(expected) if want.tool in redo]
+        sub_a = [j for j, call in enumerate(calls) if call.tool in redo]
+        pairing = pair_exact_first([expected[i] for i in sub_e], [calls[j] for j in sub_a])
+        found = {i: j for i, j in exact.items() if expected[i].tool not in redo}
+        for pair in pairing.pairs:
+            i, j = sub_e[pair.expected], sub_a[pair.actual]
+            if arguments_differ(expected[i], calls[j]) is None:
+                found[i] = j
+        return dict(sorted(found.items()))
+
+
+def _tools_to_repair(
+    expected: Sequence[ExpectedCall], calls: Sequence[ToolCall], exact: Mapping[int, int]
+) -> set[str]:
+    """The tools whose calls more expected calls could be made exactly with.
+
+    A better pairing would give an expected call left out a call that is it, at the end of
+    a chain of exchanges that frees one: only a tool with a free call (no exact pair holds
+    it) can have one. Between expected calls of plain arguments, held by calls of equal
+    arguments, the chain is short: the expected call takes a free call equal to its
+    arguments, found by their hash. With matchers or omitted ``args`` (the left-out call's
+    or a holder's) the tool is paired again. The cost stays linear in the trace."""
+    held = set(exact.values())
+    flexible = {expected[i].tool for i in exact
+                if expected[i].args is None or has_matcher(expected[i].args)}
+    free_of_tool: dict[str, list[int]] = {}
+    free_by_args: dict[tuple[str, Any], list[int]] = {}
+    for j, call in enumerate(calls):
+        if j in held:
+            continue
+        free_of_tool.setdefault(call.tool, []).append(j)
+        key = None if call.args is None else args_key(call.args)
+        if key is not None:
+            free_by_args.setdefault((call.tool, key), []).append(j)
+    redo: set[str] = set()
+    for i, want in enumerate(expected):
+        tool = want.tool
+        if i in exact or tool in redo or tool not in free_of_tool:
+            continue
+        key = None if want.args is None or has_matcher(want.args) else args_key(want.args)
+        if key is None or tool in flexible or any(arguments_differ(want, calls[j]) is None
+                 for j in free_by_args.get((tool, key), ())):
+            redo.add(tool)
+    return redo
 
 
 _TOOL = attrgetter("tool")

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 from attrs import frozen
 
-from toolscore_core.matchers import Judged, values_match
+from toolscore_core.matchers import Judged, Matcher, values_match
 from toolscore_core.models import ExpectedCall, ToolCall
 
 WINDOW = 64
@@ -165,7 +165,7 @@ def pair_for(
     return pair_exact_first(expected, actual)
 
 
-def _exact(expected: ExpectedCall, actual: ToolCall, score: float) -> bool:
+def exact_pair(expected: ExpectedCall, actual: ToolCall, score: float) -> bool:
     """Whether a pair of the same tool with this F1 is the expected call with its arguments
     (what :func:`arguments_differ` says, from the F1: 1.0 is every expected argument matched
     and no other, unless the arguments did not decode)."""
@@ -234,7 +234,7 @@ def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
                     found = scored[key] = pair_score(want, made)
                 score, count = found
             cells[i - 1, j - 1] = (score, count)
-            exact = _exact(want, made, score)
+            exact = exact_pair(want, made, score)
             value = (above[j - 1] + (per_exact + per_required * want.required) * exact
                      + per_pair
                      + round((score + _OUTCOME_BONUS[made.is_error]) * unit))
@@ -255,6 +255,24 @@ def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
             i -= 1
             j -= 1
     return _pairing(pairs, n, m)
+
+
+def args_key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
+    """A hashable key shared by argument objects of equal plain values (``1``, ``1.0`` and
+    ``true`` share one: confirm with :func:`arguments_differ`; nested objects and lists
+    are keyed by their JSON text); None when a value is not hashable as JSON."""
+    return _key(args)
+
+
+def has_matcher(value: Any) -> bool:
+    """Whether a matcher stands anywhere in an expected value (arguments, a nested list)."""
+    if isinstance(value, Matcher):
+        return True
+    if isinstance(value, dict):
+        return any(map(has_matcher, value.values()))
+    if isinstance(value, list | tuple):
+        return any(map(has_matcher, value))
+    return False
 
 
 def _json_key(args: dict[str, Any] | None) -> str | None:
@@ -526,7 +544,7 @@ def _assign(
         lead = min(len(block_e), len(block_a)) + 1.0
         for r, i in enumerate(block_e):
             for c, j in enumerate(block_a):
-                if _exact(expected[i], actual[j], scores[r][c]):
+                if exact_pair(expected[i], actual[j], scores[r][c]):
                     weights[r][c] += lead * (lead + 1.0 if expected[i].required else 1.0)
     if len(block_e) == 1 or len(block_a) == 1:
         # one row or one column is no assignment problem, just the best cell (the first
