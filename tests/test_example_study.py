@@ -18,16 +18,16 @@ def test_the_example_study_runs_and_regrades_as_documented(tmp_path: Path) -> No
     assert run.returncode == 0, run.stderr
     rows = [json.loads(line) for line in (tmp_path / "runs.jsonl").read_text().splitlines()]
     outcomes = {(r["task_id"], r["trial"]): r["outcome"] for r in rows}
+    # v1's refund names no amount, and the agent gives one: not v1's required refund
     assert outcomes == {("weather", n): "failed" for n in (1, 2, 3)} | {
-        ("book", n): "passed" for n in (1, 2, 3)} | {
-        ("refund", 1): "passed", ("refund", 2): "failed", ("refund", 3): "passed"}
+        ("book", n): "passed" for n in (1, 2, 3)} | {("refund", n): "failed" for n in (1, 2, 3)}
     assert all(r["cost"] == 0.00585 and r["cost_source"] == "pricing" for r in rows)
-    assert "│ (all)   │    9 │      5 │" in run.stdout
+    assert "│ (all)   │    9 │      3 │" in run.stdout
 
     regrade = run_cli("regrade", "runs.jsonl", "--spec", "examples/studies/study-v2.yaml",
                       "-o", "runs.v2.jsonl", cwd=tmp_path)
     assert regrade.returncode == 0, regrade.stderr
-    assert "9 rows: 9 regraded, 0 written through unchanged. Flipped: weather." in (
+    assert "9 rows: 9 regraded, 0 written through unchanged. Flipped: weather, refund." in (
         regrade.stdout)
     after = [json.loads(line) for line in (tmp_path / "runs.v2.jsonl").read_text().splitlines()]
     for old, new in zip(rows, after, strict=True):

@@ -46,8 +46,11 @@ def rule_decision(rule: ForbiddenRule, call: ToolCall) -> tuple[bool | None, str
 
 
 def rule_dict(index: int, rule: ForbiddenRule) -> dict[str, Any]:
-    return {"rule": index, "tool": to_repr(rule.tool),
+    data = {"rule": index, "tool": to_repr(rule.tool),
             "args": None if rule.args is None else to_json(rule.args), "reason": rule.reason}
+    if not rule.count_failed:  # only when set: the details of other rules keep their bytes
+        data["count_failed"] = False
+    return data
 
 
 def run(context: EvaluationContext) -> CheckOutcome | None:
@@ -57,9 +60,13 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
     violations: list[dict[str, Any]] = []
     unchecked: list[dict[str, Any]] = []
     undecided: list[dict[str, Any]] = []
+    refused: list[dict[str, Any]] = []
     for j, call in enumerate(context.calls):
         for r, rule in enumerate(rules, start=1):  # rules are numbered from 1, like calls
             hit, why = rule_decision(rule, call)
+            if hit and not rule.count_failed and call.is_error is True:
+                refused.append({"call": number(j), "tool": call.tool, "rule": r})
+                continue
             if hit is None:
                 (unchecked if why == UNDECODABLE else undecided).append(
                     {"call": number(j), "tool": call.tool, "rule": r})
@@ -69,11 +76,13 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
                                    "is_error": call.is_error, "rule": r,
                                    "rule_tool": rule_info["tool"], "args": rule_info["args"],
                                    "reason": rule.reason})
-    details = {"rules": [rule_dict(r, rule) for r, rule in enumerate(rules, start=1)],
-               "calls": len(context.calls), "violations": violations,
-               "unchecked": unchecked}
+    details: dict[str, Any] = {
+        "rules": [rule_dict(r, rule) for r, rule in enumerate(rules, start=1)],
+        "calls": len(context.calls), "violations": violations, "unchecked": unchecked}
     if undecided:
         details["undecided"] = undecided
+    if refused:
+        details["refused"] = refused
     if violations:
         shown = "; ".join(
             f"#{v['call']} {v['tool']} (rule {v['rule']}"
@@ -90,6 +99,9 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
                             f": {TIMED_OUT}", details)
     note = (f"; {count(len(unchecked), 'call')} with undecodable arguments could not be matched "
             "against argument rules") if unchecked else ""
+    if refused:
+        note += (f"; {count(len(refused), 'failed attempt')} left out by count_failed: false: "
+                 + ", ".join(f"#{f['call']} {f['tool']} (rule {f['rule']})" for f in refused))
     return CheckOutcome(
         "pass", f"no call matched any of {count(len(rules), 'forbidden rule')}{note}", details)
 

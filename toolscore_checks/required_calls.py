@@ -1,45 +1,59 @@
-"""required-calls: every required call was made and did not fail."""
+"""required-calls: every required call was made, with its arguments, and did not fail."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
+from toolscore_checks.required import required_made
 from toolscore_core.wording import count, number
 
 
 def run(context: EvaluationContext) -> CheckOutcome:
     expected = context.expected
-    required = [i for i, call in enumerate(expected) if call.required]
-    if not required:
+    found = required_made(context)
+    if not found:
         return CheckOutcome("unknown", "nothing was required: the contract has no required call")
-    paired = context.paired
     outcomes = context.outcomes
     missing: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
     no_outcome: list[dict[str, Any]] = []
-    for i in required:
-        j = paired.get(i)
-        if j is None:
-            missing.append({"expected": number(i), "tool": expected[i].tool})
+    undecided: list[dict[str, Any]] = []
+    for item in found:
+        i, j = item.expected, item.call
+        tool = expected[i].tool
+        if not item.made:
+            entry: dict[str, Any] = {"expected": number(i), "tool": tool}
+            if j is not None:  # a call of the tool, with other arguments
+                entry.update({"call": number(j), "why": item.why})
+            (missing if item.made is False else undecided).append(entry)
             continue
+        assert j is not None
         status = outcomes[j]
-        if status is False:
-            continue
         if status is True:
-            failed.append({"expected": number(i), "call": number(j), "tool": expected[i].tool})
+            failed.append({"expected": number(i), "call": number(j), "tool": tool})
         elif status is None:
-            no_outcome.append({"expected": number(i), "call": number(j),
-                               "tool": expected[i].tool})
-    details = {"required": len(required), "missing": missing, "failed": failed,
-               "no_outcome": no_outcome}
+            no_outcome.append({"expected": number(i), "call": number(j), "tool": tool})
+    details: dict[str, Any] = {"required": len(found), "missing": missing, "failed": failed,
+                               "no_outcome": no_outcome}
+    if undecided:
+        details["undecided"] = undecided
     if missing or failed:
         parts = []
         if missing:
-            parts.append("not made: " + ", ".join(m["tool"] for m in missing))
+            parts.append("not made: " + ", ".join(
+                m["tool"] + (f" (call #{m['call']}: {m['why']})" if "why" in m else "")
+                for m in missing))
         if failed:
             parts.append("failed: " + ", ".join(f["tool"] for f in failed))
         return CheckOutcome("fail", "; ".join(parts), details)
+    if undecided:
+        return CheckOutcome(
+            "unknown",
+            f"{count(len(undecided), 'required call')} made with arguments only the judge "
+            "decides: " + ", ".join(f"{u['tool']} (call #{u['call']}: {u['why']})"
+                                    for u in undecided),
+            details)
     if no_outcome:
         return CheckOutcome(
             "unknown",
@@ -47,7 +61,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
             "error for them: " + ", ".join(n["tool"] for n in no_outcome),
             {**details, "results": "missing"},
         )
-    return CheckOutcome("pass", f"{_all(len(required), 'required call')} made and succeeded",
+    return CheckOutcome("pass", f"{_all(len(found), 'required call')} made and succeeded",
                         details)
 
 
@@ -58,4 +72,5 @@ def _all(n: int, noun: str) -> str:
 @hookimpl
 def toolscore_register_checks() -> list[Check]:
     return [Check(id="required-calls",
-                  description="Every required call was made and did not fail.", run=run)]
+                  description="Every required call was made, with its arguments, and did not "
+                              "fail.", run=run)]

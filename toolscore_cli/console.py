@@ -90,6 +90,7 @@ FLAGS: dict[str, str] = {
     "weights=": "--weight", "trace_format=": "--format", "tasks=": "--tasks",
     "trials=": "--trials", "jobs=": "--jobs", "agent=": "--agent", "spec=": "--spec",
     "gold=": "--gold", "output=": "-o", "receipt_dir=": "--receipt-dir",
+    "forbidden=": "--forbidden",
 }
 
 

@@ -20,6 +20,7 @@ from toolscore_core.canonical import (
 )
 from toolscore_core.components import versions
 from toolscore_core.config import PluginConfig
+from toolscore_core.contracts import judgment_json
 from toolscore_core.errors import CanonicalJSONError
 from toolscore_core.matchers import to_repr
 from toolscore_core.models import (
@@ -38,8 +39,16 @@ from toolscore_core.models import (
     ToolCall,
     Trace,
 )
-from toolscore_core.pairing import Pairing
+from toolscore_core.pairing import (
+    Pairing,
+    args_key,
+    arguments_differ,
+    exact_pair,
+    has_matcher,
+    pair_exact_first,
+)
 from toolscore_core.scoring import grade_for
+from toolscore_core.wording import number
 from toolscore_secrets.redaction import redact, suspicious_json
 
 SCHEMA_VERSION = "2"
@@ -89,6 +98,9 @@ class EvaluationContext:
     options: Options = field(factory=Options)
     settings: Mapping[str, Settings] = field(factory=dict)
     """The options the loaded plugins declare, by plugin id (``config_for``'s defaults)."""
+    ignored: tuple[tuple[int, ToolCall], ...] = ()
+    """The calls the contract does not judge (``judge_tools``/``ignore_tools``), each with
+    its 0-based place in the trace; ``trace`` holds the others, the only ones that count."""
 
     def config_for(self, plugin_id: str) -> dict[str, Any]:
         """The options of the check, metric or trace format ``plugin_id``: each option it
@@ -129,6 +141,68 @@ class EvaluationContext:
     def paired(self) -> dict[int, int]:
         """Expected call index -> the index of the actual call paired with it."""
         return dict(map(_EXPECTED_ACTUAL, self.pairing.pairs))
+
+    @cached_property
+    def made_exactly(self) -> dict[int, int]:
+        """Expected call index -> the call that is it, tool and arguments
+        (``arguments_differ`` finds nothing), as many expected calls answered so as can be.
+
+        The shared pairing's exact pairs, unless an expected call they leave out has a call
+        that is it and that could be freed for it, which the shared pairing, made for
+        argument F1, may have given another expected call: the calls of such tools are
+        then paired exact-first (``pair_exact_first``)."""
+        expected, calls = self.contract.expected, self.trace.calls
+        exact = {pair[0]: pair[1] for pair in self.pairing.pairs
+                 if exact_pair(expected[pair[0]], calls[pair[1]], pair[3])}
+        if len(exact) == len(expected):
+            return exact
+        redo = _tools_to_repair(expected, calls, exact)
+        if not redo:
+            return exact
+        sub_e = [i for i, want in enumerate(expected) if want.tool in redo]
+        sub_a = [j for j, call in enumerate(calls) if call.tool in redo]
+        pairing = pair_exact_first([expected[i] for i in sub_e], [calls[j] for j in sub_a])
+        found = {i: j for i, j in exact.items() if expected[i].tool not in redo}
+        for pair in pairing.pairs:
+            i, j = sub_e[pair.expected], sub_a[pair.actual]
+            if arguments_differ(expected[i], calls[j]) is None:
+                found[i] = j
+        return dict(sorted(found.items()))
+
+
+def _tools_to_repair(
+    expected: Sequence[ExpectedCall], calls: Sequence[ToolCall], exact: Mapping[int, int]
+) -> set[str]:
+    """The tools whose calls more expected calls could be made exactly with.
+
+    A better pairing would give an expected call left out a call that is it, at the end of
+    a chain of exchanges that frees one: only a tool with a free call (no exact pair holds
+    it) can have one. Between expected calls of plain arguments, held by calls of equal
+    arguments, the chain is short: the expected call takes a free call equal to its
+    arguments, found by their hash. With matchers or omitted ``args`` (the left-out call's
+    or a holder's) the tool is paired again. The cost stays linear in the trace."""
+    held = set(exact.values())
+    flexible = {expected[i].tool for i in exact
+                if expected[i].args is None or has_matcher(expected[i].args)}
+    free_of_tool: dict[str, list[int]] = {}
+    free_by_args: dict[tuple[str, Any], list[int]] = {}
+    for j, call in enumerate(calls):
+        if j in held:
+            continue
+        free_of_tool.setdefault(call.tool, []).append(j)
+        key = None if call.args is None else args_key(call.args)
+        if key is not None:
+            free_by_args.setdefault((call.tool, key), []).append(j)
+    redo: set[str] = set()
+    for i, want in enumerate(expected):
+        tool = want.tool
+        if i in exact or tool in redo or tool not in free_of_tool:
+            continue
+        key = None if want.args is None or has_matcher(want.args) else args_key(want.args)
+        if key is None or tool in flexible or any(arguments_differ(want, calls[j]) is None
+                 for j in free_by_args.get((tool, key), ())):
+            redo.add(tool)
+    return redo
 
 
 _TOOL = attrgetter("tool")
@@ -289,7 +363,12 @@ class Evaluation:
 
     def _plain_record(self) -> dict[str, Any]:
         trace = self.context.trace
-        record = {
+        contract = self.context.contract
+        calls: dict[str, Any] = {
+            "expected": [_expected_dict(c) for c in self.context.expected],
+            "actual": [call_dict(c) for c in self.context.calls],
+        }
+        record: dict[str, Any] = {
             "schema_version": SCHEMA_VERSION,
             "score": self.score,
             "grade": self.grade,
@@ -299,10 +378,7 @@ class Evaluation:
             "metrics": self.metrics,
             "evidence": self.evidence.to_dict(),
             "coverage": self.coverage.to_dict(),
-            "calls": {
-                "expected": [_expected_dict(c) for c in self.context.expected],
-                "actual": [call_dict(c) for c in self.context.calls],
-            },
+            "calls": calls,
             "final_answer": self.context.final_answer,
             "trace": {
                 "format": trace.format,
@@ -318,6 +394,15 @@ class Evaluation:
                 "metrics": {r.id: r.plugin.name for r in self.metric_results},
             },
         }
+        # What only a contract using the trajectory keys adds: other records keep their bytes.
+        judgment = judgment_json(contract)
+        if judgment:
+            record["judgment"] = judgment
+        if contract.judge_tools is not None or contract.ignore_tools is not None:
+            calls["ignored"] = [{"position": number(j), **call_dict(c)}
+                                          for j, c in self.context.ignored]
+        if contract.expected_outputs:
+            record["replies"] = None if trace.replies is None else list(trace.replies)
         return record
 
     @property
@@ -327,17 +412,24 @@ class Evaluation:
 
 
 def call_dict(call: ToolCall) -> dict[str, Any]:
-    """A ToolCall as JSON, every field present (null where absent)."""
-    return {
+    """A ToolCall as JSON, every field present (null where absent); ``error_rule`` only on a
+    call an ``error_when`` rule marked failed."""
+    data = {
         "id": call.id, "tool": call.tool, "args": call.args, "raw_args": call.raw_args,
         "result": call.result, "is_error": call.is_error, "error": call.error,
         "duration": call.duration, "cost": call.cost, "timestamp": call.timestamp,
     }
+    if call.error_rule is not None:
+        data["error_rule"] = call.error_rule
+    return data
 
 
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
-    return {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
+    data = {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
             "required": call.required, "description": call.description}
+    if call.closed:
+        data["closed"] = True
+    return data
 
 
 @frozen

@@ -11,7 +11,13 @@ from attrs import evolve, field, frozen
 from toolscore_core.documents import load_document, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
-from toolscore_core.models import Contract, ExpectedCall, ForbiddenRule, SideEffect
+from toolscore_core.models import (
+    Contract,
+    ErrorRule,
+    ExpectedCall,
+    ForbiddenRule,
+    SideEffect,
+)
 from toolscore_core.patterns import PatternError, compile_pattern
 from toolscore_core.plain_calls import plain_calls
 from toolscore_core.structure import Refusal, at_least, get_converter, shape, structure
@@ -44,7 +50,47 @@ def parse_contract(data: Any, *, file: str | None = None) -> Contract:
     if data["expected"] is None:
         raise InputError("expected calls must be a list, not null", file=file,
                          place="$.expected", fix='write [{"tool": "name", "args": {...}}]')
-    return evolve(rest, expected=parse_expected(data["expected"], file=file, path="$.expected"))
+    contract = evolve(rest, expected=parse_expected(data["expected"], file=file,
+                                                    path="$.expected"))
+    _check_judgment(contract, file)
+    return contract
+
+
+UNJUDGED_FIX = ("add the tool to judge_tools (or take it out of ignore_tools), or drop the "
+                "rule")
+
+
+def unjudged_rule(tool: str) -> str:
+    """Why a forbidden rule for a tool the contract leaves out is refused."""
+    return (f"a forbidden rule for {tool!r}, a tool the contract does not judge, could never "
+            "fire: its calls are left out of every check")
+
+
+def _check_judgment(contract: Contract, file: str | None) -> None:
+    """Refuse what the trajectory keys cannot mean together."""
+    if contract.judge_tools is not None and contract.ignore_tools is not None:
+        raise InputError('"judge_tools" and "ignore_tools" cannot both be given', file=file,
+                         place="$.ignore_tools",
+                         fix="keep one: the tools that count, or the tools left out")
+    for i, call in enumerate(contract.expected):
+        if not contract.judges(call.tool):
+            raise InputError(
+                f"the expected call of {call.tool!r} is of a tool the contract does not judge",
+                file=file, place=f"$.expected[{i}].tool",
+                fix=f"add {call.tool!r} to judge_tools (or take it out of ignore_tools), or "
+                    "remove the expected call")
+        if call.closed and contract.match is None:
+            raise InputError('"closed" is judged by the trajectory check, which needs "match"',
+                             file=file, place=f"$.expected[{i}].closed",
+                             fix='add "match": "superset" (or another mode) to the contract')
+    for i, rule in enumerate(contract.forbidden):
+        if isinstance(rule.tool, str) and not contract.judges(rule.tool):
+            raise InputError(unjudged_rule(rule.tool), file=file, place=f"$.forbidden[{i}].tool",
+                             fix=UNJUDGED_FIX)
+    if contract.closed and contract.match is None:
+        raise InputError('"closed" is judged by the trajectory check, which needs "match"',
+                         file=file, place="$.closed",
+                         fix='add "match": "superset" (or another mode) to the contract')
 
 
 def parse_expected(
@@ -122,6 +168,23 @@ def _pattern(_: Any, attribute: Any, value: str | None) -> None:
                       key=attribute.name) from None
 
 
+def _error_pattern(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise Refusal('"result" must be a regular expression', 'write "result": "^Error:"',
+                      up=True)
+    try:
+        compile_pattern(value)
+    except PatternError as exc:
+        raise Refusal(f"invalid regular expression ({exc})", "fix the pattern") from None
+    return value
+
+
+def parse_error_rules(items: Any, *, file: str | None = None,
+                      path: str = "$") -> tuple[ErrorRule, ...]:
+    """``error_when`` rules: a list of ``{"result": regex, "tool": name}`` objects."""
+    return structure(items, tuple[ErrorRule, ...], source=file, place=path)
+
+
 def _http(_: Any, attribute: Any, value: str) -> None:
     if not value.startswith(("http://", "https://")):
         raise Refusal("the url must start with http:// or https://", key=attribute.name)
@@ -191,7 +254,28 @@ def _side_effect(item: Mapping[str, Any]) -> SideEffect:
     return SideEffect(type=kind, spec=spec, description=probe.description)
 
 
-shape(Contract, "a contract", '{"expected": [...]}')
+def _tool_names(value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+        raise Refusal("must be a list of tool names", 'write ["tool_a", "tool_b"]')
+    return tuple(value)
+
+
+def _outputs(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v for v in value):
+        raise Refusal("must be a list of non-empty strings",
+                      'write ["a text the agent must tell the user"]')
+    return tuple(value)
+
+
+shape(Contract, "a contract", '{"expected": [...]}', judge_tools=_tool_names,
+      ignore_tools=_tool_names, expected_outputs=_outputs)
+shape(ErrorRule, "an error rule", 'write {"result": "^Error:"}',
+      result=lambda value: _error_pattern(value),
+      tool=lambda value: None if value is None else _tool(value))
 shape(ExpectedCall, "an expected call", 'write {"tool": "name", "args": {...}}', tool=_tool,
       args=lambda value: _arguments(value, judged=True))
 shape(ForbiddenRule, "a forbidden rule", 'write {"tool": "name", "reason": "why"}',
@@ -211,4 +295,25 @@ def expected_call_json(call: ExpectedCall) -> dict[str, Any]:
         data["args"] = to_json(call.args)
     if call.description is not None:
         data["description"] = call.description
+    if call.closed:  # only when set: contracts without it keep their hashes
+        data["closed"] = True
+    return data
+
+
+def judgment_json(contract: Contract) -> dict[str, Any]:
+    """The contract's trajectory keys that are set, in JSON form (empty when none is)."""
+    data: dict[str, Any] = {}
+    if contract.match is not None:
+        data["match"] = contract.match
+    if contract.judge_tools is not None:
+        data["judge_tools"] = list(contract.judge_tools)
+    if contract.ignore_tools is not None:
+        data["ignore_tools"] = list(contract.ignore_tools)
+    if contract.closed:
+        data["closed"] = True
+    if contract.error_when:
+        data["error_when"] = [{"result": r.result, **({} if r.tool is None else {"tool": r.tool})}
+                              for r in contract.error_when]
+    if contract.expected_outputs:
+        data["expected_outputs"] = list(contract.expected_outputs)
     return data

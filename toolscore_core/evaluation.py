@@ -17,10 +17,17 @@ from toolscore_core.config import (
     with_shorthands,
 )
 from toolscore_core.context import Evaluation, EvaluationContext, Evidence, Judging, Options
-from toolscore_core.contracts import load_contract, parse_contract, parse_forbidden
+from toolscore_core.contracts import (
+    UNJUDGED_FIX,
+    load_contract,
+    parse_contract,
+    parse_forbidden,
+    unjudged_rule,
+)
 from toolscore_core.documents import load_document
 from toolscore_core.errors import InputError
 from toolscore_core.gc_pause import paused_gc
+from toolscore_core.judgment import apply_error_rules, config_rules, judged
 from toolscore_core.models import (
     STATUSES,
     CheckOutcome,
@@ -33,7 +40,7 @@ from toolscore_core.models import (
     ToolCall,
     Trace,
 )
-from toolscore_core.pairing import pair_calls
+from toolscore_core.pairing import pair_for
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import composite, resolve_weights
 from toolscore_core.traces import AUTO, load_trace, parse_trace
@@ -92,11 +99,16 @@ def run_evaluation(
 ) -> Evaluation:
     """Run every metric and check of ``registry`` on a parsed contract and trace."""
     normalized = resolve_weights(registry.metrics, weights)
+    for rule in options.forbidden[len(contract.forbidden):]:
+        if isinstance(rule.tool, str) and not contract.judges(rule.tool):
+            raise InputError(unjudged_rule(rule.tool), place="forbidden=", fix=UNJUDGED_FIX)
+    trace = apply_error_rules(trace, contract.error_when + config_rules(options.config))
+    trace, ignored = judged(trace, contract)
     context = EvaluationContext(
         contract=contract, trace=trace,
         final_answer=final_answer if final_answer is not None else trace.final_answer,
-        pairing=pair_calls(contract.expected, trace.calls), options=options,
-        settings=registry.settings,
+        pairing=pair_for(contract.expected, trace.calls, contract.match), options=options,
+        settings=registry.settings, ignored=ignored,
     )
     metric_results = tuple(_run_metric(m, context) for m in registry.metrics.values())
     checks = tuple(r for r in (_run_check(c, context) for c in registry.checks.values()) if r)

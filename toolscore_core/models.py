@@ -64,6 +64,9 @@ class ToolCall:
     """Call start as ISO 8601; null when the trace has no time."""
     raw_args: str | None = None
     """The arguments exactly as given when they were not a JSON object (flagged as malformed)."""
+    error_rule: str | None = None
+    """The ``error_when`` rule that marked the call failed from its result; null when the
+    trace itself gave the outcome."""
 
 
 @frozen
@@ -104,6 +107,9 @@ class Trace:
     response_id: str | None = None
     """The id of the model's last response (``gen_ai.response.id``), when the trace has it;
     not part of the evaluation's record either."""
+    replies: tuple[str, ...] | None = None
+    """Every text the agent wrote to the user, in order, the final answer included; null when
+    the format cannot tell the agent's replies apart. Read by ``expected_outputs``."""
 
 
 def _arguments(record: Any, _: Any, args: Any) -> None:
@@ -125,6 +131,9 @@ class ExpectedCall:
     """Whether the required-calls check and recall demand this call."""
     description: str | None = None
     """Free text for people reading the contract."""
+    closed: bool = False
+    """Whether every call of this tool must be one of the contract's expected calls of it
+    (the ``trajectory`` check fails on any other)."""
 
 
 @frozen
@@ -137,6 +146,28 @@ class ForbiddenRule:
     """Arguments that make a call forbidden (values or matchers); null = any arguments."""
     reason: str | None = None
     """Why the call is forbidden, shown with each violation."""
+    count_failed: bool = True
+    """Whether a failed (refused) attempt breaks the rule; false: only calls that did not
+    fail do (a call with an unknown outcome still does)."""
+
+
+MatchMode = Literal["strict", "in_order", "unordered", "subset", "superset"]
+MATCH_MODES: tuple[MatchMode, ...] = ("strict", "in_order", "unordered", "subset", "superset")
+
+
+@frozen
+class ErrorRule:
+    """A result that means the call failed: a tool environment that answers ``Error: ...``
+    as an ordinary result."""
+
+    result: str
+    """A regular expression searched for in the result's text (``re.search``)."""
+    tool: str | None = None
+    """The tool the rule is for; null: every tool."""
+
+    def describe(self) -> str:
+        """The rule as people read it in reasons: ``result ~ /^Error:/ (tool x)``."""
+        return f"result ~ /{self.result}/" + ("" if self.tool is None else f" (tool {self.tool})")
 
 
 @frozen
@@ -162,6 +193,25 @@ class Contract:
     description: str | None = None
     expected_answer: str | None = None
     """The task's reference answer, which ``answer-correct`` compares the final answer with."""
+    match: MatchMode | None = None
+    """How the calls must follow the expected ones, judged by the ``trajectory`` check;
+    null: no trajectory verdict (and the order-free pairing)."""
+    judge_tools: tuple[str, ...] | None = None
+    """Only calls of these tools count in metrics and checks; null: every tool."""
+    ignore_tools: tuple[str, ...] | None = None
+    """Calls of these tools count nowhere; null: none left out."""
+    closed: bool = False
+    """Whether every call of a judged tool must be one of the expected calls."""
+    error_when: tuple[ErrorRule, ...] = ()
+    """Rules that mark a call failed by its result."""
+    expected_outputs: tuple[str, ...] = ()
+    """Texts each of which must appear in the final answer or a reply of the agent."""
+
+    def judges(self, tool: str) -> bool:
+        """Whether calls of ``tool`` count (``judge_tools`` and ``ignore_tools``)."""
+        if self.judge_tools is not None and tool not in self.judge_tools:
+            return False
+        return self.ignore_tools is None or tool not in self.ignore_tools
 
 
 @frozen

@@ -15,6 +15,14 @@ Identical calls are found by walking both lists in order (agents mostly follow t
 contract's order) and then by hashing what is left. Leftover blocks larger than
 ``WINDOW`` calls on both sides are solved in consecutive windows of that size, in trace
 order, so the cost stays linear in the trace length.
+
+A contract with a trajectory mode (``match``) is paired for its verdict instead
+(:func:`pair_for`): first as many required expected calls answered by calls made with the
+expected arguments as possible (:func:`arguments_differ` finds nothing), then as many such
+exact pairs in all, then as many pairs, then the largest total F1.
+The order-free modes solve that per tool as one assignment problem (in windows, as above);
+the ordered modes (``strict``, ``in_order``) pair only in order, by dynamic programming over
+the two sequences (time and memory in the product of their lengths).
 """
 
 from __future__ import annotations
@@ -22,12 +30,13 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
+from itertools import accumulate
 from operator import attrgetter
 from typing import Any, NamedTuple
 
 from attrs import frozen
 
-from toolscore_core.matchers import Optional, values_match
+from toolscore_core.matchers import Judged, Matcher, Optional, values_match
 from toolscore_core.models import ExpectedCall, ToolCall
 
 WINDOW = 64
@@ -118,6 +127,176 @@ def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
         elif type(want) is Optional:
             size -= 1  # an optional argument left out is as if the contract did not name it
     return (2.0 * matched / size if size else 1.0), matched
+
+
+def arguments_differ(
+    expected: ExpectedCall, actual: ToolCall, *, except_judged: bool = False
+) -> str | None:
+    """What keeps ``actual`` from being the expected call with its arguments (the first
+    argument that differs, is missing or was not expected), or None when nothing does.
+    The tools are not compared; omitted expected ``args`` accept any arguments. A
+    ``$judge`` argument matches nothing by rule; ``except_judged`` passes over one the
+    call gave (what the judge alone decides)."""
+    want = expected.args
+    if want is None:
+        return None
+    got = actual.args
+    if got is None:
+        if actual.raw_args is not None:
+            return "the arguments did not decode"
+        got = {}
+    for name, value in want.items():
+        if name not in got:
+            if type(value) is Optional:  # an optional argument may be left out
+                continue
+            return f"argument {name!r} is missing"
+        if except_judged and type(value) is Judged:
+            continue
+        if not values_match(value, got[name]):
+            return f"argument {name!r} differs"
+    for name in got:
+        if name not in want:
+            return f"argument {name!r} was not expected"
+    return None
+
+
+def pair_for(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], match: str | None
+) -> Pairing:
+    """The pairing a contract's trajectory mode asks for (None: :func:`pair_calls`)."""
+    if match is None:
+        return pair_calls(expected, actual)
+    if match in ("strict", "in_order"):
+        return pair_in_order(expected, actual)
+    return pair_exact_first(expected, actual)
+
+
+def exact_pair(expected: ExpectedCall, actual: ToolCall, score: float) -> bool:
+    """Whether a pair of the same tool with this F1 is the expected call with its arguments
+    (what :func:`arguments_differ` says, from the F1: 1.0 is every expected argument matched
+    and no other, unless the arguments did not decode)."""
+    return score == 1.0 and not (expected.args is not None and actual.args is None
+                                 and actual.raw_args is not None)
+
+
+def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
+    """Pairs of the same tool, in any order: most required calls made exactly, then most
+    exact calls, then most pairs, then the largest total F1 (a successful call before a
+    failed one of equal score)."""
+    by_tool_exp: dict[str, list[int]] = defaultdict(list)
+    by_tool_act: dict[str, list[int]] = defaultdict(list)
+    for i, call in enumerate(expected):
+        by_tool_exp[call.tool].append(i)
+    for j, made in enumerate(actual):
+        by_tool_act[made.tool].append(j)
+    pairs: list[Pair] = []
+    for tool, block_exp in by_tool_exp.items():
+        block_act = by_tool_act.get(tool)
+        if not block_act:
+            continue
+        for start in range(0, max(len(block_exp), len(block_act)), WINDOW):
+            block_e = block_exp[start:start + WINDOW]
+            block_a = block_act[start:start + WINDOW]
+            if block_e and block_a:
+                _assign(expected, actual, block_e, block_a, pairs, exact_first=True)
+    return _pairing(pairs, len(expected), len(actual))
+
+
+def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
+    """Pairs of the same tool that keep both sequences' order: most required calls made
+    exactly, then most exact calls, then most pairs, then the largest total F1, by dynamic
+    programming over the two sequences."""
+    n, m = len(expected), len(actual)
+    columns: dict[str, list[int]] = defaultdict(list)
+    for j, made in enumerate(actual, start=1):
+        columns[made.tool].append(j)
+    # calls with equal arguments score alike: each expected call scores each distinct
+    # argument object (as JSON, where 1, 1.0 and true differ) once
+    keys = [_json_key(made.args) for made in actual]
+    # A pairing's worth as one integer, compared in C: exact pairs of required calls first,
+    # then exact pairs, then pairs, then F1 (with the outcome bonus) in units of 1e-10.
+    unit = 10 ** 10
+    per_pair = (n + 1) * 2 * unit
+    per_exact = (n + 1) * per_pair
+    per_required = (n + 1) * per_exact
+    # best[i][j]: the worth of the best pairing of expected[:i] with actual[:j]. A row is the
+    # running maximum (itertools.accumulate, in C) of the row above, raised where a call of
+    # the expected call's tool can answer it: only those cells cost Python.
+    best = [[0] * (m + 1)]
+    cells: dict[tuple[int, int], tuple[float, int]] = {}
+    for i in range(1, n + 1):
+        want = expected[i - 1]
+        above = best[-1]
+        row = above[:]
+        scored: dict[Any, tuple[float, int]] = {}
+        for j in columns.get(want.tool, ()):
+            made = actual[j - 1]
+            key = keys[j - 1]
+            if key is None:
+                score, count = pair_score(want, made)
+            else:
+                found = scored.get(key)
+                if found is None:
+                    found = scored[key] = pair_score(want, made)
+                score, count = found
+            cells[i - 1, j - 1] = (score, count)
+            exact = exact_pair(want, made, score)
+            value = (above[j - 1] + (per_exact + per_required * want.required) * exact
+                     + per_pair
+                     + round((score + _OUTCOME_BONUS[made.is_error]) * unit))
+            if value > row[j]:
+                row[j] = value
+        best.append(list(accumulate(row, max)))
+    pairs: list[Pair] = []
+    i, j = n, m
+    while i and j:
+        if best[i][j] == best[i - 1][j]:
+            i -= 1
+        elif best[i][j] == best[i][j - 1]:
+            j -= 1
+        else:
+            score, count = cells[i - 1, j - 1]
+            pairs.append(_new_pair(Pair, (i - 1, j - 1, count, score,
+                                          expected[i - 1].args is not None)))
+            i -= 1
+            j -= 1
+    return _pairing(pairs, n, m)
+
+
+def args_key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
+    """A hashable key shared by argument objects of equal plain values (``1``, ``1.0`` and
+    ``true`` share one: confirm with :func:`arguments_differ`; nested objects and lists
+    are keyed by their JSON text); None when a value is not hashable as JSON."""
+    return _key(args)
+
+
+def has_matcher(value: Any) -> bool:
+    """Whether a matcher stands anywhere in an expected value (arguments, a nested list)."""
+    if isinstance(value, Matcher):
+        return True
+    if isinstance(value, dict):
+        return any(map(has_matcher, value.values()))
+    if isinstance(value, list | tuple):
+        return any(map(has_matcher, value))
+    return False
+
+
+def _json_key(args: dict[str, Any] | None) -> str | None:
+    if args is None:
+        return None
+    try:
+        return json.dumps(args, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
+def _pairing(pairs: list[Pair], n: int, m: int) -> Pairing:
+    done, used = bytearray(n), bytearray(m)
+    for pair in pairs:
+        done[pair[0]] = used[pair[1]] = 1
+    pairs.sort()
+    return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
+                   unpaired_actual=_zeros(used))
 
 
 def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
@@ -359,7 +538,7 @@ def _block_scores(
 
 def _assign(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
-    block_a: list[int], pairs: list[Pair],
+    block_a: list[int], pairs: list[Pair], *, exact_first: bool = False,
 ) -> None:
     if len(block_e) == 1 and len(block_a) == 1:  # a single pair: no index to build
         i, j = block_e[0], block_a[0]
@@ -370,6 +549,14 @@ def _assign(
     # A successful call is preferred over a failed one of equal argument score.
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
     weights = [[s + b for s, b in zip(row, bonus, strict=True)] for row in scores]
+    if exact_first:
+        # an exact pair outweighs any F1 the others of the block can add up to, and an
+        # exact pair of a required call any number of other exact pairs
+        lead = min(len(block_e), len(block_a)) + 1.0
+        for r, i in enumerate(block_e):
+            for c, j in enumerate(block_a):
+                if exact_pair(expected[i], actual[j], scores[r][c]):
+                    weights[r][c] += lead * (lead + 1.0 if expected[i].required else 1.0)
     if len(block_e) == 1 or len(block_a) == 1:
         # one row or one column is no assignment problem, just the best cell (the first
         # of equals); SciPy would cost a third of a second to import for it

@@ -15,6 +15,7 @@ from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
 from toolscore_core.context import Check, Metric, ReportWriter
 from toolscore_core.errors import PluginError
+from toolscore_core.judgment import core_settings
 from toolscore_core.models import PluginInfo, RunImporter, Setting, Settings, TraceFormat
 
 ENTRY_POINT_GROUP = "toolscore"
@@ -49,6 +50,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_checks.metrics.latency",
     "toolscore_checks.metrics.cost",
     "toolscore_checks.required_calls",
+    "toolscore_checks.trajectory",
     "toolscore_checks.call_errors",
     "toolscore_checks.forbidden_calls",
     "toolscore_checks.credentials",
@@ -57,6 +59,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_checks.escape_hatch",
     "toolscore_checks.prompt_injection",
     "toolscore_checks.side_effects",
+    "toolscore_checks.expected_outputs",
     "toolscore_judge.answer",
     "toolscore_judge.arguments",
     "toolscore_formats.reports.console",
@@ -195,6 +198,13 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
     settings = collected["toolscore_register_settings"]
     for declared in settings.values():
         _check_settings(declared, collected)
+    for declared in core_settings():
+        if declared.id in settings:
+            raise PluginError(f"{_who(settings[declared.id].plugin or PluginInfo(name='unknown'))}"
+                              f" declares settings for {declared.id!r}, a section of "
+                              "toolscore's own; name another id")
+        settings[declared.id] = evolve(declared, plugin=PluginInfo(
+            name="toolscore_core", distribution=DISTRIBUTION, version=toolscore_version()))
     return Registry(
         trace_formats=collected["toolscore_register_trace_formats"],
         checks=collected["toolscore_register_checks"],

@@ -72,6 +72,8 @@ def parse(document: Any) -> Trace:
     skipped_items: set[tuple[str, str | None]] = set()
     outputs: list[dict[str, Any]] = []
     final_answer: str | None = None
+    replies: list[str] = []
+    said: set[str] = set()  # the state repeats messages too: each id once
     for raw in _raw_items(document):
         kind = name_of(raw, "type")
         call_id = as_str(raw.get("call_id", raw.get("callId")))
@@ -98,6 +100,11 @@ def parse(document: Any) -> Trace:
                 skipped[kind] = skipped.get(kind, 0) + 1
         elif kind == "message" and raw.get("role") == "assistant":
             final_answer = text_of(raw.get("content")) or final_answer
+            reply, message_id = text_of(raw.get("content")), as_str(raw.get("id"))
+            if reply is not None and (message_id is None or message_id not in said):
+                replies.append(reply)
+                if message_id is not None:
+                    said.add(message_id)
     for raw in outputs:
         call_id = as_str(raw.get("call_id", raw.get("callId")))
         if call_id is None or call_id in answered:
@@ -109,9 +116,12 @@ def parse(document: Any) -> Trace:
     if isinstance(step, dict) and step.get("type") == "next_step_final_output" and isinstance(
             step.get("output"), str):
         final_answer = step["output"]
+        if not replies or replies[-1] != final_answer:
+            replies.append(step["output"])
     notes = tuple(f"{plural(count, f'{kind} item')} not read as calls (unsupported item type)"
                   for kind, count in sorted(skipped.items()))
-    return Trace(calls=table.calls(), final_answer=final_answer, notes=notes)
+    return Trace(calls=table.calls(), final_answer=final_answer, notes=notes,
+                 replies=tuple(replies))
 
 
 def _output(value: Any) -> Any:

@@ -57,6 +57,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     model = usage = None
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
@@ -79,10 +80,13 @@ def parse(document: Any) -> Trace:
         if message.get("role") == "assistant":
             final_answer = None if waits or message.get("stop_reason") == "tool_use" \
                 else text_of(content if isinstance(content, str) else blocks[after_tools:])
+            reply = text_of(content)
+            if reply is not None:
+                replies.append(reply)
             model = as_str(message.get("model")) or model
             usage = message.get("usage") if isinstance(message.get("usage"), dict) else usage
     return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
-                 notes=tuple(notes))
+                 notes=tuple(notes), replies=tuple(replies))
 
 
 def _read_result(block: dict[str, Any], table: CallTable, notes: list[str], index: int) -> None:

@@ -64,6 +64,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise InputError("a message is an object", place=f"$[{index}]")
@@ -80,11 +81,15 @@ def parse(document: Any) -> Trace:
         if message.get("role") == "assistant":
             # A turn that asks for a tool waits for its result: it is not the final answer.
             final_answer = None if used else _text(blocks)
+            reply = _text(blocks)
+            if reply is not None:
+                replies.append(reply)
     if isinstance(document, dict) and document.get("stopReason") == "tool_use":
         final_answer = None
     usage = document.get("usage") if isinstance(document, dict) else None
     return Trace(calls=table.calls(), final_answer=final_answer,
-                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes))
+                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes),
+                 replies=tuple(replies))
 
 
 def _text(blocks: list[dict[str, Any]]) -> str | None:

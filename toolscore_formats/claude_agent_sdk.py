@@ -45,6 +45,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     last_text: str | None = None
+    replies: list[str] = []
     result_text: str | None = None
     run_cost = run_duration = None
     usage = model = None
@@ -63,8 +64,11 @@ def parse(document: Any) -> Trace:
                     table.add(block["name"], block.get("input"), call_id=block.get("id"),
                               timestamp=iso_timestamp(item.get("timestamp")))
                     called = True
-            if item.get("parent_tool_use_id") is None:
+            if item.get("parent_tool_use_id") is None:  # a subagent's text is not a reply
                 last_text = None if called else text_of(blocks)
+                reply = text_of(blocks)
+                if reply is not None:
+                    replies.append(reply)
             model = as_str(message.get("model")) or model
         elif kind == "user":
             for block in blocks:
@@ -85,8 +89,11 @@ def parse(document: Any) -> Trace:
                 notes.append(f"the run ended in error ({item.get('subtype')})")
     has_result = any(isinstance(i, dict) and i.get("type") == "result" for i in document)
     final_answer = result_text if has_result else last_text
+    if final_answer is not None and (not replies or replies[-1] != final_answer):
+        replies.append(final_answer)
     return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
-                 run_cost=run_cost, run_duration=run_duration, notes=tuple(notes))
+                 run_cost=run_cost, run_duration=run_duration, notes=tuple(notes),
+                 replies=tuple(replies))
 
 
 @hookimpl

@@ -56,6 +56,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     for index, content in enumerate(contents):
         if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
             raise InputError('a content is {"role", "parts": [...]}', place=f"$.contents[{index}]")
@@ -76,12 +77,15 @@ def parse(document: Any) -> Trace:
                 texts.append(part["text"])
         if content.get("role") == "model" or (content.get("role") is None and texts):
             final_answer = None if called else ("".join(texts) or None)
+            if "".join(texts):
+                replies.append("".join(texts))
     usage = model = None
     if isinstance(document, dict):
         usage = document.get("usageMetadata", document.get("usage_metadata"))
         model = as_str(document.get("modelVersion", document.get("model_version")))
     return Trace(calls=table.calls(), final_answer=final_answer, model=model,
-                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes))
+                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes),
+                 replies=tuple(replies))
 
 
 def _read_response(response: dict[str, Any], table: CallTable, notes: list[str],

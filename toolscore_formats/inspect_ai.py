@@ -139,6 +139,7 @@ def _read_sample(sample: dict[str, Any], where: str, notes: list[str],
     table = CallTable()
     anchors: list[int | None] = []
     final_answer: str | None = None
+    replies: list[str] = []
     last_turn: dict[str, dict[str, Any]] = {}
     submissions: list[tuple[dict[str, Any], str]] = []
     for index, message in enumerate(sample["messages"]):
@@ -150,6 +151,9 @@ def _read_sample(sample: dict[str, Any], where: str, notes: list[str],
         if role == "assistant":
             last_turn = _read_calls(message, table, anchors, by_id, notes, index)
             final_answer = None if last_turn else text_of(message.get("content"))
+            reply = text_of(message.get("content"))
+            if reply is not None:
+                replies.append(reply)
             submissions = []
         elif role == "tool":
             _read_result(message, table, anchors, notes, index)
@@ -160,12 +164,14 @@ def _read_sample(sample: dict[str, Any], where: str, notes: list[str],
     submitted = _submitted(sample, submissions)
     if submitted is not None:
         final_answer = submitted
+        replies.append(submitted)  # what the agent answered through its submit tool
     calls = _with_event_calls(table, anchors, events, notes)
     _run_notes(sample, notes)
     usage = sample.get("model_usage")
     return Trace(calls=calls, final_answer=final_answer, model=model,
                  usage=usage if isinstance(usage, dict) and usage else None,
-                 run_duration=as_float(sample.get("total_time")), notes=tuple(notes))
+                 run_duration=as_float(sample.get("total_time")), notes=tuple(notes),
+                 replies=tuple(replies))
 
 
 def _read_calls(message: dict[str, Any], table: CallTable, anchors: list[int | None],

@@ -63,6 +63,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     usage = model = None
     for index, item in enumerate(messages):
         fields = message_fields(item)
@@ -72,6 +73,9 @@ def parse(document: Any) -> Trace:
         if kind == "ai":
             called = _read_ai(data, table)
             final_answer = None if called else text_of(data.get("content"))
+            reply = text_of(data.get("content"))
+            if reply is not None:
+                replies.append(reply)
             usage = data.get("usage_metadata") if isinstance(
                 data.get("usage_metadata"), dict) else usage
             metadata = data.get("response_metadata")
@@ -85,7 +89,7 @@ def parse(document: Any) -> Trace:
                 notes.append(f"message {index}: ToolMessage for unknown tool_call_id "
                              f"{as_str(data.get('tool_call_id'))!r} (not counted as a call)")
     return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
-                 notes=tuple(notes))
+                 notes=tuple(notes), replies=tuple(replies))
 
 
 def _read_ai(data: dict[str, Any], table: CallTable) -> bool:

@@ -19,7 +19,8 @@ CALL_KEYS = frozenset(
 )
 _DICT = frozenset((dict,))
 TRACE_KEYS = frozenset(
-    ("calls", "final_answer", "model", "usage", "run_cost", "run_duration", "notes", "metadata")
+    ("calls", "final_answer", "model", "usage", "run_cost", "run_duration", "notes", "metadata",
+     "replies")
 )
 
 
@@ -53,6 +54,11 @@ def parse(document: Any) -> Trace:
     final_answer = document.get("final_answer")
     if final_answer is not None and not isinstance(final_answer, str):
         raise InputError('"final_answer" must be a string or null', place="$.final_answer")
+    replies = document.get("replies")
+    if replies is not None and not (isinstance(replies, list)
+                                    and all(isinstance(r, str) for r in replies)):
+        raise InputError('"replies" must be a list of strings or null', place="$.replies",
+                         fix='write "replies": ["what the agent told the user", ...]')
     usage = document.get("usage")
     fast = in_batches(calls, _plain_calls)
     return Trace(
@@ -63,6 +69,7 @@ def parse(document: Any) -> Trace:
         run_cost=measured(document, "run_cost", "$"),
         run_duration=measured(document, "run_duration", "$"),
         notes=tuple(str(n) for n in document.get("notes") or ()),
+        replies=None if replies is None else tuple(replies),
     )
 
 

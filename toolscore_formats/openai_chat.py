@@ -191,6 +191,8 @@ class _Reader:
         self.table = CallTable()
         self.notes: list[str] = []
         self.final_answer: str | None = None
+        self.replies: list[str] = []
+        """Every assistant text, in order (what ``expected_outputs`` reads)."""
         # The latest assistant message's calls: what a tool message without a usable
         # tool_call_id answers (Ollama and other look-alikes write none), by position.
         self.turn: list[CallRow] = []
@@ -206,6 +208,9 @@ class _Reader:
                 self._end_turn()
             self.turn_index = index
             self.final_answer = self._assistant(message, index)
+            reply = text_of(message.get("content"))
+            if reply is not None:
+                self.replies.append(reply)
         elif role == "tool":
             result = block_content(message.get("content"))
             call_id = message.get("tool_call_id")
@@ -295,7 +300,7 @@ class _Reader:
         self._end_turn()
         return Trace(calls=self.table.calls(), final_answer=self.final_answer,
                      model=as_str(model), usage=usage if isinstance(usage, dict) else None,
-                     notes=tuple(self.notes))
+                     notes=tuple(self.notes), replies=tuple(self.replies))
 
 
 def parse(document: Any) -> Trace:

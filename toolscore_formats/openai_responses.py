@@ -75,6 +75,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     hosted: dict[str, int] = {}
     for index, item in enumerate(items):
         if not isinstance(item, dict):
@@ -92,12 +93,15 @@ def parse(document: Any) -> Trace:
             hosted[kind] = hosted.get(kind, 0) + 1
         elif (kind == "message" or kind is None) and item.get("role") == "assistant":
             final_answer = text_of(item.get("content"))
+            if final_answer is not None:
+                replies.append(final_answer)
     for kind, count in sorted(hosted.items()):
         notes.append(f"{plural(count, f'hosted {kind} item')} run by the provider: not read "
                      "as calls")
     model = as_str(document.get("model")) if isinstance(document, dict) else None
     usage = document.get("usage") if isinstance(document, dict) else None
     return Trace(calls=table.calls(), final_answer=final_answer, model=model,
+                 replies=tuple(replies),
                  usage=usage if isinstance(usage, dict) else None, notes=tuple(notes))
 
 

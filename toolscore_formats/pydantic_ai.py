@@ -39,6 +39,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     model: str | None = None
     provider_parts = 0
     for index, message in enumerate(document):
@@ -60,6 +61,8 @@ def parse(document: Any) -> Trace:
                 elif kind in PROVIDER_PARTS:
                     provider_parts += 1
             final_answer = None if called else ("".join(texts) or None)
+            if "".join(texts):
+                replies.append("".join(texts))
         else:
             for part in parts:
                 _read_request_part(part, table, notes, index)
@@ -78,7 +81,8 @@ def parse(document: Any) -> Trace:
                     if isinstance(p, dict)):
         notes.append("the history ends on a tool return (structured output through an output "
                      "tool such as final_result): no text answer")
-    return Trace(calls=table.calls(), final_answer=final_answer, model=model, notes=tuple(notes))
+    return Trace(calls=table.calls(), final_answer=final_answer, model=model, notes=tuple(notes),
+                 replies=tuple(replies))
 
 
 def _read_request_part(part: dict[str, Any], table: CallTable, notes: list[str],

@@ -131,6 +131,7 @@ def _read_messages(messages: list[Any], document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise InputError("a message is an object", place=f"$[{index}]")
@@ -148,11 +149,15 @@ def _read_messages(messages: list[Any], document: Any) -> Trace:
         if role == "assistant":
             # A turn that asks for a tool waits for its result: it is not the final answer.
             final_answer = None if called else _text(content)
+            reply = _text(content)
+            if reply is not None:
+                replies.append(reply)
         elif role == "tool":
             final_answer = None
     usage = document.get("usage") if isinstance(document, dict) else None
     return Trace(calls=table.calls(), final_answer=final_answer,
-                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes))
+                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes),
+                 replies=tuple(replies))
 
 
 def _read_steps(steps: list[Any], result: dict[str, Any] | None) -> Trace:
@@ -162,6 +167,7 @@ def _read_steps(steps: list[Any], result: dict[str, Any] | None) -> Trace:
     table = CallTable()
     notes: list[str] = []
     final_answer: str | None = None
+    replies: list[str] = []
     model: str | None = None
     for index, step in enumerate(steps):
         response = step.get("response") if isinstance(step.get("response"), dict) else {}
@@ -189,12 +195,15 @@ def _read_steps(steps: list[Any], result: dict[str, Any] | None) -> Trace:
                         notes, f"step {index}")
         text = step.get("text")
         final_answer = None if called else (text if isinstance(text, str) and text else None)
+        if isinstance(text, str) and text:
+            replies.append(text)
     usage = None
     if result is not None:
         usage = result.get("totalUsage") if isinstance(result.get("totalUsage"), dict) \
             else result.get("usage")
     return Trace(calls=table.calls(), final_answer=final_answer, model=model,
-                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes))
+                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes),
+                 replies=tuple(replies))
 
 
 def _input(part: dict[str, Any]) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 from attrs import field, frozen
 
 from toolscore_core.canonical import sha256_hex
-from toolscore_core.contracts import parse_expected
+from toolscore_core.contracts import judgment_json, parse_expected
 from toolscore_core.documents import YAML_SUFFIXES, parse_json, parse_yaml, read_bytes, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import to_json
@@ -120,6 +120,8 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
             item["args"] = to_json(call.args)
         if call.description is not None:
             item["description"] = call.description
+        if call.closed:
+            item["closed"] = True
         expected.append(item)
     return {
         "expected": expected,
@@ -132,6 +134,7 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
         # only when given: the records of tasks without one keep their bytes
         **({} if contract.expected_answer is None
            else {"expected_answer": contract.expected_answer}),
+        **judgment_json(contract),
     }
 
 
@@ -141,6 +144,8 @@ def forbidden_to_json(rule: ForbiddenRule) -> dict[str, Any]:
         item["args"] = to_json(rule.args)
     if rule.reason is not None:
         item["reason"] = rule.reason
+    if not rule.count_failed:
+        item["count_failed"] = False
     return item
 
 

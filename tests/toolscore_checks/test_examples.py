@@ -38,7 +38,12 @@ def test_requests_only_example_is_unknown_where_outcomes_are_needed(capsys: Any)
                      str(EXAMPLES / "requests-only.json"),
                      "--injected", str(EXAMPLES / "injected.json"))
     assert code == 0
-    assert "Evidence: 0 pass, 4 fail, 5 unknown" in out
+    assert "Evidence: 0 pass, 5 fail, 4 unknown" in out
+    # deploy_service was asked with an argument the contract does not expect: not the
+    # required call, whatever its outcome
+    assert "required-calls: not made: deploy_service (call #4: argument 'token' was not " \
+        "expected)" in out
+    assert "unknown call-errors: no call has a result or error" in out
 
 
 @pytest.mark.parametrize(("content", "message"), [

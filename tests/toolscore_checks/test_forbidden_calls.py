@@ -93,3 +93,29 @@ def test_cli_bad_rule_file_is_one_line_and_exit_2(
         assert exc.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "rules.json: $[0].because: unknown key 'because'" in err
+
+
+def test_count_failed_false_leaves_refused_attempts_out() -> None:
+    rules = [{"tool": "cancel", "reason": "never cancel", "count_failed": False}]
+    trace = {"calls": [{"tool": "cancel", "args": {"id": 1}, "result": "Error: not allowed"},
+                       {"tool": "cancel", "args": {"id": 2}, "error": "refused"},
+                       {"tool": "cancel", "args": {"id": 3}}]}
+    gold = {"expected": [], "error_when": [{"result": "^Error:"}]}
+    result = run_check("forbidden-calls", gold, trace, forbidden=rules)
+    assert result is not None and result.status == "fail"  # call 3: outcome unknown, counts
+    assert [v["call"] for v in result.details["violations"]] == [3]
+    assert result.details["refused"] == [{"call": 1, "tool": "cancel", "rule": 1},
+                                         {"call": 2, "tool": "cancel", "rule": 1}]
+    assert result.details["rules"][0]["count_failed"] is False
+    only_refused = {"calls": trace["calls"][:2]}
+    result = run_check("forbidden-calls", gold, only_refused, forbidden=rules)
+    assert result is not None and result.status == "pass"
+    assert result.reason.endswith("2 failed attempts left out by count_failed: false: "
+                                  "#1 cancel (rule 1), #2 cancel (rule 1)")
+
+
+def test_by_default_a_refused_attempt_still_breaks_the_rule() -> None:
+    trace = {"calls": [{"tool": "cancel", "args": {}, "error": "refused"}]}
+    result = run_check("forbidden-calls", [], trace, forbidden=[{"tool": "cancel"}])
+    assert result is not None and result.status == "fail"
+    assert "count_failed" not in result.details["rules"][0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import toolscore
 from tests.toolscore_checks.checks_helpers import run_check
 
 GOLD = [{"tool": "search", "args": {"q": "flights"}}, {"tool": "book", "args": {"id": "UA1"}}]
@@ -46,3 +47,40 @@ def test_unknown_never_pass_for_a_trace_with_only_requests() -> None:
     assert result is not None and result.status == "unknown"
     assert result.details["results"] == "missing"
     assert "no result or error" in result.reason
+
+
+def test_a_required_call_made_with_other_arguments_is_not_made() -> None:
+    trace = {"calls": [{"tool": "search", "args": {"q": "flights"}, "result": ["UA1"]},
+                       {"tool": "book", "args": {"id": "DL9"}, "result": "ok"}]}
+    result = run_check("required-calls", GOLD, trace)
+    assert result is not None and result.status == "fail"
+    assert result.reason == "not made: book (call #2: argument 'id' differs)"
+    assert result.details["missing"] == [
+        {"expected": 2, "tool": "book", "call": 2, "why": "argument 'id' differs"}]
+
+
+def test_an_argument_the_contract_does_not_name_is_another_call() -> None:
+    trace = {"calls": [{"tool": "search", "args": {"q": "flights", "limit": 5}, "result": []},
+                       {"tool": "book", "args": {"id": "UA1"}, "result": "ok"}]}
+    result = run_check("required-calls", GOLD, trace)
+    assert result is not None and result.status == "fail"
+    assert result.reason == "not made: search (call #1: argument 'limit' was not expected)"
+    assert toolscore.evaluate(GOLD, trace).required_call_recall == 0.5
+
+
+def test_the_call_with_the_arguments_is_found_whatever_the_f1_pairing_chose() -> None:
+    # The F1 pairing keeps identical calls together (x=1 with x=1), which leaves the
+    # {"$type": "int"} call with 1.0; with x=1.0 answering x=1 both are made exactly.
+    gold = [{"tool": "f", "args": {"x": 1}}, {"tool": "f", "args": {"x": {"$type": "int"}}}]
+    trace = {"calls": [{"tool": "f", "args": {"x": 1}, "result": "ok"},
+                       {"tool": "f", "args": {"x": 1.0}, "result": "ok"}]}
+    result = run_check("required-calls", gold, trace)
+    assert result is not None and result.status == "pass", result.reason
+    assert toolscore.evaluate(gold, trace).required_call_recall == 1.0
+
+
+def test_omitted_arguments_accept_any() -> None:
+    gold = [{"tool": "search"}]
+    trace = {"calls": [{"tool": "search", "args": {"q": "anything"}, "result": []}]}
+    result = run_check("required-calls", gold, trace)
+    assert result is not None and result.status == "pass"

@@ -57,15 +57,17 @@ def test_fail_under_prints_the_actual_score() -> None:
     assert out.stdout.splitlines()[-1] == "score 87.5% B is below --fail-under A"
 
 
-# The bundled example: call-errors fails, claimed-success is unknown, the rest pass.
+# The bundled example: required-calls (book_flight with other passengers) and call-errors
+# fail, claimed-success is unknown, the rest pass.
 @pytest.mark.parametrize("args, code, last", [
-    (["--fail-on-evidence"], 1, "evidence: call-errors fail (--fail-on-evidence)"),
+    (["--fail-on-evidence"], 1,
+     "evidence: required-calls fail, call-errors fail (--fail-on-evidence)"),
     (["--fail-on-evidence=call-errors"], 1, "evidence: call-errors fail (--fail-on-evidence)"),
     (["--fail-on-evidence", "credentials,claimed-success"], 0, None),
     (["--fail-on-evidence=credentials,claimed-success", "--strict-unknown"], 1,
      "evidence: claimed-success unknown (--fail-on-evidence --strict-unknown)"),
-    (["--strict-unknown"], 1, "evidence: call-errors fail, claimed-success unknown "
-                              "(--fail-on-evidence --strict-unknown)"),
+    (["--strict-unknown"], 1, "evidence: required-calls fail, call-errors fail, "
+                              "claimed-success unknown (--fail-on-evidence --strict-unknown)"),
     ([], 0, None),
 ])
 def test_fail_on_evidence(args: list[str], code: int, last: str | None) -> None:
@@ -210,7 +212,8 @@ def test_a_flag_wins_over_the_config(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "message"), [
     ("claimed_success:\n  words: {}\n",
      "$.claimed_success: unknown section 'claimed_success'; sections are the ids of plugins "
-     "with options: claimed-success, disclosure, escape-hatch, prompt-injection, side-effects"),
+     "with options: calls, claimed-success, disclosure, escape-hatch, prompt-injection, "
+     "side-effects"),
     ("side-effects:\n  validate: yes please\n",
      "$.side-effects.validate: validate must be true or false, not a string; "
      "write validate: true"),

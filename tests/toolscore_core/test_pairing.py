@@ -4,8 +4,15 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolscore_core.matchers import ANY, IsType
 from toolscore_core.models import ExpectedCall, ToolCall
-from toolscore_core.pairing import pair_calls, pair_score
+from toolscore_core.pairing import (
+    arguments_differ,
+    pair_calls,
+    pair_exact_first,
+    pair_in_order,
+    pair_score,
+)
 
 tools = st.sampled_from(["a", "b"])
 values = st.sampled_from([1, 2, 1.0, True, "x", "y", None])
@@ -104,3 +111,81 @@ def test_block_scores_with_matchers_equal_pair_score(data) -> None:  # type: ign
     for r, want in enumerate(expected):
         for c, got in enumerate(actual):
             assert (scores[r][c], matched[r][c]) == pair_score(want, got)
+
+
+# --- the trajectory modes' pairings --------------------------------------------------------
+
+mode_values = st.sampled_from([0, 1])
+mode_expected_values = st.one_of(mode_values, st.just(ANY), st.just(IsType("int")))
+mode_expected = st.lists(st.tuples(tools, st.dictionaries(st.sampled_from(["p", "q", "r"]),
+                                                          mode_expected_values, max_size=3),
+                                   st.booleans()), max_size=4)
+mode_actual = st.lists(st.tuples(tools, st.dictionaries(st.sampled_from(["p", "q", "r"]),
+                                                        mode_values, max_size=3)), max_size=5)
+
+
+def exact(e, a) -> bool:
+    return e.tool == a.tool and arguments_differ(e, a) is None
+
+
+def brute_force_modes(expected, actual, ordered: bool):
+    """The best (exact pairs of required calls, exact pairs, pairs, total F1) over every
+    pairing (in order when ``ordered``)."""
+    best = (0, 0, 0, 0.0)
+    n, m = len(expected), len(actual)
+    for k in range(min(n, m), -1, -1):
+        for rows in itertools.combinations(range(n), k):
+            cols_options = (itertools.combinations(range(m), k) if ordered
+                            else itertools.permutations(range(m), k))
+            for cols in cols_options:
+                chosen = list(zip(rows, cols, strict=True))
+                if any(expected[r].tool != actual[c].tool for r, c in chosen):
+                    continue
+                hits = [exact(expected[r], actual[c]) for r, c in chosen]
+                needed = sum(h for h, (r, _) in zip(hits, chosen, strict=True)
+                             if expected[r].required)
+                total = sum(pair_score(expected[r], actual[c])[0] for r, c in chosen)
+                best = max(best, (needed, sum(hits), k, round(total, 9)))
+    return best
+
+
+def _achieved(pairing, expected, actual):
+    hits = [exact(expected[p.expected], actual[p.actual]) for p in pairing.pairs]
+    needed = sum(h for h, p in zip(hits, pairing.pairs, strict=True)
+                 if expected[p.expected].required)
+    return (needed, sum(hits), len(pairing.pairs),
+            round(sum(p.score for p in pairing.pairs), 9))
+
+
+@settings(max_examples=200, deadline=None)
+@given(mode_expected, mode_actual)
+def test_exact_first_pairing_is_optimal(exp, act) -> None:
+    expected = [ExpectedCall(tool=t, args=a, required=r) for t, a, r in exp]
+    actual = [ToolCall(tool=t, args=a) for t, a in act]
+    pairing = pair_exact_first(expected, actual)
+    assert _achieved(pairing, expected, actual) == brute_force_modes(expected, actual, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(mode_expected, mode_actual)
+def test_in_order_pairing_is_optimal_and_keeps_order(exp, act) -> None:
+    expected = [ExpectedCall(tool=t, args=a, required=r) for t, a, r in exp]
+    actual = [ToolCall(tool=t, args=a) for t, a in act]
+    pairing = pair_in_order(expected, actual)
+    made = [p.actual for p in pairing.pairs]
+    assert made == sorted(made)
+    assert _achieved(pairing, expected, actual) == brute_force_modes(expected, actual, True)
+
+
+def test_arguments_differ_names_the_argument() -> None:
+    want = ExpectedCall(tool="a", args={"p": 1, "q": ANY})
+    assert arguments_differ(want, ToolCall(tool="a", args={"p": 1, "q": 3})) is None
+    assert arguments_differ(want, ToolCall(tool="a", args={"p": 2, "q": 3})) == \
+        "argument 'p' differs"
+    assert arguments_differ(want, ToolCall(tool="a", args={"p": 1})) == \
+        "argument 'q' is missing"
+    assert arguments_differ(want, ToolCall(tool="a", args={"p": 1, "q": 0, "r": 0})) == \
+        "argument 'r' was not expected"
+    assert arguments_differ(want, ToolCall(tool="a", raw_args="{p:")) == \
+        "the arguments did not decode"
+    assert arguments_differ(ExpectedCall(tool="a"), ToolCall(tool="a", args={"z": 1})) is None

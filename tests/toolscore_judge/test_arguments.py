@@ -54,6 +54,9 @@ def test_a_judged_yes_is_a_match_asked_once(tmp_path: Path) -> None:
         evaluation = judged(server, tmp_path / "j.jsonl")
     assert evaluation.metrics["argument_f1"] == 1.0
     assert evaluation.unscored == ()
+    # the judge's yes makes the call the required one: made with its arguments
+    assert evaluation.evidence.get("required-calls").status == "pass"  # type: ignore[union-attr]
+    assert evaluation.required_call_recall == 1.0
     assert check(evaluation) == ("pass", f"decided by the judge {MODEL}: the judged argument "
                                  "meets what the contract says")
     # argument_f1 and the check ask one question, once.
@@ -77,6 +80,10 @@ def test_a_judged_no_is_a_mismatch(tmp_path: Path) -> None:
         evaluation = judged(server, tmp_path / "j.jsonl", city="Lyon")
     # search_hotels matched nights only: F1 2*1/(2+2); book_hotel 1.0.
     assert evaluation.metrics["argument_f1"] == 0.75
+    required = evaluation.evidence.get("required-calls")
+    assert required is not None and required.status == "fail"
+    assert required.reason == ("not made: search_hotels (call #1: argument 'city' differs "
+                               "(the judge said no))")
     assert check(evaluation) == ("fail", f"decided by the judge {MODEL}: city of call #1 "
                                  "search_hotels is not 'the same city as Paris, France' "
                                  "(Lyon is another city)")
@@ -109,8 +116,14 @@ def test_without_a_judge_a_judged_argument_is_unknown_not_an_error(tmp_path: Pat
     assert evaluation.metrics["argument_f1"] == {"unknown": reason}
     assert check(evaluation) == ("unknown", reason)
     assert evaluation.score is not None and "argument_f1" in evaluation.unscored
-    # Pairing went by the other arguments: the calls were made, and nothing asks a judge.
-    assert evaluation.evidence.get("required-calls").status == "pass"  # type: ignore[union-attr]
+    # Pairing went by the other arguments: the call of the tool was made, but whether with
+    # its arguments only the judge can say, and nothing asks one.
+    required = evaluation.evidence.get("required-calls")
+    assert required is not None and required.status == "unknown"
+    assert required.reason == (
+        "1 required call made with arguments only the judge decides: search_hotels (call #1: "
+        "argument 'city' is the judge's to decide: no judge was given (--judge MODEL))")
+    assert evaluation.required_call_recall is None
     (tmp_path / "gold.json").write_text(json.dumps(GOLD))
     (tmp_path / "trace.json").write_text(json.dumps(trace()))
     out = run_cli("eval", "gold.json", "trace.json", "--receipt", "r.json", cwd=tmp_path,

@@ -125,7 +125,10 @@ def test_gold_for_every_row_and_weights_alone(runs: Path, tmp_path: Path) -> Non
     out2 = tmp_path / "weights.jsonl"
     regrade_file(runs, out2, RegradeSettings(weights={"argument_f1": 0.0}))
     rows = _rows(out2)
-    assert {r["outcome"] for r in rows if r["task_id"] == "add"} == {"passed"}
+    added = [r for r in rows if r["task_id"] == "add"]
+    # a perfect score without argument_f1, but add(1, 3) is not the required add(1, 2)
+    assert {r["evaluation"]["score"] for r in added} == {1.0}
+    assert {r["outcome"] for r in added} == {"failed"}
     assert rows[0]["evaluation"]["weights"]["argument_f1"] == 0.0
     assert rows[0]["regraded"]["weights"] == {"argument_f1": 0.0}
 

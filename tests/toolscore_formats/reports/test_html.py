@@ -97,7 +97,7 @@ def test_example_page_shows_score_measures_and_evidence(example_evaluation: Eval
     assert summary is not None and summary.text() == example_evaluation.evidence.summary()
     statuses = {r.attrs["data-check"]: r.attrs["data-status"] for r in evidence_rows(doc)}
     assert statuses == {c.check: c.status for c in example_evaluation.evidence}
-    assert statuses["required-calls"] == "pass" and statuses["call-errors"] == "fail"
+    assert statuses["credentials"] == "pass" and statuses["call-errors"] == "fail"
 
 
 def test_hostile_strings_are_escaped_in_the_markup(hostile_evaluation: Evaluation) -> None:
