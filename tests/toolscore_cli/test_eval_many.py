@@ -67,7 +67,7 @@ def test_a_folder_of_cases_is_evaluated_case_by_case(tmp_path: Path) -> None:
                                                          "args": {"city": "Paris"}}]))
         (case / "trace.json").write_text(json.dumps({"calls": calls}))
     code, out = _eval(tmp_path, "--cases", str(tmp_path / "cases"), "--fail-on-evidence",
-                      "required-calls")
+                      "call-errors")
     assert code == 0, out
     assert [line.split()[0] for line in out.splitlines()[2:4]] == ["lyon", "paris"]
 
@@ -100,4 +100,4 @@ def test_a_failed_gate_is_a_failed_junit_case_for_one_trace_too(tmp_path: Path) 
              for c in root.iter("testcase") if c.get("classname") == "toolscore.gate"}
     assert gates == {"--fail-under": "score 87.5% B is below --fail-under A",
                      "--fail-on-evidence": "evidence: call-errors fail (--fail-on-evidence)"}
-    assert root.get("failures") == "3"  # call-errors and the two gates
+    assert root.get("failures") == "4"  # required-calls, call-errors and the two gates

@@ -18,7 +18,7 @@ TRACE = ROOT / "examples" / "trace.json"
 
 
 def test_assert_trace_returns_the_evaluation_when_it_is_good_enough() -> None:
-    evaluation = assert_trace(GOLD, TRACE, min_score="B", checks=("required-calls",))
+    evaluation = assert_trace(GOLD, TRACE, min_score="B", checks=("credentials",))
     assert evaluation.grade == "B"
     assert evaluation.record_sha256 == toolscore.evaluate_files(GOLD, TRACE).record_sha256
 
@@ -59,7 +59,7 @@ def test_the_fixture_fails_a_test_readably_and_reports_its_verdict_in_junit(
     result = pytester.runpytest("--junitxml=junit.xml")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*score 87.5% B is below min_score 90.0%*",
-                                 "*expected*actual*", "*Evidence: 4 pass, 1 fail, 1 unknown*"])
+                                 "*expected*actual*", "*Evidence: 3 pass, 2 fail, 1 unknown*"])
     assert "toolscore_pytest/" not in result.stdout.str()  # the traceback stops at the test
     cases = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
     properties = {c.get("name"): {p.get("name"): p.get("value") for p in c.iter("property")}
