@@ -61,7 +61,8 @@ class ChatClient:
             object.__setattr__(self, name, value)
 
     def complete(self, request: Mapping[str, Any]) -> str:
-        """The model's answer to ``request``; JudgeUnavailable when none comes."""
+        """The model's answer to ``request``, credentials and the key masked in it;
+        JudgeUnavailable when none comes."""
         key = canonical_json(dict(request))
         if key not in self._answers:
             try:
@@ -101,7 +102,7 @@ class ChatClient:
         text = choice.message.content if choice else None
         if not text or not text.strip():
             raise JudgeUnavailable("an empty answer")
-        return text
+        return self._masked(text)
 
     def _masked(self, text: str) -> str:
         """``text`` as it may be shown: the key masked wherever an endpoint echoes it."""

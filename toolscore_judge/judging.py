@@ -15,6 +15,7 @@ from toolscore_core.models import CheckOutcome, Status
 from toolscore_judge.client import chat_request
 from toolscore_judge.store import Judgment, Verdict, read_judgments, record, request_sha256
 from toolscore_judge.templates import Template
+from toolscore_secrets.redaction import redact_text
 
 _VERDICT = re.compile(r"\W*(yes|no)\b\W*(.*)", re.IGNORECASE | re.DOTALL)
 WHY_LIMIT = 200
@@ -48,8 +49,10 @@ def _short(text: str) -> str:
 def judgment(judge: Judging, template: Template, fields: Mapping[str, str]) -> Judgment | None:
     """The judgment of ``template`` on ``fields``: from the judge's judgments (a file, or a
     run record's, held in memory), else (with a client) asked of the model and added to
-    them; None when neither has it."""
-    request = chat_request(judge.model, template.messages(dict(fields)))
+    them; None when neither has it. Credentials in ``fields`` are masked before anything is
+    sent, stored or addressed."""
+    masked = {name: redact_text(text) for name, text in fields.items()}
+    request = chat_request(judge.model, template.messages(masked))
     address = request_sha256(request, template.sha256)
     store = judge.judgments
     known = store if isinstance(store, MutableMapping) else (
