@@ -48,6 +48,9 @@ class ChatClient:
                                                         repr=False)
     """What each request got, so that one evaluation's metrics and checks asking the same
     question (argument_f1 and judged-arguments) hear the same answer, a failure included."""
+    _sdk: Any = field(default=None, init=False, eq=False, repr=False)
+    """The openai SDK's client, made at the first question and kept: each new one builds
+    its own connection pool and TLS context."""
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent to other processes (a regrade's workers, a Ray cluster) without the key, which
@@ -57,7 +60,7 @@ class ChatClient:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         key = os.environ.get(KEY_ENV) or os.environ.get(FALLBACK_KEY_ENV) or ""
-        for name, value in {**state, "api_key": key, "_answers": {}}.items():
+        for name, value in {**state, "api_key": key, "_answers": {}, "_sdk": None}.items():
             object.__setattr__(self, name, value)
 
     def complete(self, request: Mapping[str, Any]) -> str:
@@ -80,8 +83,11 @@ class ChatClient:
                                    "process that asked")
         import openai
 
-        client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
-                               timeout=self.timeout, max_retries=self.retries)
+        if self._sdk is None:
+            object.__setattr__(self, "_sdk", openai.OpenAI(
+                api_key=self.api_key, base_url=self.base_url, timeout=self.timeout,
+                max_retries=self.retries))
+        client = self._sdk
         tries = f"{self.retries + 1} {'try' if self.retries == 0 else 'tries'}"
         try:
             reply = client.chat.completions.create(**request)
