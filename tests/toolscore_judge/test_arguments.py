@@ -59,8 +59,8 @@ def test_a_judged_yes_is_a_match_asked_once(tmp_path: Path) -> None:
     # argument_f1 and the check ask one question, once.
     assert len(server.seen) == 1
     asked = server.seen[0].body["messages"][1]["content"]
-    assert "The argument: city\nIt should be: the same city as Paris, France" in asked
-    assert '<<<\n"Paname"\n>>>' in asked and "The tool: search_hotels" in asked
+    assert 'The argument: "city"\nIt should be: "the same city as Paris, France"' in asked
+    assert '(JSON):\n"Paname"\n' in asked and 'The tool: "search_hotels"' in asked
     stored = read_judgments(tmp_path / "j.jsonl")
     assert [(j.template, j.verdict) for j in stored.values()] == [("judged-argument", "yes")]
     details = evaluation.evidence.get("judged-arguments").details  # type: ignore[union-attr]
