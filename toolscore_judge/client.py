@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -23,6 +24,11 @@ DEFAULT_RETRIES = 2
 TEMPERATURE = 0
 MAX_TOKENS = 200
 """A verdict is one line; a judge that rambles is cut short (and costs little)."""
+ANSWER_LIMIT = 4_000
+"""The most characters of an answer read as one (200 tokens are well under 1,000): a longer
+one, from an endpoint that ignores ``max_tokens``, is no verdict, and is never stored."""
+BODY_LIMIT = 16 * ANSWER_LIMIT
+"""The most bytes of an HTTP answer read: room for the JSON around the answer and escapes."""
 
 
 def chat_request(model: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -90,7 +96,9 @@ class ChatClient:
         client = self._sdk
         tries = f"{self.retries + 1} {'try' if self.retries == 0 else 'tries'}"
         try:
-            reply = client.chat.completions.create(**request)
+            # Streamed, so that an answer over the limit is refused unread, not buffered.
+            with client.chat.completions.with_streaming_response.create(**request) as response:
+                body = _capped_body(response)
         except openai.APITimeoutError:
             raise JudgeUnavailable(f"no answer within {self.timeout:g}s ({tries})") from None
         except openai.APIStatusError as exc:
@@ -101,18 +109,65 @@ class ChatClient:
                                    f"({tries})") from None
         except openai.OpenAIError as exc:
             raise JudgeUnavailable(self._masked(f"{type(exc).__name__}: {exc}")) from None
-        choice = reply.choices[0] if reply.choices else None
-        refusal = getattr(choice.message, "refusal", None) if choice else None
-        if refusal:
-            raise JudgeUnavailable(f"the model refused: {self._masked(str(refusal))}")
-        text = choice.message.content if choice else None
-        if not text or not text.strip():
+        message = _message_of(body)
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            raise JudgeUnavailable(f"the model refused: {self._masked(_cut(refusal))}")
+        text = message.get("content")
+        if not isinstance(text, str) or not text.strip():
             raise JudgeUnavailable("an empty answer")
+        if len(text) > ANSWER_LIMIT:
+            raise JudgeUnavailable(f"an answer of {len(text):,} characters, over the "
+                                   f"{ANSWER_LIMIT:,} a verdict needs; not read")
         return self._masked(text)
 
     def _masked(self, text: str) -> str:
         """``text`` as it may be shown: the key masked wherever an endpoint echoes it."""
         return redact_text(text.replace(self.api_key, mask(self.api_key)))
+
+
+def _capped_body(response: Any) -> bytes:
+    """The body of a streamed response, refused (JudgeUnavailable) past BODY_LIMIT."""
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > BODY_LIMIT:
+        raise JudgeUnavailable(f"an answer of {int(declared):,} bytes, over the "
+                               f"{BODY_LIMIT:,} a verdict needs; not read")
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > BODY_LIMIT:
+                raise JudgeUnavailable(f"an answer of over {BODY_LIMIT:,} bytes, more than a "
+                                       "verdict needs; not read")
+            chunks.append(chunk)
+    except JudgeUnavailable:
+        raise
+    except Exception as exc:  # the SDK's HTTP library's own errors, while the body comes in
+        raise JudgeUnavailable(f"the answer broke off ({type(exc).__name__})") from None
+    return b"".join(chunks)
+
+
+def _message_of(body: bytes) -> dict[str, Any]:
+    """``choices[0].message`` of a Chat Completions answer; JudgeUnavailable, saying what is
+    wrong, when the body is not one (undecodable bytes, not JSON, another shape)."""
+    try:
+        data = json.loads(body)
+    except UnicodeDecodeError:
+        raise JudgeUnavailable("the endpoint's answer is not text (undecodable bytes)") from None
+    except ValueError as exc:
+        raise JudgeUnavailable(f"the endpoint's answer is not JSON ({exc})") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    if not isinstance(message, dict):
+        raise JudgeUnavailable("the endpoint's answer is not a Chat Completions answer (no "
+                               "choices[0].message)")
+    return message
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _message(exc: Any) -> str:

@@ -21,13 +21,15 @@ from attrs import define, field
 
 @define
 class Reply:
-    """One scripted answer: the assistant's text (or an HTTP error), after ``delay`` seconds."""
+    """One scripted answer: the assistant's text (or an HTTP error), after ``delay`` seconds;
+    ``body``, when given, is sent as it is in place of a Chat Completions answer."""
 
     content: str | None = None
     status: int = 200
     delay: float = 0.0
     headers: dict[str, str] = field(factory=dict)
     refusal: str | None = None
+    body: bytes | None = None
 
 
 @define
@@ -70,7 +72,7 @@ class ChatServer:
                 else:
                     data = {"error": {"message": reply.content or "error", "type": "test",
                                       "code": reply.status}}
-                payload = json.dumps(data).encode()
+                payload = json.dumps(data).encode() if reply.body is None else reply.body
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
