@@ -85,6 +85,11 @@ def test_a_judged_no_is_a_mismatch(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("reply", "why"), [
     (Reply("error", status=500), "HTTP 500 (1 try): error"),
     (Reply("Paris, probably."), "no yes or no in the answer: Paris, probably."),
+    (Reply(body=b"\x80\x81 not text"), "the endpoint's answer is not text (undecodable bytes)"),
+    (Reply(body=b"<html>Bad gateway</html>"),
+     "the endpoint's answer is not JSON (Expecting value: line 1 column 1 (char 0))"),
+    (Reply("yes: " + "Paris " * 1_000), "an answer of 6,005 characters, over the 4,000 a "
+                                        "verdict needs; not read"),
 ])
 def test_a_judge_that_cannot_answer_leaves_the_metric_unknown(
     tmp_path: Path, reply: Reply, why: str
