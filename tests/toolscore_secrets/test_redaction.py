@@ -192,7 +192,8 @@ _PIECES = st.sampled_from([
     "sk-proj-abcd_efgh-ijkl_mnop-qrst", "{{x}}", "${X}", "…", "pass", "passWord", "PASS",
     "content: ", "note: ", "t_", "%3A", "%40", "%3D", "\u200b", "ｓｋ－ｐｒｏｊ－", "ＡＫＩＡ",
     "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "AIzaSyA1234567890abcdefghijklmnopqrstuv",
-    "Basic ", "YWRtaW46cGFzc3dvcmQxMjM0NQ==",
+    "Basic ", "YWRtaW46cGFzc3dvcmQxMjM0NQ==", "\u00a0", "%2D", "%5F", "\u00b2", "\u2460",
+    "\u0301", "ｐａｓｓｗｏｒｄ", "＝",
 ])
 _TEXTS = st.lists(_PIECES, max_size=9).map("".join)
 
