@@ -19,6 +19,8 @@ FALLBACK_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "TOOLSCORE_JUDGE_BASE_URL"
 """The endpoint when ``--judge-base-url`` is not given (else OpenAI's)."""
 EXTRA = "pip install 'toolscore[judge]'"
+KEY_MIN_LENGTH = 8
+"""A key at least this long is masked wherever an endpoint's answer or error repeats it."""
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 2
 TEMPERATURE = 0
@@ -122,8 +124,12 @@ class ChatClient:
         return self._masked(text)
 
     def _masked(self, text: str) -> str:
-        """``text`` as it may be shown: the key masked wherever an endpoint echoes it."""
-        return redact_text(text.replace(self.api_key, mask(self.api_key)))
+        """``text`` as it may be shown: the key masked wherever an endpoint echoes it, and
+        every credential. A key of a few characters (a local server's ``x``) is no secret,
+        and masking it would rewrite the answer's words."""
+        if len(self.api_key) >= KEY_MIN_LENGTH:
+            text = text.replace(self.api_key, mask(self.api_key))
+        return redact_text(text)
 
 
 def _capped_body(response: Any) -> bytes:

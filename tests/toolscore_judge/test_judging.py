@@ -207,3 +207,21 @@ def test_without_a_judgments_file_a_regrade_is_unknown(tmp_path: Path) -> None:
     assert reason.endswith(f"the judge {MODEL}'s judgment is not in the judgments file "
                            "(`toolscore eval --judge` asks again)")
     assert json.loads(evaluation.record_json)["evidence"]["counts"]["pass"] == 2
+
+
+def test_an_answer_echoing_the_key_is_stored_masked_and_a_short_key_rewrites_nothing(
+    tmp_path: Path
+) -> None:
+    with ChatServer([Reply(f"yes: it claims the booking; my key is {KEY}")]).running() as server:
+        evaluation = judged(server, tmp_path / "j.jsonl")
+    stored = (tmp_path / "j.jsonl").read_text()
+    assert KEY not in stored and "sk-t…ef" in stored
+    assert KEY not in evaluation.record_json
+    # A local server's placeholder key ("x") is no secret: the answer keeps its x's.
+    with ChatServer([Reply("yes: it claims the booking; exactly")]).running() as server:
+        judge = Judging(model=MODEL, judgments=str(tmp_path / "k.jsonl"), client=chat_client(
+            MODEL, base_url=server.url, env={"TOOLSCORE_JUDGE_API_KEY": "x"}))
+        evaluation = evaluate_files(GOLD, TRACE, judge=judge)
+    assert status(evaluation, "claimed-success") == (
+        "fail", f"decided by the judge {MODEL}: the answer claims a failed or missing action as "
+                "done (it claims the booking; exactly)")
