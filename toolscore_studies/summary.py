@@ -12,6 +12,7 @@ from attrs import define, field
 from toolscore_core.documents import JSON_FAILURES, NotJSONNumber, loads
 from toolscore_core.errors import InputError
 from toolscore_core.models import STATUSES
+from toolscore_secrets.redaction import redact
 
 
 def why_not_json(exc: BaseException) -> str:
@@ -214,6 +215,12 @@ class StudySummary:
         return whole
 
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
+        """The summary as JSON, as every rendering shows it: credentials in study names and
+        task ids masked."""
+        redacted: dict[str, Any] = redact(self._plain_dict(k))
+        return redacted
+
+    def _plain_dict(self, k: int | None = None) -> dict[str, Any]:
         k = k or self.default_k()
         total = self.total().to_dict()
         del total["pass_hat_k"]
@@ -269,9 +276,14 @@ class RegradeSummary:
             flips.to_fail += 1
 
     def to_dict(self, k: int | None = None) -> dict[str, Any]:
+        """The regrade's summary as JSON, credentials in study names and task ids masked."""
+        redacted: dict[str, Any] = redact(self._plain_dict(k))
+        return redacted
+
+    def _plain_dict(self, k: int | None = None) -> dict[str, Any]:
         k = k or self.after.default_k()
-        before = self.before.to_dict(k)
-        after = self.after.to_dict(k)
+        before = self.before._plain_dict(k)
+        after = self.after._plain_dict(k)
         before_by_id = {t["task_id"]: t for t in before["tasks"]}
         tasks = []
         for task in after["tasks"]:

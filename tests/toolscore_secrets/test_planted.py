@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import toolscore
@@ -130,6 +130,8 @@ KINDS: dict[str, Kind] = {
 
 PLACES = ("tool name", "argument key", "argument value", "nested argument", "result",
           "error", "final answer", "contract argument", "contract $judge", "expected answer")
+"""Where every kind is planted; besides, the study's name and its task's id hold one kind
+each, drawn anew for each example."""
 OUTPUTS = ("console", "JSON", "Markdown", "HTML", "JUnit", "receipt", "judgments file",
            "judge requests", "runs file evaluation", "runs file judgments", "summary console",
            "summary JSON", "summary Markdown", "summary HTML", "summary JUnit")
@@ -185,9 +187,10 @@ def _trace_and_contract(planted: dict[str, tuple[str, str]]) -> tuple[dict[str, 
             {"expected": expected, "expected_answer": "Nothing found:\n" + "\n".join(texts)})
 
 
-def _outputs(folder: Path, planted: dict[str, tuple[str, str]],
-             server: ChatServer) -> Iterator[tuple[str, str]]:
-    """(output, its text as a reader sees it) for every output a user can get."""
+def _outputs(folder: Path, planted: dict[str, tuple[str, str]], server: ChatServer,
+             names: tuple[str, str] = ("planted", "task")) -> Iterator[tuple[str, str]]:
+    """(output, its text as a reader sees it) for every output a user can get; ``names``
+    are the study's name and its task's id, which the summaries show."""
     trace, contract = _trace_and_contract(planted)
     (folder / "trace.json").write_text(json.dumps(trace), encoding="utf-8")
     (folder / "gold.json").write_text(json.dumps(contract), encoding="utf-8")
@@ -215,7 +218,8 @@ def _outputs(folder: Path, planted: dict[str, tuple[str, str]],
     yield "judgments file", _json_plain(files["j.jsonl"].read_text(encoding="utf-8"))
 
     runs = folder / "runs.jsonl"
-    spec = {"study": "planted", "tasks": {"task": {
+    study, task = names
+    spec = {"study": study, "tasks": {task: {
         "prompt": "Look it up.", "expected": contract["expected"],
         "expected_answer": contract["expected_answer"]}}}
     calls = [ToolCall(id=c["id"], tool=c["tool"], args=c["args"], result=c.get("result"),
@@ -249,27 +253,39 @@ def judge_server() -> Iterator[ChatServer]:
         yield server
 
 
+# The study's name and its task's id hold one kind each too (one line: a private key's
+# block is no name): the summaries show both.
+ONE_LINE = [kind for kind, make in KINDS.items()
+            if "\n" not in make(random.Random(0), {"word": "x", "pass": "pass"})[0]]
 STYLES = st.fixed_dictionaries({
     "word": st.sampled_from(["content", "note", "x", "Details"]),
     "pass": st.sampled_from(["pass", "passWord", "PASS", "Password", "db_pass"]),
 })
 
 
-@settings(max_examples=3, deadline=None)
-@given(seed=st.integers(0, 2**64), style=STYLES)
+# No shrinking: each example is a few seconds of real work; a failure prints its draw.
+@settings(max_examples=3, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate))
+@given(seed=st.integers(0, 2**64), style=STYLES, study=st.sampled_from(ONE_LINE),
+       task=st.sampled_from(ONE_LINE))
 def test_no_planted_credential_reaches_any_output(judge_server: ChatServer, seed: int,
-                                                  style: dict[str, str]) -> None:
+                                                  style: dict[str, str], study: str,
+                                                  task: str) -> None:
     planted = _plant(random.Random(seed), style)
+    rng = random.Random(seed + 1)
+    study_name, study_secret = KINDS[study](rng, style)
+    task_id, task_secret = KINDS[task](rng, style)
     needles = {kind: _needle(secret) for kind, (_, secret) in planted.items()}
+    named = {"study name": _needle(study_secret), "task id": _needle(task_secret)}
     assert all(len(n) >= 10 for n in needles.values())
     with tempfile.TemporaryDirectory() as folder:
-        outputs = dict(_outputs(Path(folder), planted, judge_server))
+        outputs = dict(_outputs(Path(folder), planted, judge_server,
+                                (f"study {study_name}", f"task {task_id}")))
         trace = _plain((Path(folder) / "trace.json").read_text(encoding="utf-8"))
     assert set(outputs) == set(OUTPUTS)
     # The evidence itself keeps them (the test would find nothing if planting failed).
     assert all(needle in _json_plain(trace) for needle in needles.values())
     hits = [(output, kind) for output, text in outputs.items()
-            for kind, needle in needles.items() if needle in text]
+            for kind, needle in {**needles, **named}.items() if needle in text]
     assert hits == []
     assert all(_needle(KEY) not in text for text in outputs.values())
     # The judge was asked about every place a judge sees, in the eval and in the study run:
