@@ -143,8 +143,8 @@ def _judged(context: EvaluationContext, unread: CheckOutcome) -> CheckOutcome:
     from toolscore_judge.judging import Question, second_opinion
     from toolscore_judge.templates import CLAIMED_SUCCESS
 
-    actions = "\n".join(f"- {_label(_item(item))}" + (f": {short(item.text)}" if item.text else "")
-                        for item in todo)
+    actions = [_label(_item(item)) + (f": {short(item.text)}" if item.text else "")
+               for item in todo]
     return second_opinion(context, unread, Question(
         template=CLAIMED_SUCCESS,
         fields={"actions": actions, "answer": context.final_answer or ""},

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
-from toolscore_core.canonical import canonical_json
 from toolscore_core.matchers import Judged, judged_in, undecided_arguments, undecided_in
 from toolscore_core.patterns import TIMED_OUT
 from toolscore_core.wording import count, number
@@ -83,8 +82,7 @@ def _rule(context: EvaluationContext, i: int, j: int, name: str, claim: Judged,
     from toolscore_judge.templates import JUDGED_ARGUMENT
 
     # A credential in an argument is masked before it leaves for the judge's endpoint.
-    fields = {"tool": tool, "argument": name, "claim": claim.claim,
-              "value": canonical_json(redact(value))}
+    fields = {"tool": tool, "argument": name, "claim": claim.claim, "value": redact(value)}
     found, missing = consult(judge, JUDGED_ARGUMENT, fields)
     sha = None if found is None else found.sha256
     if found is None or found.verdict is None:

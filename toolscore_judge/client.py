@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -18,11 +19,18 @@ FALLBACK_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "TOOLSCORE_JUDGE_BASE_URL"
 """The endpoint when ``--judge-base-url`` is not given (else OpenAI's)."""
 EXTRA = "pip install 'toolscore[judge]'"
+KEY_MIN_LENGTH = 8
+"""A key at least this long is masked wherever an endpoint's answer or error repeats it."""
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_RETRIES = 2
 TEMPERATURE = 0
 MAX_TOKENS = 200
 """A verdict is one line; a judge that rambles is cut short (and costs little)."""
+ANSWER_LIMIT = 4_000
+"""The most characters of an answer read as one (200 tokens are well under 1,000): a longer
+one, from an endpoint that ignores ``max_tokens``, is no verdict, and is never stored."""
+BODY_LIMIT = 16 * ANSWER_LIMIT
+"""The most bytes of an HTTP answer read: room for the JSON around the answer and escapes."""
 
 
 def chat_request(model: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -48,6 +56,9 @@ class ChatClient:
                                                         repr=False)
     """What each request got, so that one evaluation's metrics and checks asking the same
     question (argument_f1 and judged-arguments) hear the same answer, a failure included."""
+    _sdk: Any = field(default=None, init=False, eq=False, repr=False)
+    """The openai SDK's client, made at the first question and kept: each new one builds
+    its own connection pool and TLS context."""
 
     def __getstate__(self) -> dict[str, Any]:
         # Sent to other processes (a regrade's workers, a Ray cluster) without the key, which
@@ -57,11 +68,12 @@ class ChatClient:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         key = os.environ.get(KEY_ENV) or os.environ.get(FALLBACK_KEY_ENV) or ""
-        for name, value in {**state, "api_key": key, "_answers": {}}.items():
+        for name, value in {**state, "api_key": key, "_answers": {}, "_sdk": None}.items():
             object.__setattr__(self, name, value)
 
     def complete(self, request: Mapping[str, Any]) -> str:
-        """The model's answer to ``request``; JudgeUnavailable when none comes."""
+        """The model's answer to ``request``, credentials and the key masked in it;
+        JudgeUnavailable when none comes."""
         key = canonical_json(dict(request))
         if key not in self._answers:
             try:
@@ -79,11 +91,16 @@ class ChatClient:
                                    "process that asked")
         import openai
 
-        client = openai.OpenAI(api_key=self.api_key, base_url=self.base_url,
-                               timeout=self.timeout, max_retries=self.retries)
+        if self._sdk is None:
+            object.__setattr__(self, "_sdk", openai.OpenAI(
+                api_key=self.api_key, base_url=self.base_url, timeout=self.timeout,
+                max_retries=self.retries))
+        client = self._sdk
         tries = f"{self.retries + 1} {'try' if self.retries == 0 else 'tries'}"
         try:
-            reply = client.chat.completions.create(**request)
+            # Streamed, so that an answer over the limit is refused unread, not buffered.
+            with client.chat.completions.with_streaming_response.create(**request) as response:
+                body = _capped_body(response)
         except openai.APITimeoutError:
             raise JudgeUnavailable(f"no answer within {self.timeout:g}s ({tries})") from None
         except openai.APIStatusError as exc:
@@ -94,18 +111,69 @@ class ChatClient:
                                    f"({tries})") from None
         except openai.OpenAIError as exc:
             raise JudgeUnavailable(self._masked(f"{type(exc).__name__}: {exc}")) from None
-        choice = reply.choices[0] if reply.choices else None
-        refusal = getattr(choice.message, "refusal", None) if choice else None
-        if refusal:
-            raise JudgeUnavailable(f"the model refused: {self._masked(str(refusal))}")
-        text = choice.message.content if choice else None
-        if not text or not text.strip():
+        message = _message_of(body)
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            raise JudgeUnavailable(f"the model refused: {self._masked(_cut(refusal))}")
+        text = message.get("content")
+        if not isinstance(text, str) or not text.strip():
             raise JudgeUnavailable("an empty answer")
-        return text
+        if len(text) > ANSWER_LIMIT:
+            raise JudgeUnavailable(f"an answer of {len(text):,} characters, over the "
+                                   f"{ANSWER_LIMIT:,} a verdict needs; not read")
+        return self._masked(text)
 
     def _masked(self, text: str) -> str:
-        """``text`` as it may be shown: the key masked wherever an endpoint echoes it."""
-        return redact_text(text.replace(self.api_key, mask(self.api_key)))
+        """``text`` as it may be shown: the key masked wherever an endpoint echoes it, and
+        every credential. A key of a few characters (a local server's ``x``) is no secret,
+        and masking it would rewrite the answer's words."""
+        if len(self.api_key) >= KEY_MIN_LENGTH:
+            text = text.replace(self.api_key, mask(self.api_key))
+        return redact_text(text)
+
+
+def _capped_body(response: Any) -> bytes:
+    """The body of a streamed response, refused (JudgeUnavailable) past BODY_LIMIT."""
+    declared = response.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > BODY_LIMIT:
+        raise JudgeUnavailable(f"an answer of {int(declared):,} bytes, over the "
+                               f"{BODY_LIMIT:,} a verdict needs; not read")
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > BODY_LIMIT:
+                raise JudgeUnavailable(f"an answer of over {BODY_LIMIT:,} bytes, more than a "
+                                       "verdict needs; not read")
+            chunks.append(chunk)
+    except JudgeUnavailable:
+        raise
+    except Exception as exc:  # the SDK's HTTP library's own errors, while the body comes in
+        raise JudgeUnavailable(f"the answer broke off ({type(exc).__name__})") from None
+    return b"".join(chunks)
+
+
+def _message_of(body: bytes) -> dict[str, Any]:
+    """``choices[0].message`` of a Chat Completions answer; JudgeUnavailable, saying what is
+    wrong, when the body is not one (undecodable bytes, not JSON, another shape)."""
+    try:
+        data = json.loads(body)
+    except UnicodeDecodeError:
+        raise JudgeUnavailable("the endpoint's answer is not text (undecodable bytes)") from None
+    except ValueError as exc:
+        raise JudgeUnavailable(f"the endpoint's answer is not JSON ({exc})") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    first = choices[0] if isinstance(choices, list) and choices else None
+    message = first.get("message") if isinstance(first, dict) else None
+    if not isinstance(message, dict):
+        raise JudgeUnavailable("the endpoint's answer is not a Chat Completions answer (no "
+                               "choices[0].message)")
+    return message
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def _message(exc: Any) -> str:

@@ -15,6 +15,7 @@ from toolscore_core.models import CheckOutcome, Status
 from toolscore_judge.client import chat_request
 from toolscore_judge.store import Judgment, Verdict, read_judgments, record, request_sha256
 from toolscore_judge.templates import Template
+from toolscore_secrets.redaction import redact
 
 _VERDICT = re.compile(r"\W*(yes|no)\b\W*(.*)", re.IGNORECASE | re.DOTALL)
 WHY_LIMIT = 200
@@ -25,7 +26,8 @@ class Question:
     """A question a check puts to the judge, and what each answer makes the check."""
 
     template: Template
-    fields: Mapping[str, str]
+    fields: Mapping[str, Any]
+    """The material under judgment by the template's field names (JSON values)."""
     on_yes: tuple[Status, str]
     """The status and the reason's words when the judge answers yes."""
     on_no: tuple[Status, str]
@@ -45,11 +47,13 @@ def _short(text: str) -> str:
     return flat if len(flat) <= WHY_LIMIT else flat[:WHY_LIMIT - 1] + "…"
 
 
-def judgment(judge: Judging, template: Template, fields: Mapping[str, str]) -> Judgment | None:
+def judgment(judge: Judging, template: Template, fields: Mapping[str, Any]) -> Judgment | None:
     """The judgment of ``template`` on ``fields``: from the judge's judgments (a file, or a
     run record's, held in memory), else (with a client) asked of the model and added to
-    them; None when neither has it."""
-    request = chat_request(judge.model, template.messages(dict(fields)))
+    them; None when neither has it. Credentials in ``fields`` are masked before anything is
+    sent, stored or addressed."""
+    masked = {name: redact(value) for name, value in fields.items()}
+    request = chat_request(judge.model, template.messages(masked))
     address = request_sha256(request, template.sha256)
     store = judge.judgments
     known = store if isinstance(store, MutableMapping) else (
@@ -80,7 +84,7 @@ def _ask(judge: Judging, template: Template, request: dict[str, Any], address: s
 
 
 def consult(judge: Judging, template: Template,
-            fields: Mapping[str, str]) -> tuple[Judgment | None, str | None]:
+            fields: Mapping[str, Any]) -> tuple[Judgment | None, str | None]:
     """The judgment of a question (None when there is none) and, when it gives no verdict,
     why not, in words for a reason: the file cannot be read, lacks it, or the judge had none."""
     try:

@@ -1,12 +1,15 @@
 """Finding credentials in text and arguments, and redacting them in every output (``AKIA…LE``).
 
 Detection is detect-secrets' (its regex plugins, entropy plugins off, its false-positive
-filters on) plus two detectors of our own for the key formats it lacks (OpenAI
-``sk-proj-…``/``sk-…`` and Anthropic ``sk-ant-api03-…``), one for ``Bearer`` tokens and
-one for secrets assigned to a secret-named key in a command line (``--password=…``,
-``API_KEY=…``). In structured arguments, a non-trivial string under a key that names a
-secret (``password``, ``api_key``, ``token``, ``authorization``, …) is a credential too.
-Hashes, UUIDs and ordinary ids have no credential shape and are never flagged.
+filters on) plus detectors of our own for the key formats it lacks (OpenAI
+``sk-proj-…``/``sk-…``, Anthropic ``sk-ant-api03-…``, Hugging Face ``hf_…``, Google
+``AIza…``), ``Bearer`` tokens, ``Basic`` credentials, and secrets assigned to a
+secret-named key in a command line or prose (``--password=…``, ``note: API_KEY=…``). In
+structured arguments, a non-trivial string under a key that names a secret (``password``,
+``pass``, ``api_key``, ``token``, ``authorization``, …) is a credential too. Every
+detector reads the text as it is and its :func:`normalized` form (full-width forms plain,
+zero-width characters left out, percent-encoding decoded); what either finds is masked in
+the original. Hashes, UUIDs and ordinary ids have no credential shape and are never flagged.
 
 A cheap prefilter runs first (:func:`suspicious`, :func:`suspicious_value`): text that
 holds none of the detectors' anchors costs a few substring searches, and a whole record or
@@ -17,9 +20,12 @@ words in a record ("credentials", "token") neither trigger a scan nor load detec
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 import threading
+import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -53,11 +59,13 @@ DETECT_SECRETS_PLUGINS: tuple[str, ...] = (
 )
 
 # Words a key is made of when it names a secret (``db_password``, ``X-Api-Key``, ...).
+# ``pass`` alone names a secret only as the last word (``pass``, ``db_pass``), not in
+# ``pass_through``.
 _SECRET_KEY = re.compile(
-    r"(?:^|_)(?:password|passwd|passphrase|pwd|secret|client_secret|api_?key|apikey|"
-    r"access_?key|secret_?key|private_?key|auth_?key|auth_?token|access_?token|"
-    r"refresh_?token|id_token|bearer|session_?token|session_?key|token|authorization|"
-    r"credentials?|cookie)(?:$|_)"
+    r"(?:^|_)(?:password|passwd|passphrase|pass_word|pass_phrase|pwd|secret|client_secret|"
+    r"api_?key|apikey|access_?key|secret_?key|private_?key|auth_?key|auth_?token|"
+    r"access_?token|refresh_?token|id_token|bearer|session_?token|session_?key|token|"
+    r"authorization|credentials?|cookie)(?:$|_)|(?:^|_)pass$"
 )
 # A key naming a secret is about the secret, not the secret itself, when it ends so.
 _NOT_A_SECRET_KEY = re.compile(
@@ -81,6 +89,23 @@ _ASSIGNED = re.compile(
 # capital or a symbol, and six characters. After "=" (a command line, a URL) any value does.
 _PLAIN_WORD = re.compile(r"[a-z]+")
 _BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})")
+# ``Basic`` and base64 that decodes to ``user:password`` (HTTP basic authentication).
+_BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
+
+# What detection reads besides the text itself: the text with characters that disguise
+# ASCII in their plain form (NFKC: full-width forms, enclosed, superscript and subscript
+# letters and digits), invisible characters (zero-width spaces and joiners, soft
+# hyphens, direction marks) left out, and percent-encoded printable ASCII decoded
+# (``https%3A%2F%2Fadmin%3Apw%40db``). Masks are put on the original text. Other
+# characters (a no-break space, an ellipsis) hide no key and are left as they are, so
+# that ordinary non-English text costs one search, not a second reading.
+_INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
+_PERCENT = r"%(?:[2-6][0-9A-Fa-f]|7[0-9A-Ea-e])"
+_DISGUISED = "[\uff01-\uff5e\u2460-\u24ff\u2070-\u209f\u00b2\u00b3\u00b9" + _INVISIBLE + "]"
+_SPECIAL = re.compile(_PERCENT + "|" + _DISGUISED)
+_FIRST = (re.compile(_PERCENT), re.compile(_DISGUISED))
+"""The two halves of _SPECIAL, each searched faster alone (a character class alone is
+scanned in C without trying an alternation at every position)."""
 
 # Characters a token is made of; a detection is widened to the whole token around it.
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-=.]")
@@ -126,8 +151,7 @@ _JSON_TRIGGERS = frozenset("=:;'`!")
 _JSON_SPACE = re.compile(r"\s|\\[nrt]")
 _STRING_REST = re.compile(r"(?:[^\"\\]|\\.)*+")
 # A regex with a literal prefix: a fast search, even where "passenger" is on every call.
-_PASS = re.compile(r"pass(?:(?=w|phrase)|(?<=dbpass)|(?<=db_pass)|(?<=databasepass)"
-                   r"|(?<=database_pass))")
+_PASS = re.compile(r"pass(?:(?=w|phrase)|(?![a-z]))")
 _KEY_MARKERS = ("private ", "putty-user-")  # "-----BEGIN RSA PRIVATE KEY-----", PuTTY files
 
 
@@ -185,7 +209,7 @@ _KEY_PREFIXES = ("sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-", "sk-ant-")
 # Under this length one regex costs less than a substring search per needle (each search
 # is a call; a regex pays per character instead).
 _SHORT = 1000
-_ANY_ANCHOR = re.compile(r"://|xox|sk-(?:proj|svcacct|admin|None|ant)-|glpat-")
+_ANY_ANCHOR = re.compile(r"://|xox|sk-(?:proj|svcacct|admin|None|ant)-|glpat-|AIza")
 _ANY_WORD = re.compile("aws|" + "|".join(_WORDS))
 
 
@@ -193,7 +217,7 @@ def _anchored(text: str) -> bool:
     if len(text) < _SHORT:
         if _ANY_ANCHOR.search(text):
             return True
-    elif "://" in text or "xox" in text or "glpat-" in text or (
+    elif "://" in text or "xox" in text or "glpat-" in text or "AIza" in text or (
             "sk-" in text and any(p in text for p in _KEY_PREFIXES)):
         return True
     data = text.encode("utf-8", "surrogatepass")
@@ -212,14 +236,83 @@ def _anchored(text: str) -> bool:
 
 def suspicious(text: str) -> bool:
     """The prefilter: whether ``text`` could hold a credential (clean text: False)."""
-    return _anchored(text) or _named_secret(text.lower(), json_text=False)
+    if _anchored(text) or _named_secret(text.lower(), json_text=False):
+        return True
+    plain = normalized(text)
+    return plain is not text and (_anchored(plain)
+                                  or _named_secret(plain.lower(), json_text=False))
 
 
 def suspicious_json(text: str) -> bool:
     """:func:`suspicious` for the JSON text of a value (:func:`blob` of it, or its canonical
     JSON: key order and the separators' spaces do not matter): whether any of its strings
     could hold a credential, or a secret-named key holds a string."""
-    return _anchored(text) or _named_secret(text.lower(), json_text=True)
+    if _anchored(text) or _named_secret(text.lower(), json_text=True):
+        return True
+    plain = normalized(text)
+    return plain is not text and (_anchored(plain)
+                                  or _named_secret(plain.lower(), json_text=True))
+
+
+def _changes(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, replacement) of each place where :func:`normalized` changes ``text``."""
+    for match in _SPECIAL.finditer(text):
+        found = match.group()
+        if found[0] == "%":
+            yield match.start(), match.end(), chr(int(found[1:], 16))
+        else:
+            plain = "" if found in _INVISIBLE else unicodedata.normalize("NFKC", found)
+            if plain != found:
+                yield match.start(), match.end(), plain
+
+
+def _unchanged(text: str) -> bool:
+    """Whether :func:`normalized` leaves ``text`` as it is: a flag and a byte search for
+    ASCII text, one regex search otherwise."""
+    percent, disguised = _FIRST
+    return not ("%" in text and percent.search(text)) and (
+        text.isascii() or disguised.search(text) is None)
+
+
+def normalized(text: str) -> str:
+    """``text`` as detection reads it besides the original: characters that disguise ASCII
+    in their plain form (full-width ``ｓｋ－`` is ``sk-``), invisible characters left out,
+    and percent-encoded printable ASCII decoded. ``text`` itself when nothing changes."""
+    if _unchanged(text):
+        return text
+    parts: list[str] = []
+    last = 0
+    for start, stop, plain in _changes(text):
+        parts += [text[last:start], plain]
+        last = stop
+    if not parts:
+        return text
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _normal_view(text: str) -> tuple[str, list[int], list[int]] | None:
+    """:func:`normalized` ``text`` and, for each of its characters, the start and end of
+    what it came from in ``text``; None when nothing changes."""
+    if _unchanged(text):
+        return None
+    starts: list[int] = []
+    ends: list[int] = []
+    parts: list[str] = []
+    last = 0
+    for start, end, plain in _changes(text):
+        parts += [text[last:start], plain]
+        starts += range(last, start)
+        ends += range(last + 1, start + 1)
+        starts += [start] * len(plain)
+        ends += [end] * len(plain)
+        last = end
+    if not parts:
+        return None
+    parts.append(text[last:])
+    starts += range(last, len(text))
+    ends += range(last + 1, len(text) + 1)
+    return "".join(parts), starts, ends
 
 
 def suspicious_value(value: Any) -> bool:
@@ -458,22 +551,11 @@ def _settings() -> dict[str, Any]:
 
 @lru_cache(maxsize=4096)
 def _scan(text: str) -> tuple[Finding, ...]:
-    spans: list[tuple[int, int, str]] = []
-    for kind, value in _detect_secrets(text):
-        spans.extend((s, e, kind) for s, e in _locate(text, value, kind)
-                     if kind in _CONTEXT_KINDS or not _HEX.fullmatch(text[s:e]))
-    from toolscore_secrets.detectors import own_patterns
-
-    for kind, pattern in own_patterns():
-        spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
-    for match in _BEARER.finditer(text):
-        spans.append((match.start(1), match.end(1), "Bearer token"))
-    for match in _ASSIGNED.finditer(text):
-        value = match.group(4)
-        if match.group(2) == ":" and (len(value) < 6 or _PLAIN_WORD.fullmatch(value)):
-            continue
-        if secret_key(match.group(1)) and not trivial_value(value):
-            spans.append((match.start(4), match.end(4), "Secret-named argument"))
+    spans = _spans(text)
+    view = _normal_view(text)
+    if view is not None:
+        plain, starts, ends = view
+        spans.extend((starts[s], ends[e - 1], kind) for s, e, kind in _spans(plain) if e > s)
     spans.sort(key=lambda s: (s[0], -s[1]))
     found: list[Finding] = []
     for start, end, kind in spans:
@@ -485,6 +567,43 @@ def _scan(text: str) -> tuple[Finding, ...]:
             continue
         found.append(Finding(kind=kind, start=start, end=end, secret=text[start:end]))
     return tuple(found)
+
+
+def _spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of every detector's finding in ``text``, overlaps and all."""
+    spans: list[tuple[int, int, str]] = []
+    for kind, value in _detect_secrets(text):
+        spans.extend((s, e, kind) for s, e in _locate(text, value, kind)
+                     if kind in _CONTEXT_KINDS or not _HEX.fullmatch(text[s:e]))
+    from toolscore_secrets.detectors import own_patterns
+
+    for kind, pattern in own_patterns():
+        spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
+    for match in _BEARER.finditer(text):
+        spans.append((match.start(1), match.end(1), "Bearer token"))
+    for match in _BASIC.finditer(text):
+        if _user_and_password(match.group(1)):
+            spans.append((match.start(1), match.end(1), "Basic Auth Credentials"))
+    at = 0
+    while (assigned := _ASSIGNED.search(text, at)) is not None:
+        value = assigned.group(4)
+        if not (assigned.group(2) == ":" and (len(value) < 6 or _PLAIN_WORD.fullmatch(value))) \
+                and secret_key(assigned.group(1)) and not trivial_value(value):
+            spans.append((assigned.start(4), assigned.end(4), "Secret-named argument"))
+            at = assigned.end()
+        else:
+            # The value may itself be an assignment: ``note: password=…``, ``x: --token=…``.
+            at = assigned.start(4)
+    return spans
+
+
+def _user_and_password(token: str) -> bool:
+    """Whether base64 ``token`` decodes to ``user:password`` text."""
+    try:
+        text = base64.b64decode(token + "=" * (-len(token) % 4), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return ":" in text and text.isprintable()
 
 
 def _detect_secrets(text: str) -> list[tuple[str, str]]:

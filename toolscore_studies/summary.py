@@ -13,6 +13,7 @@ from toolscore_core.documents import JSON_FAILURES, NotJSONNumber, loads
 from toolscore_core.errors import InputError
 from toolscore_core.inputs import open_input
 from toolscore_core.models import STATUSES
+from toolscore_secrets.redaction import redact
 
 
 def why_not_json(exc: BaseException) -> str:
@@ -238,9 +239,14 @@ class StudySummary:
         return whole
 
     def to_dict(self, k: int | None = None, extra_ks: Iterable[int] = ()) -> dict[str, Any]:
-        """The summary as JSON data: per task and for the whole study (``total``), pass^k
-        for ``k`` (``pass_k``; default :meth:`default_k`) and in ``pass_hat_k`` for each of
+        """The summary as JSON data, as every rendering shows it (credentials in study names
+        and task ids masked): per task and for the whole study (``total``), pass^k for ``k``
+        (``pass_k``; default :meth:`default_k`) and in ``pass_hat_k`` for each of
         :func:`summary_ks` — the study's is the mean of the tasks' (τ-bench's pass^k)."""
+        redacted: dict[str, Any] = redact(self._plain_dict(k, extra_ks))
+        return redacted
+
+    def _plain_dict(self, k: int | None = None, extra_ks: Iterable[int] = ()) -> dict[str, Any]:
         k = k or self.default_k()
         ks = summary_ks(k, extra_ks)
         total = self.total().to_dict(())
@@ -299,9 +305,14 @@ class RegradeSummary:
             flips.to_fail += 1
 
     def to_dict(self, k: int | None = None, extra_ks: Iterable[int] = ()) -> dict[str, Any]:
+        """The regrade's summary as JSON, credentials in study names and task ids masked."""
+        redacted: dict[str, Any] = redact(self._plain_dict(k, extra_ks))
+        return redacted
+
+    def _plain_dict(self, k: int | None = None, extra_ks: Iterable[int] = ()) -> dict[str, Any]:
         k = k or self.after.default_k()
-        before = self.before.to_dict(k, extra_ks)
-        after = self.after.to_dict(k, extra_ks)
+        before = self.before._plain_dict(k, extra_ks)
+        after = self.after._plain_dict(k, extra_ks)
         before_by_id = {t["task_id"]: t for t in before["tasks"]}
         tasks = []
         for task in after["tasks"]:

@@ -22,7 +22,8 @@ from attrs import define, field
 @define
 class Reply:
     """One scripted answer: the assistant's text (or an HTTP error), after ``delay`` seconds;
-    with ``tool_calls`` (``[(id, name, arguments JSON)]``), a request to call tools."""
+    with ``tool_calls`` (``[(id, name, arguments JSON)]``), a request to call tools;
+    ``body``, when given, is sent as it is in place of a Chat Completions answer."""
 
     content: str | None = None
     status: int = 200
@@ -30,6 +31,7 @@ class Reply:
     headers: dict[str, str] = field(factory=dict)
     refusal: str | None = None
     tool_calls: list[tuple[str, str, str]] = field(factory=list)
+    body: bytes | None = None
 
 
 @define
@@ -77,7 +79,7 @@ class ChatServer:
                 else:
                     data = {"error": {"message": reply.content or "error", "type": "test",
                                       "code": reply.status}}
-                payload = json.dumps(data).encode()
+                payload = json.dumps(data).encode() if reply.body is None else reply.body
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")

@@ -62,8 +62,8 @@ def test_a_judged_yes_is_a_match_asked_once(tmp_path: Path) -> None:
     # argument_f1 and the check ask one question, once.
     assert len(server.seen) == 1
     asked = server.seen[0].body["messages"][1]["content"]
-    assert "The argument: city\nIt should be: the same city as Paris, France" in asked
-    assert '<<<\n"Paname"\n>>>' in asked and "The tool: search_hotels" in asked
+    assert 'The argument: "city"\nIt should be: "the same city as Paris, France"' in asked
+    assert '(JSON):\n"Paname"\n' in asked and 'The tool: "search_hotels"' in asked
     stored = read_judgments(tmp_path / "j.jsonl")
     assert [(j.template, j.verdict) for j in stored.values()] == [("judged-argument", "yes")]
     details = evaluation.evidence.get("judged-arguments").details  # type: ignore[union-attr]
@@ -92,6 +92,11 @@ def test_a_judged_no_is_a_mismatch(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("reply", "why"), [
     (Reply("error", status=500), "HTTP 500 (1 try): error"),
     (Reply("Paris, probably."), "no yes or no in the answer: Paris, probably."),
+    (Reply(body=b"\x80\x81 not text"), "the endpoint's answer is not text (undecodable bytes)"),
+    (Reply(body=b"<html>Bad gateway</html>"),
+     "the endpoint's answer is not JSON (Expecting value: line 1 column 1 (char 0))"),
+    (Reply("yes: " + "Paris " * 1_000), "an answer of 6,005 characters, over the 4,000 a "
+                                        "verdict needs; not read"),
 ])
 def test_a_judge_that_cannot_answer_leaves_the_metric_unknown(
     tmp_path: Path, reply: Reply, why: str

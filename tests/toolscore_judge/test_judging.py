@@ -11,9 +11,10 @@ import pytest
 from tests.conftest import EXAMPLES
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.context import Evaluation, Judging
+from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
 from toolscore_judge.client import chat_client
-from toolscore_judge.store import read_judgments
+from toolscore_judge.store import Judgment, read_judgments
 
 GOLD = EXAMPLES / "judge" / "gold.json"
 TRACE = EXAMPLES / "judge" / "trace.json"
@@ -118,18 +119,84 @@ def test_a_failed_judgment_is_asked_again_and_a_verdict_is_reused(tmp_path: Path
     assert len(read_judgments(judgments)) == 2
 
 
-def test_a_judgments_file_changed_in_place_is_read_anew(tmp_path: Path) -> None:
+def test_a_verdict_edited_by_hand_is_refused_with_its_line(tmp_path: Path) -> None:
     # The file is parsed once per content, not per question: an edit of the same size, made
-    # between two evaluations of one process, must still be seen.
+    # between two evaluations of one process, must still be seen, and refused.
     judgments = tmp_path / "j.jsonl"
     with ChatServer([Reply("yes: claims it is booked"), Reply("no: wrong")]).running() as server:
         judged(server, judgments)
-    text = judgments.read_text()
-    judgments.write_text(text.replace("claims it is booked", "CLAIMS IT IS BOOKED"))
+    lines = judgments.read_text().splitlines(keepends=True)
+    edited = next(i for i, line in enumerate(lines) if '"verdict":"no"' in line)
+    lines[edited] = lines[edited].replace('"verdict":"no"', '"verdict":"yes"', 1)
+    judgments.write_text("".join(lines))
+    with pytest.raises(InputError) as caught:
+        read_judgments(judgments)
+    assert str(caught.value).startswith(f"{judgments}: line {edited + 1}: the judgment's "
+                                        "entry_sha256 does not match it: its response, "
+                                        "verdict or reason was edited")
     regraded = evaluate_files(GOLD, TRACE, judge=Judging(model=MODEL, judgments=str(judgments)))
-    assert status(regraded, "claimed-success") == (
-        "fail", f"decided by the judge {MODEL}: the answer claims a failed or missing action as "
-                "done (CLAIMS IT IS BOOKED)")
+    assert "decided by the judge" not in status(regraded, "answer-correct")[1]
+    assert status(regraded, "answer-correct") == (
+        "unknown", "the final answer words the reference answer differently or not at all; "
+        "whether it means the same needs a judge (--judge MODEL); the judgments file cannot "
+        f"be read (line {edited + 1}: the judgment's entry_sha256 does not match it: its "
+        "response, verdict or reason was edited)")
+
+
+def test_a_torn_last_line_is_left_out_and_rewritten_away(tmp_path: Path) -> None:
+    judgments = tmp_path / "j.jsonl"
+    with ChatServer([Reply("yes: claims it is booked"), Reply("no: wrong")]).running() as server:
+        judged(server, judgments)
+    whole = judgments.read_bytes()
+    first = whole.split(b"\n")[0] + b"\n"
+    judgments.write_bytes(first + whole[len(first):len(first) + 100])  # killed mid-write
+    kept = read_judgments(judgments)
+    assert len(kept) == 1
+    # A bad line that ends with a newline is no torn write: it is refused.
+    judgments.write_bytes(first + b"{not json\n")
+    with pytest.raises(InputError, match="line 2: not a JSON line"):
+        read_judgments(judgments)
+    judgments.write_bytes(first + whole[len(first):len(first) + 100])
+    with ChatServer([Reply("no: wrong")]).running() as server:
+        judged(server, judgments)
+        assert len(server.seen) == 1  # only the question whose line was torn
+    assert len(read_judgments(judgments)) == 2
+    assert judgments.read_bytes().endswith(b"}\n")
+
+
+@pytest.mark.parametrize(("reply", "why"), [
+    (Reply("yes: " + "x" * 5_000_000), "an answer of 5,000,"),
+    (Reply("yes: " + "é" * 5_000), "an answer of 5,005 characters, over the 4,000 a verdict "
+                                   "needs; not read"),
+    (Reply(body=b"\xff\xfe{not json"), "the endpoint's answer is not text (undecodable bytes)"),
+    (Reply(body=b'{"choices": [}'), "the endpoint's answer is not JSON (Expecting value"),
+    (Reply(body=b'{"id": "x"}'), "the endpoint's answer is not a Chat Completions answer"),
+])
+def test_an_oversized_or_unreadable_answer_is_no_verdict_and_not_stored(
+    tmp_path: Path, reply: Reply, why: str
+) -> None:
+    judgments = tmp_path / "j.jsonl"
+    with ChatServer([reply]).running() as server:
+        evaluation = judged(server, judgments, retries=0)
+    state, reason = status(evaluation, "answer-correct")
+    assert state == "unknown"
+    assert f"; the judge {MODEL} gave no verdict: {why}" in reason
+    stored = read_judgments(judgments)
+    assert [j.response for j in stored.values()] == [None, None]
+    assert judgments.stat().st_size < 20_000
+
+
+def test_a_stored_response_over_the_limit_is_refused_on_read(tmp_path: Path) -> None:
+    judgments = tmp_path / "j.jsonl"
+    with ChatServer([Reply("yes: claims it is booked")]).running() as server:
+        judged(server, judgments)
+    [first, *_] = read_judgments(judgments).values()
+    entry = {k: v for k, v in first.to_dict().items() if k not in ("kind", "entry_sha256")}
+    grown = Judgment(**{**entry, "response": "yes: " + "x" * 5_000})  # hashes made anew
+    judgments.write_text(json.dumps(grown.to_dict()) + "\n")
+    with pytest.raises(InputError, match="line 1: the judgment's response is 5,005 characters, "
+                                         "over the 4,000 an answer may have"):
+        read_judgments(judgments)
 
 
 def test_without_a_judgments_file_a_regrade_is_unknown(tmp_path: Path) -> None:
@@ -140,3 +207,21 @@ def test_without_a_judgments_file_a_regrade_is_unknown(tmp_path: Path) -> None:
     assert reason.endswith(f"the judge {MODEL}'s judgment is not in the judgments file "
                            "(`toolscore eval --judge` asks again)")
     assert json.loads(evaluation.record_json)["evidence"]["counts"]["pass"] == 2
+
+
+def test_an_answer_echoing_the_key_is_stored_masked_and_a_short_key_rewrites_nothing(
+    tmp_path: Path
+) -> None:
+    with ChatServer([Reply(f"yes: it claims the booking; my key is {KEY}")]).running() as server:
+        evaluation = judged(server, tmp_path / "j.jsonl")
+    stored = (tmp_path / "j.jsonl").read_text()
+    assert KEY not in stored and "sk-t…ef" in stored
+    assert KEY not in evaluation.record_json
+    # A local server's placeholder key ("x") is no secret: the answer keeps its x's.
+    with ChatServer([Reply("yes: it claims the booking; exactly")]).running() as server:
+        judge = Judging(model=MODEL, judgments=str(tmp_path / "k.jsonl"), client=chat_client(
+            MODEL, base_url=server.url, env={"TOOLSCORE_JUDGE_API_KEY": "x"}))
+        evaluation = evaluate_files(GOLD, TRACE, judge=judge)
+    assert status(evaluation, "claimed-success") == (
+        "fail", f"decided by the judge {MODEL}: the answer claims a failed or missing action as "
+                "done (it claims the booking; exactly)")

@@ -50,6 +50,76 @@ def test_finds_each_credential_shape(text: str, secret: str, kind: str) -> None:
     assert secret not in redact_text(text)
 
 
+OPENAI = "sk-proj-abcDEF1234567890abcdEFGH_ijkl-mnop"
+
+
+def _wide(text: str) -> str:
+    """``text`` in full-width forms (``ｓｋ－``), as a chat interface may turn it."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
+
+PASSWORD = "Hunter2secretX"
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), [
+    # a word and a colon before an assignment
+    (f"content: --password={PASSWORD}", PASSWORD, "Secret-named argument"),
+    (f"note: password={PASSWORD}", PASSWORD, "Secret-named argument"),
+    ("x: api_key=abcd1234efgh5678", "abcd1234efgh5678", "Secret-named argument"),
+    ("content: aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "Secret-named argument"),
+    # keys named pass or passWord, any case
+    (f"pass={PASSWORD}", PASSWORD, "Secret-named argument"),
+    (f"passWord={PASSWORD}", PASSWORD, "Secret-named argument"),
+    (f"PASS: {PASSWORD}", PASSWORD, "Secret-named argument"),
+    # a key glued to other characters
+    (f"t_{OPENAI}", OPENAI, "OpenAI API Key"),
+    (f"run_{AWS}_now", f"run_{AWS}_now", "AWS Access Key"),
+    ("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH",
+     "Hugging Face Token"),
+    ("key AIzaSyA1234567890abcdefghijklmnopqrstuv.", "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+     "Google API Key"),
+    ("Authorization: Basic YWRtaW46cGFzc3dvcmQxMjM0NQ==", "YWRtaW46cGFzc3dvcmQxMjM0NQ==",
+     "Basic Auth Credentials"),
+    # found in the plain form, masked in the original
+    ("https%3A%2F%2Fadmin%3APw0rdSecret99%40db.example.com", "Pw0rdSecret99",
+     "Basic Auth Credentials"),
+    (_wide(OPENAI), _wide(OPENAI), "OpenAI API Key"),
+    ("key: sk-proj-abcDEF12345\u200b67890abcdEFGH_ijkl-mnop!",
+     "sk-proj-abcDEF12345\u200b67890abcdEFGH_ijkl-mnop", "OpenAI API Key"),
+    (_wide("AKIA\u200bIOSFODNN7EXAMPLE"), _wide("AKIA\u200bIOSFODNN7EXAMPLE"), "AWS Access Key"),
+])
+def test_finds_credentials_behind_prefixes_glue_and_encodings(text: str, secret: str,
+                                                              kind: str) -> None:
+    findings = find_credentials(text)
+    assert [(f.secret, f.kind) for f in findings] == [(secret, kind)]
+    assert redact_text(text) == text.replace(secret, mask(secret))  # only the credential
+
+
+@pytest.mark.parametrize("key", ["pass", "passWord", "PassWord", "PASS", "db_pass", "Password"])
+def test_keys_named_pass_in_any_case_hold_secrets(key: str) -> None:
+    assert secret_key(key)
+    assert redact({key: PASSWORD}) == {key: "Hunt…tX"}
+
+
+@pytest.mark.parametrize("key", ["pass_through", "passThrough", "passenger", "compass",
+                                 "passes", "bypass_cache"])
+def test_words_holding_pass_name_no_secret(key: str) -> None:
+    assert not secret_key(key)
+
+
+@pytest.mark.parametrize("text", [
+    "Basic understanding of the API is required.", "basic aGVsbG8gd29ybGQ=",
+    "https%3A%2F%2Fexample.com%2Fpath%3Fq%3D1", "100%25 sure", "the compass=north",
+    "東京の天気は晴れです。パスワードは不要です。", "👩\u200d💻 done", "Full-width ＡＢＣ１２３",
+    "Evidence: 4 pass, 0 fail, 3 unknown", "passThrough=enabledX1",
+    "sha256 " + hashlib.sha256(b"x").hexdigest(), "request " + str(uuid.UUID(int=7 << 64)),
+    _wide("SHA " + hashlib.sha256(b"y").hexdigest()),
+])
+def test_prose_hashes_and_encoded_text_without_credentials_are_left_alone(text: str) -> None:
+    assert find_secrets(text) == []
+    assert redact_text(text) == text
+
+
 def test_private_key_block_is_redacted_whole() -> None:
     text = ("key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n"
             "-----END OPENSSH PRIVATE KEY-----\ndone")
@@ -119,7 +189,11 @@ _PIECES = st.sampled_from([
     ".assign(", "]", "[0]", "-", "--", "_", "@", "://", "?", "&", ",", ".", "$",
     "Hunter2!x", "abc123XYZ", "s3cr3t-v4lue", "x", "hello", "AKIAIOSFODNN7EXAMPLE",
     "0.015779092702169626", "ab/cd+ef", "abc.def-ghi_jkl.mno", "wJalrXUtnFEMI/K7MDENG/bPxRfi",
-    "sk-proj-abcd_efgh-ijkl_mnop-qrst", "{{x}}", "${X}", "…",
+    "sk-proj-abcd_efgh-ijkl_mnop-qrst", "{{x}}", "${X}", "…", "pass", "passWord", "PASS",
+    "content: ", "note: ", "t_", "%3A", "%40", "%3D", "\u200b", "ｓｋ－ｐｒｏｊ－", "ＡＫＩＡ",
+    "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+    "Basic ", "YWRtaW46cGFzc3dvcmQxMjM0NQ==", "\u00a0", "%2D", "%5F", "\u00b2", "\u2460",
+    "\u0301", "ｐａｓｓｗｏｒｄ", "＝",
 ])
 _TEXTS = st.lists(_PIECES, max_size=9).map("".join)
 
