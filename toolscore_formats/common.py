@@ -1,4 +1,4 @@
-"""Helpers every trace format shares: decoding arguments, timestamps, joining results."""
+"""Helpers every trace format shares: decoding arguments, reading values, joining results."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 from toolscore_core.documents import JSON_FAILURES, STRICT_DECODER, loads
@@ -54,37 +53,6 @@ def maybe_json(value: Any) -> Any:
         except JSON_FAILURES:
             return value
     return value
-
-
-def iso_timestamp(value: Any) -> str | None:
-    """ISO 8601 (UTC, ``Z``) from epoch seconds; an ISO string is kept as it is."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            return None
-        try:
-            moment = datetime.fromtimestamp(value, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-        return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
-    if isinstance(value, str) and value.strip():
-        return value
-    return None
-
-
-def iso_from_nanos(value: Any) -> str | None:
-    """ISO 8601 from integer nanoseconds since the epoch (exact, no float rounding)."""
-    nanos = as_int(value)
-    if nanos is None:
-        return None
-    seconds, rest = divmod(nanos, 1_000_000_000)
-    try:
-        moment = datetime.fromtimestamp(seconds, tz=UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{stamp}.{rest:09d}Z"
 
 
 def as_int(value: Any) -> int | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import attrs
@@ -23,6 +22,7 @@ from toolscore_formats.common import (
     outcome,
     text_of,
 )
+from toolscore_formats.times import parse_time, seconds_between
 
 SAMPLE = 'an Inspect eval sample ({"id", "epoch", "input", "target", "messages"})'
 SAMPLE_FIX = ('give the log (`inspect log dump LOG > log.json` writes any log as JSON) or one '
@@ -375,11 +375,8 @@ def _elapsed(start: str | None, end: Any) -> float | None:
     """Seconds between two ISO 8601 times, or None when either is missing or unreadable."""
     if start is None or not isinstance(end, str):
         return None
-    try:
-        seconds = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-    except (ValueError, TypeError):  # TypeError: one time has an offset, the other none
-        return None
-    return seconds if seconds >= 0 else None
+    # Inspect writes times with their offset; two naive times differ the same in any zone.
+    return seconds_between(parse_time(start, naive_utc=True), parse_time(end, naive_utc=True))
 
 
 def _run_notes(sample: dict[str, Any], notes: list[str]) -> None:

@@ -11,7 +11,8 @@ from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ToolCall, Trace, TraceFormat
-from toolscore_formats.common import as_float, as_str, decode_args, iso_timestamp
+from toolscore_formats.common import as_float, as_str, decode_args
+from toolscore_formats.times import iso_timestamp
 
 CALL_KEYS = frozenset(
     ("id", "tool", "args", "raw_args", "result", "is_error", "error", "duration", "cost",

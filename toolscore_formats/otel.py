@@ -2,60 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ToolCall, Trace, TraceFormat
-from toolscore_core.wording import count
-from toolscore_formats.common import (
-    TextCursor,
-    as_int,
-    as_str,
-    decode_args,
-    dict_of,
-    iso_from_nanos,
-    iso_timestamp,
-    maybe_json,
-    text_of,
+from toolscore_core.models import Trace, TraceFormat
+from toolscore_formats.common import TextCursor
+from toolscore_formats.genai import SpanCollector
+from toolscore_formats.spans import (
+    GROUP_KEYS,
+    SCOPE_KEYS,
+    Span,
+    is_span,
+    openinference_only,
+    otlp_spans,
+    unread_openinference_tools,
 )
 
-GROUP_KEYS = ("resourceSpans", "batches")
-SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")
-TOOL_OPERATIONS = frozenset(("execute_tool", "tool"))
-ERROR_CODES = frozenset((2, "2", "STATUS_CODE_ERROR", "ERROR"))
-ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
-RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
-               "gcp.vertex.agent.tool_response")
-NAME_PREFIXES = ("execute_tool ", "tools/call ")
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-OPENINFERENCE_KIND = "openinference.span.kind"
 
-
-def _is_span(item: Any) -> bool:
-    return isinstance(item, dict) and isinstance(item.get("name"), str) and (
-        "spanId" in item or "span_id" in item or isinstance(item.get("context"), dict))
+def _spans(document: Any) -> list[Span]:
+    return [Span.from_otlp(span, order) for order, span in enumerate(otlp_spans(document))]
 
 
 def detect(document: Any) -> str | None:
     reason = _layout(document)
-    if reason is None or openinference_only(spans_of(document)):
+    if reason is None:
+        return None
+    spans = _spans(document)
+    if openinference_only(spans):
         return None  # OpenInference spans without GenAI tool spans: the openinference format's
-    return reason + unread_openinference_tools(spans_of(document))
-
-
-def unread_openinference_tools(spans: Iterable[dict[str, Any]]) -> str:
-    """What reading spans by their gen_ai attributes leaves out, in words for a detect
-    reason: OpenInference TOOL spans without GenAI attributes ("" when there are none)."""
-    unread = 0
-    for span in spans:
-        kind = attributes_of(span).text(OPENINFERENCE_KIND)
-        unread += kind is not None and kind.upper() == "TOOL" and openinference_only((span,))
-    return (f" ({count(unread, 'OpenInference TOOL span')} without GenAI attributes not read: "
-            "an export with GenAI tool spans is read by its gen_ai attributes)") if unread else ""
+    return reason + unread_openinference_tools(spans)
 
 
 def _layout(document: Any) -> str | None:
@@ -68,24 +44,9 @@ def _layout(document: Any) -> str | None:
         if all(isinstance(d, dict) and isinstance(d.get("resourceSpans"), list)
                for d in document):
             return 'OTLP JSON Lines: one {"resourceSpans": [...]} export per line'
-        if all(_is_span(item) for item in document):
+        if all(is_span(item) for item in document):
             return "a list of OpenTelemetry spans (name, span id, attributes)"
     return None
-
-
-def openinference_only(spans: Iterable[dict[str, Any]]) -> bool:
-    """Whether spans carry OpenInference span kinds and none is a GenAI tool span.
-
-    Such a document is the openinference format's; one with a GenAI tool span is read here,
-    by its gen_ai attributes, whatever OpenInference attributes it also has.
-    """
-    seen = False
-    for span in spans:
-        attributes = attributes_of(span)
-        if _is_tool_span(attributes.text("gen_ai.operation.name"), attributes):
-            return False
-        seen = seen or OPENINFERENCE_KIND in attributes or isinstance(span.get("span_kind"), str)
-    return seen
 
 
 def near(document: Any) -> str | None:
@@ -94,9 +55,9 @@ def near(document: Any) -> str | None:
         if all(_is_zipkin_span(item) for item in document):
             return ("Zipkin v2 spans (id, localEndpoint), which it does not read: export OTLP "
                     "JSON (resourceSpans) instead")
-        spans = sum(1 for item in document if _is_span(item))
+        spans = sum(1 for item in document if is_span(item))
         if spans * 2 >= len(document):
-            index = next(i for i, item in enumerate(document) if not _is_span(item))
+            index = next(i for i, item in enumerate(document) if not is_span(item))
             return (f"a list of OpenTelemetry spans ({spans} of {len(document)} items are), "
                     f"but $[{index}] is not a span (a name and a spanId)")
     return None
@@ -107,144 +68,13 @@ def _is_zipkin_span(item: Any) -> bool:
             "spanId" not in item and ("localEndpoint" in item or "remoteEndpoint" in item))
 
 
-def spans_of(document: Any) -> Iterator[dict[str, Any]]:
-    """Every span in an export, a list of exports, or a list of spans, in document order."""
-    exports = document if isinstance(document, list) else [document]
-    for export in exports:
-        if _is_span(export):
-            yield export
-            continue
-        groups = None
-        if isinstance(export, dict):
-            groups = next((export[k] for k in GROUP_KEYS if isinstance(export.get(k), list)),
-                          None)
-        for group in groups or ():
-            if not isinstance(group, dict):
-                continue
-            scopes = next((group[k] for k in SCOPE_KEYS if isinstance(group.get(k), list)), ())
-            for scope in scopes:
-                spans = scope.get("spans") if isinstance(scope, dict) else None
-                if isinstance(spans, list):
-                    yield from (s for s in spans if isinstance(s, dict))
-
-
-def attribute_value(value: Any) -> Any:
-    """An OTLP ``AnyValue`` as plain JSON (64-bit integers exact)."""
-    if not isinstance(value, dict):
-        return value
-    for key, item in value.items():
-        if key == "stringValue" or key == "boolValue" or key == "doubleValue":
-            return item
-        if key == "intValue":
-            return as_int(item)
-        values = item.get("values") if isinstance(item, dict) else None
-        values = values if isinstance(values, list) else []
-        if key == "arrayValue":
-            return [attribute_value(v) for v in values]
-        if key == "kvlistValue":
-            return {kv["key"]: attribute_value(kv.get("value")) for kv in values
-                    if isinstance(kv, dict) and isinstance(kv.get("key"), str)}
-        if key == "bytesValue":
-            return item
-    return None
-
-
-class Attributes:
-    """A span's attributes by key, each OTLP value converted only when it is read.
-
-    Most spans of a large export are not tool calls: converting all their attributes
-    would cost more than decoding them.
-    """
-
-    __slots__ = ("otlp", "raw")
-
-    def __init__(self, raw: dict[Any, Any], otlp: bool) -> None:
-        self.raw = raw
-        self.otlp = otlp
-
-    def __contains__(self, key: str) -> bool:
-        return key in self.raw
-
-    def get(self, key: str) -> Any:
-        value = self.raw.get(key)
-        return attribute_value(value) if self.otlp and value is not None else value
-
-    def text(self, key: str) -> str | None:
-        value = self.get(key)
-        return value if isinstance(value, str) else None
-
-
-def attributes_of(span: dict[str, Any]) -> Attributes:
-    attributes = span.get("attributes")
-    if isinstance(attributes, dict):  # the SDK's own JSON (span.to_json())
-        return Attributes(attributes, otlp=False)
-    if not isinstance(attributes, list):
-        return Attributes({}, otlp=False)
-    try:
-        raw = {a["key"]: a.get("value") for a in attributes}
-    except (TypeError, KeyError, AttributeError):
-        raw = {a["key"]: a.get("value") for a in attributes
-               if isinstance(a, dict) and isinstance(a.get("key"), str)}
-    return Attributes(raw, otlp=True)
-
-
-class SpanCollector:
-    """Keeps what matters of each span as it comes: the tool calls, the last chat, the agent."""
-
-    def __init__(self) -> None:
-        # (start, order, span id, parent id, tool name, call id, call): small, not the span.
-        self.found: list[tuple[int, int, str | None, str | None, str | None, str | None,
-                               ToolCall | None]] = []
-        self.last_chat: tuple[int, int, Attributes] | None = None
-        self.agents: list[float] = []
-        self.order = 0
-        self.openinference = False
-
-    def feed(self, span: dict[str, Any]) -> None:
-        order = self.order
-        self.order += 1
-        attributes = attributes_of(span)
-        operation = attributes.text("gen_ai.operation.name")
-        self.openinference = self.openinference or OPENINFERENCE_KIND in attributes or \
-            isinstance(span.get("span_kind"), str)
-        if _is_tool_span(operation, attributes):
-            start = nanos(span, "start")
-            name = attributes.text("gen_ai.tool.name") or attributes.text(
-                "mcp.tool.name") or _name_from(span.get("name"))
-            context = dict_of(span, "context")
-            span_id = as_str(span.get("spanId") or span.get("span_id") or context.get("span_id"))
-            parent = as_str(span.get("parentSpanId") or span.get("parent_id"))
-            call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-                attributes.get("jsonrpc.request.id"))
-            call = _call(span, attributes, name, call_id, start) if name else None
-            self.found.append((start if start is not None else -1, order, span_id, parent, name,
-                               call_id, call))
-        elif "gen_ai.output.messages" in attributes:
-            end = nanos(span, "end")
-            key = (end if end is not None else -1, order)
-            if self.last_chat is None or key >= self.last_chat[:2]:
-                self.last_chat = (*key, attributes)
-        elif operation == "invoke_agent":
-            duration = _duration(nanos(span, "start"), nanos(span, "end"))
-            if duration is not None:
-                self.agents.append(duration)
-
-    def trace(self) -> Trace:
-        self.found.sort(key=lambda item: (item[0], item[1]))
-        calls, notes = _calls(self.found)
-        final_answer, model = _final_answer(self.last_chat[2]) if self.last_chat else (None, None)
-        return Trace(calls=calls, final_answer=final_answer, model=model,
-                     run_duration=self.agents[0] if len(self.agents) == 1 else None,
-                     notes=tuple(notes))
-
-
 def parse(document: Any) -> Trace:
     if _layout(document) is None:
         raise InputError("not an OTLP export or a list of spans", place="$",
                          fix='give {"resourceSpans": [...]} or a list of spans')
     collector = SpanCollector()
-    for span in spans_of(document):
-        collector.feed(span)
+    for span in otlp_spans(document):
+        collector.feed_raw(span)
     return collector.trace()
 
 
@@ -283,122 +113,11 @@ def _stream_group(cursor: TextCursor, collector: SpanCollector) -> None:
                     if scope_key == "spans" and cursor.peek() == "[":
                         for span in cursor.values():
                             if isinstance(span, dict):
-                                collector.feed(span)
+                                collector.feed_raw(span)
                     else:
                         cursor.value()
         else:
             cursor.value()
-
-
-def _is_tool_span(operation: str | None, attributes: Attributes) -> bool:
-    if operation == "execute_tool" or attributes.get("mcp.method.name") == "tools/call":
-        return True
-    return operation in TOOL_OPERATIONS and "gen_ai.tool.name" in attributes
-
-
-def _calls(found: list[tuple[int, int, str | None, str | None, str | None, str | None,
-                             ToolCall | None]]) -> tuple[tuple[ToolCall, ...], list[str]]:
-    calls: list[ToolCall] = []
-    notes: list[str] = []
-    seen_ids: set[str] = set()
-    tool_spans: dict[str | None, str] = {}
-    for _, order, span_id, parent, name, call_id, call in found:
-        if not name or call is None:
-            notes.append(f"span {order}: a tool span without a tool name (not read)")
-            continue
-        # An MCP client span inside the execute_tool span of the same tool is the same call.
-        if parent is not None and tool_spans.get(parent) == name:
-            tool_spans[span_id] = name
-            continue
-        if call_id is not None:
-            if call_id in seen_ids:
-                continue
-            seen_ids.add(call_id)
-        tool_spans[span_id] = name
-        calls.append(call)
-    return tuple(calls), notes
-
-
-def _call(span: dict[str, Any], attributes: Attributes, name: str, call_id: str | None,
-          start: int | None) -> ToolCall:
-    raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
-    args, raw = decode_args(raw_args)
-    result_key = next((k for k in RESULT_KEYS if k in attributes), None)
-    result = maybe_json(attributes.get(result_key)) if result_key else None
-    status = dict_of(span, "status")
-    code = status.get("code", status.get("status_code"))
-    code = code if isinstance(code, int | str) else None
-    mcp_error = isinstance(result, dict) and result.get("isError") is True
-    failed = code in ERROR_CODES or "error.type" in attributes or mcp_error or \
-        attributes.get("gen_ai.tool.result.is_error") is True
-    end = nanos(span, "end")
-    error = None
-    if failed:
-        # The span's own words first; an error without any text stays without text.
-        error = as_str(status.get("message")) or as_str(status.get("description")) or \
-            as_str(attributes.get("error.type")) or (
-                text_of(result.get("content")) if mcp_error else None)  # type: ignore[union-attr]
-    # A span that ended without an error status is a completed call: not failed.
-    is_error: bool | None = True if failed else (False if end is not None or result_key
-                                                 else None)
-    return ToolCall(
-        tool=name, args=args, raw_args=raw, id=call_id, result=result, is_error=is_error,
-        error=error, duration=_duration(start, end),
-        timestamp=iso_from_nanos(start) if start is not None else iso_timestamp(
-            span.get("start_time")),
-    )
-
-
-def _duration(start: int | None, end: int | None) -> float | None:
-    """Seconds between integer nanoseconds; None when either is missing or end < start."""
-    if start is None or end is None or end < start:
-        return None
-    return (end - start) / 1e9
-
-
-def _name_from(span_name: Any) -> str | None:
-    if isinstance(span_name, str):
-        for prefix in NAME_PREFIXES:
-            if span_name.startswith(prefix) and len(span_name) > len(prefix):
-                return span_name[len(prefix):]
-    return None
-
-
-def nanos(span: dict[str, Any], edge: str) -> int | None:
-    """Start or end in integer nanoseconds (OTLP strings or numbers, or the SDK's ISO text)."""
-    value = as_int(span.get(f"{edge}TimeUnixNano"))
-    if value is not None:
-        return value
-    text = span.get(f"{edge}_time")
-    if isinstance(text, str):
-        try:
-            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-        if moment.tzinfo is None:
-            return None
-        return (moment - EPOCH) // timedelta(microseconds=1) * 1000
-    return None
-
-
-def _final_answer(attributes: Attributes) -> tuple[str | None, str | None]:
-    model = as_str(attributes.get("gen_ai.response.model") or attributes.get(
-        "gen_ai.request.model"))
-    messages = attributes.get("gen_ai.output.messages")
-    if isinstance(messages, str):
-        try:
-            messages = loads(messages)
-        except JSON_FAILURES:
-            return None, model
-    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
-        return None, model
-    parts = messages[-1].get("parts")
-    if not isinstance(parts, list) or any(
-            isinstance(p, dict) and p.get("type") == "tool_call" for p in parts):
-        return None, model
-    texts = [{"type": "text", "text": p.get("content")} for p in parts
-             if isinstance(p, dict) and p.get("type") == "text"]
-    return text_of(texts), model
 
 
 @hookimpl
