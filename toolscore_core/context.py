@@ -316,12 +316,16 @@ class Evaluation:
 
 
 def call_dict(call: ToolCall) -> dict[str, Any]:
-    """A ToolCall as JSON, every field present (null where absent)."""
-    return {
+    """A ToolCall as JSON, every field present (null where absent); ``turn`` only when the
+    trace tells it, so the records of traces without turns stay as they were."""
+    fields = {
         "id": call.id, "tool": call.tool, "args": call.args, "raw_args": call.raw_args,
         "result": call.result, "is_error": call.is_error, "error": call.error,
         "duration": call.duration, "cost": call.cost, "timestamp": call.timestamp,
     }
+    if call.turn is not None:
+        fields["turn"] = call.turn
+    return fields
 
 
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:

@@ -64,6 +64,9 @@ class ToolCall:
     """Call start as ISO 8601; null when the trace has no time."""
     raw_args: str | None = None
     """The arguments exactly as given when they were not a JSON object (flagged as malformed)."""
+    turn: int | None = None
+    """The conversation turn the call answers (1 = the first user message or agent
+    invocation); null when the trace cannot tell."""
 
 
 @frozen

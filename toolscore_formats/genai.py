@@ -1,33 +1,142 @@
-"""The OpenTelemetry GenAI conventions: the tool calls, final answer and run time of spans
-(whichever envelope carried them: the otel and jaeger readers)."""
+"""The OpenTelemetry GenAI conventions: tool calls, turns, final answer and run time from
+spans, their message parts and log records (whichever envelope carried them: the otel and
+jaeger readers).
+
+The conventions put one call in several places: an ``execute_tool`` span (the tool's run),
+a ``tool_call`` part in a chat's output messages (the model's request) and again in every
+later chat's input history, a ``tool_call_response`` part in a later input (the result), and
+the same messages in log records when content goes to events. Each place is a sighting of
+the call; the sightings are joined into one call (by call id, else by tool name and order),
+and a field comes from the place that holds real content: placeholders and elided content
+are absence, never values.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.models import ToolCall, Trace
+from toolscore_core.wording import count
 from toolscore_formats.common import as_str, decode_args, maybe_json, text_of
-from toolscore_formats.spans import EXECUTE_TOOL_PREFIX, Attributes, Span
-from toolscore_formats.times import iso_from_nanos, iso_timestamp, seconds_between
+from toolscore_formats.spans import EXECUTE_TOOL_PREFIX, Attributes, Span, otlp_attributes
+from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
 
 ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
 RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
                "gcp.vertex.agent.tool_response")
 NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ")
+PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
+MERGED_TOOLS = "(merged tools)"
+MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
+ADK_REQUEST, ADK_RESPONSE = "gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response"
+CHAT_OPERATIONS = frozenset(("chat", "generate_content", "text_completion"))
+OLD_PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.")
+INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
+INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
+                "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
+CHOICE_EVENT = "gen_ai.choice"
+LOG_SCOPE_KEYS = ("scopeLogs", "instrumentationLibraryLogs")
 
 
-class SpanCollector:
-    """Keeps what matters of each span as it comes: the tool calls, the last chat, the agent."""
+def absent(value: Any) -> bool:
+    """No content: null, or a placeholder an instrumentation writes where it has none."""
+    return value is None or (isinstance(value, str) and value.strip() in PLACEHOLDERS)
+
+
+def _absent_result(value: Any) -> bool:
+    # ADK wraps a missing response's placeholder as {"result": "<not specified>"}.
+    return absent(value) or (isinstance(value, dict) and len(value) == 1 and
+                             absent(value.get("result")) and "result" in value)
+
+
+class ToolSpan:
+    """An execute_tool or MCP tools/call span, as a call, before it is joined."""
+
+    __slots__ = ("call", "call_id", "name", "order", "parent", "span_id", "start", "turn")
+
+    def __init__(self, span: Span, order: int) -> None:
+        attributes = span.attributes
+        self.order = order
+        self.span_id, self.parent, self.start = span.span_id, span.parent, span.start
+        self.name = attributes.text("gen_ai.tool.name") or attributes.text(
+            "mcp.tool.name") or _name_from(span.name)
+        call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
+            attributes.get("jsonrpc.request.id"))
+        self.call_id = None if absent(call_id) else call_id
+        self.call = _span_call(span, self.name, self.call_id) if self.name else None
+        self.turn: int | None = None
+
+
+class Request:
+    """A call as a model asked for it: a ``tool_call`` message part, with what answered it."""
+
+    __slots__ = ("aliases", "args", "call_id", "place", "raw_args", "result", "source",
+                 "span", "tool", "turn")
+
+    def __init__(self, tool: str, call_id: str | None, arguments: Any, place: tuple[int, int, int],
+                 turn: int | None, source: str) -> None:
+        self.tool = tool
+        self.call_id = call_id
+        self.args, self.raw_args = decode_args(arguments) if not absent(arguments) else (None,
+                                                                                          None)
+        self.place = place
+        self.turn = turn
+        self.source = source
+        self.result: tuple[Any] | None = None  # (value,) once a response answered it
+        self.span: ToolSpan | None = None
+        self.aliases: set[str] = set()
+
+
+class Exchange:
+    """One model call's messages, from a chat span's attributes or from log records."""
+
+    __slots__ = ("end", "input", "model", "order", "output", "sources", "start", "system")
+
+    def __init__(self, order: int) -> None:
+        self.order = order
+        self.start: int | None = None
+        self.end: int | None = None
+        self.input: list[dict[str, Any]] | None = None
+        self.output: list[dict[str, Any]] | None = None
+        self.system: list[Any] | None = None
+        self.model: str | None = None
+        self.sources: set[str] = set()
+
+    def time(self) -> int:
+        moment = self.end if self.end is not None else self.start
+        return moment if moment is not None else -1
+
+    def user_turns(self) -> int | None:
+        """How many user messages with content the input holds: the turn this chat answers."""
+        if self.input is None:
+            return None
+        turns = sum(1 for message in self.input
+                    if message.get("role") == "user" and any(
+                        part.get("type") != "tool_call_response" for part in _parts(message)))
+        return turns or None
+
+
+class GenAIReader:
+    """Takes spans and log records as they come; keeps only what the calls need."""
 
     def __init__(self) -> None:
-        # (start, order, span id, parent id, tool name, call id, call): small, not the span.
-        self.found: list[tuple[int, int, str | None, str | None, str | None, str | None,
-                               ToolCall | None]] = []
-        self.last_chat: tuple[int, int, Attributes] | None = None
-        self.agents: list[float] = []
+        self.tool_spans: list[ToolSpan] = []
+        self.exchanges: dict[Any, Exchange] = {}
+        self.agents: list[tuple[int, int]] = []
+        self.agent_durations: list[float] = []
+        self.merged = 0
+        self.unnamed: list[int] = []
+        self.spans = 0
+        self.log_records = 0
+        self.chat_tool_finishes = 0
+        self.models: dict[str, str] = {}
         self.order = 0
         self.openinference = False
+
+    # --- feeding
 
     def feed_raw(self, span: dict[str, Any]) -> None:
         """An OTLP span as the document has it."""
@@ -36,63 +145,485 @@ class SpanCollector:
     def feed(self, span: Span) -> None:
         order = self.order
         self.order += 1
+        self.spans += 1
         attributes = span.attributes
         self.openinference = self.openinference or span.openinference_kind() is not None
         if span.is_tool_span():
-            name = attributes.text("gen_ai.tool.name") or attributes.text(
-                "mcp.tool.name") or _name_from(span.name)
-            call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-                attributes.get("jsonrpc.request.id"))
-            call = _call(span, name, call_id) if name else None
-            self.found.append((span.start if span.start is not None else -1, order,
-                               span.span_id, span.parent, name, call_id, call))
-        elif "gen_ai.output.messages" in attributes:
-            key = (span.end if span.end is not None else -1, order)
-            if self.last_chat is None or key >= self.last_chat[:2]:
-                self.last_chat = (*key, attributes)
-        elif span.operation() == "invoke_agent":
+            if attributes.text("gen_ai.tool.name") == MERGED_TOOLS:
+                # ADK's span over parallel calls re-reports the calls' own spans: not a call.
+                self.merged += 1
+                return
+            tool = ToolSpan(span, order)
+            if tool.call is None:
+                self.unnamed.append(order)
+            else:
+                self.tool_spans.append(tool)
+            return
+        operation = span.operation()
+        if operation == "invoke_agent":
             duration = seconds_between(span.start, span.end)
             if duration is not None:
-                self.agents.append(duration)
+                self.agent_durations.append(duration)
+            if span.start is not None and span.end is not None and span.end >= span.start:
+                self.agents.append((span.start, span.end))
+        finishes = attributes.get("gen_ai.response.finish_reasons")
+        if isinstance(finishes, list) and "tool_calls" in finishes:
+            self.chat_tool_finishes += 1
+        model = as_str(attributes.get("gen_ai.response.model") or attributes.get(
+            "gen_ai.request.model"))
+        if any(key in attributes for key in MESSAGE_KEYS) or _has_old_messages(attributes) or \
+                ADK_RESPONSE in attributes:
+            exchange = self._exchange(span.span_id, order)
+            exchange.start, exchange.end = span.start, span.end
+            exchange.model = model
+            _fill(exchange, attributes, "span attributes")
+        elif model is not None and span.span_id is not None and operation in CHAT_OPERATIONS:
+            self.models[span.span_id] = model  # for the log records of this chat
 
-    def trace(self) -> Trace:
-        self.found.sort(key=lambda item: (item[0], item[1]))
-        calls, notes = _calls(self.found)
-        final_answer, model = _final_answer(self.last_chat[2]) if self.last_chat else (None, None)
-        return Trace(calls=calls, final_answer=final_answer, model=model,
-                     run_duration=self.agents[0] if len(self.agents) == 1 else None,
-                     notes=tuple(notes))
+    def feed_log(self, record: dict[str, Any]) -> None:
+        """An OTLP log record (``resourceLogs``): a GenAI event, or nothing for the calls."""
+        order = self.order
+        self.order += 1
+        self.log_records += 1
+        attributes = otlp_attributes(record.get("attributes"))
+        name = as_str(record.get("eventName")) or attributes.text("event.name")
+        if name is None:
+            return
+        span_id = as_str(record.get("spanId")) or None
+        time = parse_time(record.get("timeUnixNano")) or parse_time(
+            record.get("observedTimeUnixNano"))
+        if name == INFERENCE_EVENT:
+            exchange = self._exchange(span_id, order)
+            exchange.model = exchange.model or as_str(attributes.get(
+                "gen_ai.response.model") or attributes.get("gen_ai.request.model"))
+            before = (exchange.input, exchange.output)
+            _fill(exchange, attributes, "log records")
+            if exchange.end is None and (exchange.input, exchange.output) != before:
+                exchange.end = time
+            return
+        decoded = _any(record.get("body"))
+        body: dict[str, Any] = decoded if isinstance(decoded, dict) else {}
+        if name in INPUT_EVENTS or name == CHOICE_EVENT:
+            exchange = self._exchange(span_id, order)
+            if exchange.end is None:
+                exchange.end = time
+            exchange.sources.add("log records")
+            if name == CHOICE_EVENT:
+                message = body.get("message")
+                exchange.output = [*(exchange.output or ()), _old_message(
+                    "assistant", message if isinstance(message, dict) else {})]
+            else:
+                role = INPUT_EVENTS[name]
+                exchange.input = [*(exchange.input or ()), _old_message(role, body)]
+
+    def _exchange(self, span_id: str | None, order: int) -> Exchange:
+        key: Any = span_id if span_id is not None else ("record", order)
+        exchange = self.exchanges.get(key)
+        if exchange is None:
+            exchange = self.exchanges[key] = Exchange(order)
+        return exchange
+
+    # --- reading
+
+    def trace(self) -> tuple[Trace, str]:
+        """The trace, and where its calls were found, in words (for ``--explain-format``)."""
+        notes: list[str] = [f"span {order}: a tool span without a tool name (not read)"
+                            for order in self.unnamed]
+        if self.merged:
+            notes.append(f"{count(self.merged, 'execute_tool span')} named {MERGED_TOOLS!r} (over "
+                         "parallel calls that have their own spans) not read as calls")
+        for key, exchange in self.exchanges.items():
+            if exchange.model is None and isinstance(key, str):
+                exchange.model = self.models.get(key)
+        exchanges = sorted(self.exchanges.values(), key=lambda e: (e.time(), e.order))
+        requests, history_only = _requests(exchanges)
+        spans = _distinct_spans(sorted(self.tool_spans, key=lambda t: (
+            t.start if t.start is not None else -1, t.order)))
+        joined_id, joined_order = _join(spans, requests)
+        turns = _turn_intervals(self.agents)
+        rows: list[tuple[tuple[int, int, int], ToolCall]] = []
+        for tool in spans:
+            request = _request_of(tool, requests)
+            turn = _turn_at(turns, tool.start) if turns else (request.turn if request else None)
+            rows.append(((tool.start if tool.start is not None else -1, tool.order, 0),
+                         _merge(tool, request, turn)))
+        unrun = [request for request in requests if request.span is None]
+        for request in unrun:
+            turn = _turn_at(turns, request.place[0]) if turns else request.turn
+            rows.append((request.place, _request_call(request, turn)))
+        rows.sort(key=lambda row: row[0])
+        if spans and unrun:
+            notes.extend(f"the model asked for {r.tool}{f' ({r.call_id})' if r.call_id else ''} "
+                         "(a tool_call message part), but no execute_tool span ran it"
+                         for r in unrun)
+        if joined_order:
+            notes.append(f"{count(joined_order, 'execute_tool span')} joined to the model's "
+                         "request by tool name and order (no call id in common)")
+        if history_only:
+            notes.append(f"{count(history_only, 'call')} only in the chats' input history "
+                         "(asked for before this export's first chat): not counted")
+        where = self._where(spans, requests, joined_id, joined_order)
+        if not rows:
+            notes.append(self._no_calls())
+        final_answer, model = _final_answer(exchanges)
+        return Trace(calls=tuple(call for _, call in rows), final_answer=final_answer,
+                     model=model, notes=tuple(notes),
+                     run_duration=self.agent_durations[0] if len(self.agent_durations) == 1
+                     else None), where
+
+    def _where(self, spans: list[ToolSpan], requests: list[Request], joined_id: int,
+               joined_order: int) -> str:
+        places = []
+        if spans:
+            places.append(count(len(spans), "execute_tool span"))
+        for source in ("span attributes", "log records"):
+            found = sum(1 for r in requests if r.source == source)
+            if found:
+                places.append(f"{count(found, 'call')} in message parts of {source}")
+        if not places:
+            return "no tool call"
+        joined = ""
+        if joined_id or joined_order:
+            joined = "; joined " + ", ".join(
+                text for text in (f"{joined_id} by call id" if joined_id else "",
+                                  f"{joined_order} by tool name and order" if joined_order
+                                  else "") if text)
+        return "calls from " + ", ".join(places) + joined
+
+    def _no_calls(self) -> str:
+        seen = f"{count(self.spans, 'span')}" + (
+            f" and {count(self.log_records, 'log record')}" if self.log_records else "")
+        if self.chat_tool_finishes and not self.exchanges:
+            return (f"no tool call read: {count(self.chat_tool_finishes, 'chat')} ended with "
+                    "finish reason tool_calls, but the export holds no message content "
+                    "(content capture was off): which calls were made is unknown")
+        return (f"no tool call in this export ({seen}: no execute_tool span and no tool_call "
+                "message part)")
 
 
-def _calls(found: list[tuple[int, int, str | None, str | None, str | None, str | None,
-                             ToolCall | None]]) -> tuple[tuple[ToolCall, ...], list[str]]:
-    calls: list[ToolCall] = []
-    notes: list[str] = []
+# --- sightings in messages
+
+
+def _has_old_messages(attributes: Attributes) -> bool:
+    return any(isinstance(key, str) and key.startswith(OLD_PREFIXES) for key in attributes.raw)
+
+
+def _fill(exchange: Exchange, attributes: Attributes, source: str) -> None:
+    """The exchange's messages from GenAI attributes (new structured ones, else the older
+    ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``); content already known is kept."""
+    found = False
+    for key, field in (("gen_ai.input.messages", "input"), ("gen_ai.output.messages", "output")):
+        if getattr(exchange, field) is None:
+            messages = _messages(attributes.get(key))
+            if messages is not None:
+                setattr(exchange, field, messages)
+                found = True
+    if exchange.system is None:
+        system = _decoded(attributes.get("gen_ai.system_instructions"))
+        if isinstance(system, list):
+            exchange.system = system
+            found = True
+    if exchange.input is None and exchange.output is None and ADK_RESPONSE in attributes:
+        # Google ADK's legacy attributes: the Gemini request and response as JSON.
+        request, response = _decoded(attributes.get(ADK_REQUEST)), _decoded(
+            attributes.get(ADK_RESPONSE))
+        contents = request.get("contents") if isinstance(request, dict) else None
+        exchange.input = [_gemini_message(c) for c in contents or () if isinstance(c, dict)]
+        content = response.get("content") if isinstance(response, dict) else None
+        exchange.output = [_gemini_message(content)] if isinstance(content, dict) else []
+        found = True
+    if exchange.input is None and exchange.output is None and _has_old_messages(attributes):
+        exchange.input = _old_messages(attributes, "gen_ai.prompt.", "user")
+        exchange.output = _old_messages(attributes, "gen_ai.completion.", "assistant")
+        found = True
+    if found:
+        exchange.sources.add(source)
+
+
+def _decoded(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        try:
+            return loads(value)
+        except JSON_FAILURES:
+            return None
+    return value
+
+
+def _messages(value: Any) -> list[dict[str, Any]] | None:
+    decoded = _decoded(value)
+    if not isinstance(decoded, list):
+        return None
+    return [message for message in decoded if isinstance(message, dict)]
+
+
+def _parts(message: dict[str, Any]) -> list[dict[str, Any]]:
+    parts = message.get("parts")
+    return [part for part in parts if isinstance(part, dict)] if isinstance(parts, list) else []
+
+
+def _any(value: Any) -> Any:
+    """A log record's body (an OTLP AnyValue) as plain JSON."""
+    return otlp_attributes([{"key": "body", "value": value}]).get("body") \
+        if isinstance(value, dict) else value
+
+
+def _old_message(role: str, body: dict[str, Any]) -> dict[str, Any]:
+    """An older per-message event's body (``content``, ``tool_calls``, ``id``) as a message
+    of parts, the shape of ``gen_ai.input.messages``."""
+    parts: list[dict[str, Any]] = []
+    content = body.get("content")
+    if role == "tool":
+        parts.append({"type": "tool_call_response", "id": as_str(body.get("id")),
+                      "response": content})
+    elif not absent(content):
+        text = content if isinstance(content, str) else text_of(content)
+        parts.append({"type": "text", "content": text if text is not None else content})
+    elif role == "user":
+        # Content not captured: still a user message, which starts a turn.
+        parts.append({"type": "text", "content": None})
+    for call in body.get("tool_calls") or ():
+        if isinstance(call, dict):
+            function = call.get("function")
+            function = function if isinstance(function, dict) else {}
+            parts.append({"type": "tool_call", "id": as_str(call.get("id")),
+                          "name": function.get("name"), "arguments": function.get("arguments")})
+    return {"role": role, "parts": parts}
+
+
+def _gemini_message(content: dict[str, Any]) -> dict[str, Any]:
+    """A Gemini ``Content`` (role, parts of text, function_call, function_response) as a
+    message of GenAI parts."""
+    parts: list[dict[str, Any]] = []
+    for part in content.get("parts") or ():
+        if not isinstance(part, dict):
+            continue
+        call, response = part.get("function_call"), part.get("function_response")
+        if isinstance(call, dict):
+            parts.append({"type": "tool_call", "id": call.get("id"), "name": call.get("name"),
+                          "arguments": call.get("args")})
+        elif isinstance(response, dict):
+            parts.append({"type": "tool_call_response", "id": response.get("id"),
+                          "response": response.get("response")})
+        elif isinstance(part.get("text"), str) and not part.get("thought"):
+            parts.append({"type": "text", "content": part["text"]})
+    role = content.get("role")
+    return {"role": "assistant" if role == "model" else role, "parts": parts}
+
+
+def _old_messages(attributes: Attributes, prefix: str, role: str) -> list[dict[str, Any]]:
+    """``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*`` (role, content, tool_call_id,
+    tool_calls.M.id/name/arguments) as messages of parts."""
+    grouped: dict[int, dict[str, Any]] = {}
+    for key, value in attributes.items():
+        if isinstance(key, str) and key.startswith(prefix):
+            head, _, rest = key[len(prefix):].partition(".")
+            if head.isdigit() and rest:
+                grouped.setdefault(int(head), {})[rest] = value
+    messages = []
+    for index in sorted(grouped):
+        fields = grouped[index]
+        calls: dict[int, dict[str, Any]] = {}
+        for key, value in fields.items():
+            if key.startswith("tool_calls."):
+                head, _, rest = key[len("tool_calls."):].partition(".")
+                if head.isdigit():
+                    calls.setdefault(int(head), {})[rest] = value
+        message_role = as_str(fields.get("role")) or role
+        body = {"content": fields.get("content"), "id": fields.get("tool_call_id"),
+                "tool_calls": [{"id": calls[i].get("id"), "function": {
+                    "name": calls[i].get("name"), "arguments": calls[i].get("arguments")}}
+                    for i in sorted(calls)]}
+        messages.append(_old_message("tool" if message_role == "tool" else message_role, body))
+    return messages
+
+
+def _shape(tool: str, args: Any, raw_args: str | None) -> tuple[str, str]:
+    return tool, json.dumps(args, sort_keys=True, default=str) if args is not None else \
+        f"raw:{raw_args}"
+
+
+def _requests(exchanges: list[Exchange]) -> tuple[list[Request], int]:
+    """The calls the model asked for (output ``tool_call`` parts, each once), with the
+    responses in later input histories; and how many calls only a history holds."""
+    requests: list[Request] = []
+    by_id: dict[str, Request] = {}
+    by_shape: dict[tuple[str, str], list[Request]] = {}
+    for exchange in exchanges:
+        turn = exchange.user_turns()
+        source = "log records" if exchange.sources == {"log records"} else "span attributes"
+        for message_index, message in enumerate(exchange.output or ()):
+            for part_index, part in enumerate(_parts(message)):
+                if part.get("type") != "tool_call" or not isinstance(part.get("name"), str):
+                    continue
+                call_id = as_str(part.get("id"))
+                call_id = None if absent(call_id) else call_id
+                if call_id is not None and call_id in by_id:
+                    continue
+                request = Request(part["name"], call_id, part.get("arguments"),
+                                  (exchange.time(), exchange.order,
+                                   message_index * 1000 + part_index + 1), turn, source)
+                requests.append(request)
+                if call_id is not None:
+                    by_id[call_id] = request
+                by_shape.setdefault(_shape(request.tool, request.args, request.raw_args),
+                                    []).append(request)
+    history_only: set[Any] = set()
+    for exchange in exchanges:
+        seen: dict[tuple[str, str], int] = {}
+        for message in [*(exchange.input or ()), {"parts": exchange.system or []}]:
+            for part in _parts(message):
+                kind = part.get("type")
+                if kind == "tool_call" and isinstance(part.get("name"), str):
+                    call_id = as_str(part.get("id"))
+                    known = by_id.get(call_id) if call_id is not None else None
+                    args, raw = decode_args(part.get("arguments")) if not absent(
+                        part.get("arguments")) else (None, None)
+                    shape = _shape(part["name"], args, raw)
+                    seen[shape] = seen.get(shape, 0) + 1
+                    if known is None:
+                        # Some frameworks give the history's calls new ids: the n-th call of
+                        # this tool and arguments in the history is the n-th one asked for.
+                        same = by_shape.get(shape, [])
+                        known = same[seen[shape] - 1] if seen[shape] <= len(same) else None
+                        if known is not None and call_id is not None:
+                            known.aliases.add(call_id)
+                            by_id.setdefault(call_id, known)
+                    if known is None:
+                        history_only.add(call_id if call_id is not None else (shape,
+                                                                              seen[shape]))
+                elif kind == "tool_call_response":
+                    call_id = as_str(part.get("id"))
+                    known = by_id.get(call_id) if call_id is not None else None
+                    value = part.get("response", part.get("result"))
+                    if known is not None and known.result is None and not _absent_result(value):
+                        known.result = (maybe_json(value),)
+    return requests, len(history_only)
+
+
+# --- joining
+
+
+def _distinct_spans(spans: list[ToolSpan]) -> list[ToolSpan]:
+    """One span per call: a call id seen again, or an MCP client span inside the
+    execute_tool span of the same tool, is the same call."""
+    kept: list[ToolSpan] = []
     seen_ids: set[str] = set()
-    tool_spans: dict[str | None, str] = {}
-    for _, order, span_id, parent, name, call_id, call in found:
-        if not name or call is None:
-            notes.append(f"span {order}: a tool span without a tool name (not read)")
+    names: dict[str | None, str | None] = {}
+    for tool in spans:
+        if tool.parent is not None and names.get(tool.parent) == tool.name:
+            names[tool.span_id] = tool.name
             continue
-        # An MCP client span inside the execute_tool span of the same tool is the same call.
-        if parent is not None and tool_spans.get(parent) == name:
-            tool_spans[span_id] = name
-            continue
-        if call_id is not None:
-            if call_id in seen_ids:
+        if tool.call_id is not None:
+            if tool.call_id in seen_ids:
                 continue
-            seen_ids.add(call_id)
-        tool_spans[span_id] = name
-        calls.append(call)
-    return tuple(calls), notes
+            seen_ids.add(tool.call_id)
+        names[tool.span_id] = tool.name
+        kept.append(tool)
+    return kept
 
 
-def _call(span: Span, name: str, call_id: str | None) -> ToolCall:
+def _join(spans: list[ToolSpan], requests: list[Request]) -> tuple[int, int]:
+    """Give each execute_tool span the request it ran: by call id, else the first request of
+    that tool no span ran yet, in order. Returns how many were joined each way."""
+    by_id: dict[str, Request] = {}
+    request: Request | None
+    for request in requests:
+        for key in (request.call_id, *request.aliases):
+            if key is not None:
+                by_id.setdefault(key, request)
+    by_id_count = by_order = 0
+    waiting: list[ToolSpan] = []
+    for tool in spans:
+        request = by_id.get(tool.call_id) if tool.call_id is not None else None
+        if request is not None and request.span is None:
+            request.span = tool
+            by_id_count += 1
+        else:
+            waiting.append(tool)
+    for tool in waiting:
+        if tool.call_id is not None and tool.call_id in by_id:
+            continue
+        request = next((r for r in requests if r.span is None and r.tool == tool.name and (
+            r.call_id is None or tool.call_id is None)), None)
+        if request is not None:
+            request.span = tool
+            by_order += 1
+    return by_id_count, by_order
+
+
+def _request_of(tool: ToolSpan, requests: list[Request]) -> Request | None:
+    return next((request for request in requests if request.span is tool), None)
+
+
+def _merge(tool: ToolSpan, request: Request | None, turn: int | None) -> ToolCall:
+    """The span's call, with what only the model's request and its response hold."""
+    call = tool.call
+    assert call is not None
+    if request is None:
+        return call if turn is None else _with_turn(call, turn)
+    args, raw_args = (call.args, call.raw_args) if call.args is not None or \
+        call.raw_args is not None else (request.args, request.raw_args)
+    result = call.result
+    if result is None and request.result is not None:
+        result = request.result[0]
+    is_error = call.is_error
+    if is_error is None and request.result is not None:
+        is_error = False
+    return ToolCall(tool=call.tool, args=args, raw_args=raw_args,
+                    id=call.id if call.id is not None else request.call_id, result=result,
+                    is_error=is_error, error=call.error, duration=call.duration,
+                    cost=call.cost, timestamp=call.timestamp, turn=turn)
+
+
+def _with_turn(call: ToolCall, turn: int) -> ToolCall:
+    from attrs import evolve
+
+    return evolve(call, turn=turn)
+
+
+def _request_call(request: Request, turn: int | None) -> ToolCall:
+    """A call only the messages hold: no time, and an outcome only if a response came."""
+    answered = request.result is not None
+    return ToolCall(tool=request.tool, args=request.args, raw_args=request.raw_args,
+                    id=request.call_id, result=request.result[0] if request.result else None,
+                    is_error=False if answered else None, turn=turn)
+
+
+def _turn_intervals(agents: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each user turn's time: ``invoke_agent`` spans, those that overlap (a sub-agent, the
+    same request seen by two services) merged into one."""
+    turns: list[tuple[int, int]] = []
+    for start, end in sorted(agents):
+        if turns and start <= turns[-1][1]:
+            turns[-1] = (turns[-1][0], max(turns[-1][1], end))
+        else:
+            turns.append((start, end))
+    return turns
+
+
+def _turn_at(turns: list[tuple[int, int]], moment: int | None) -> int | None:
+    if moment is None or moment < 0:
+        return None
+    return next((index for index, (start, end) in enumerate(turns, 1)
+                 if start <= moment <= end), None)
+
+
+# --- spans as calls
+
+
+def _span_call(span: Span, name: str, call_id: str | None) -> ToolCall:
     attributes = span.attributes
     raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
-    args, raw = decode_args(raw_args)
     result_key = next((k for k in RESULT_KEYS if k in attributes), None)
-    result = maybe_json(attributes.get(result_key)) if result_key else None
+    raw_result = attributes.get(result_key) if result_key else None
+    # ADK without content capture writes "{}" for both the arguments and the response of its
+    # legacy attributes: elided, not "called with no arguments".
+    elided = attributes.get("gcp.vertex.agent.tool_response") == "{}"
+    if elided or absent(raw_args):
+        raw_args = None
+    result = None if elided or _absent_result(maybe_json(raw_result)) else maybe_json(raw_result)
+    has_result = result_key is not None and not elided and result is not None
+    args, raw = decode_args(raw_args)
     mcp_error = isinstance(result, dict) and result.get("isError") is True
     failed = span.failed or "error.type" in attributes or mcp_error or \
         attributes.get("gen_ai.tool.result.is_error") is True
@@ -102,7 +633,7 @@ def _call(span: Span, name: str, call_id: str | None) -> ToolCall:
         error = span.error_text or as_str(attributes.get("error.type")) or (
             text_of(result.get("content")) if mcp_error else None)  # type: ignore[union-attr]
     # A span that ended without an error status is a completed call: not failed.
-    is_error: bool | None = True if failed else (False if span.end is not None or result_key
+    is_error: bool | None = True if failed else (False if span.end is not None or has_result
                                                  else None)
     return ToolCall(
         tool=name, args=args, raw_args=raw, id=call_id, result=result, is_error=is_error,
@@ -120,21 +651,33 @@ def _name_from(span_name: str | None) -> str | None:
     return None
 
 
-def _final_answer(attributes: Attributes) -> tuple[str | None, str | None]:
-    model = as_str(attributes.get("gen_ai.response.model") or attributes.get(
-        "gen_ai.request.model"))
-    messages = attributes.get("gen_ai.output.messages")
-    if isinstance(messages, str):
-        try:
-            messages = loads(messages)
-        except JSON_FAILURES:
-            return None, model
-    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+def _final_answer(exchanges: list[Exchange]) -> tuple[str | None, str | None]:
+    """The text of the last chat's last output message, unless it asks for a tool."""
+    last = next((e for e in reversed(exchanges) if e.output is not None), None)
+    if last is None:
+        return None, None
+    model = last.model
+    if not last.output:
         return None, model
-    parts = messages[-1].get("parts")
-    if not isinstance(parts, list) or any(
-            isinstance(p, dict) and p.get("type") == "tool_call" for p in parts):
+    parts = _parts(last.output[-1])
+    if any(part.get("type") == "tool_call" for part in parts):
         return None, model
     texts = [{"type": "text", "text": p.get("content")} for p in parts
-             if isinstance(p, dict) and p.get("type") == "text"]
+             if p.get("type") == "text"]
     return text_of(texts), model
+
+
+def log_records(document: Any) -> Iterable[dict[str, Any]]:
+    """Every log record of an export's ``resourceLogs`` (or of a list of exports)."""
+    exports = document if isinstance(document, list) else [document]
+    for export in exports:
+        groups = export.get("resourceLogs") if isinstance(export, dict) else None
+        for group in groups if isinstance(groups, list) else ():
+            if not isinstance(group, dict):
+                continue
+            scopes = next((group[k] for k in LOG_SCOPE_KEYS if isinstance(group.get(k), list)),
+                          ())
+            for scope in scopes:
+                records = scope.get("logRecords") if isinstance(scope, dict) else None
+                if isinstance(records, list):
+                    yield from (r for r in records if isinstance(r, dict))

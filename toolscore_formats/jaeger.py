@@ -7,7 +7,7 @@ from typing import Any
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.genai import SpanCollector
+from toolscore_formats.genai import GenAIReader
 from toolscore_formats.openinference_spans import read_spans
 from toolscore_formats.spans import Span, openinference_only, unread_openinference_tools
 
@@ -36,8 +36,24 @@ def detect(document: Any) -> str | None:
     if openinference_only(spans):
         return (f"{EXPORT} of OpenInference spans (openinference.span.kind, no GenAI tool "
                 "span), read as the openinference format reads them")
+    where = _read_genai(spans)[1] if _is_genai(spans) else "no GenAI span"
     # The same rule as for an OTLP export (otel over openinference): say what it leaves out.
-    return f"{EXPORT} of OpenTelemetry GenAI spans" + unread_openinference_tools(spans)
+    return f"{EXPORT} of OpenTelemetry GenAI spans: {where}" + unread_openinference_tools(spans)
+
+
+def _is_genai(spans: list[Span]) -> bool:
+    """Whether any span follows the GenAI conventions (a gen_ai.* attribute or an
+    execute_tool / MCP tools/call span): an agent's trace, even one that called no tool."""
+    return any(span.is_tool_span() or any(
+        isinstance(key, str) and key.startswith("gen_ai.") for key in span.attributes.raw)
+        for span in spans)
+
+
+def _read_genai(spans: list[Span]) -> tuple[Trace, str]:
+    reader = GenAIReader()
+    for span in spans:
+        reader.feed(span)
+    return reader.trace()
 
 
 def near(document: Any) -> str | None:
@@ -86,15 +102,12 @@ def parse(document: Any) -> Trace:
     spans = _otel_spans(traces)
     if openinference_only(spans):
         return read_spans(spans)
-    collector = SpanCollector()
-    for span in spans:
-        collector.feed(span)
-    if not collector.found:
-        raise InputError("a Jaeger export without OpenTelemetry GenAI or OpenInference tool "
-                         "spans: no span is an execute_tool (gen_ai.operation.name) or MCP "
-                         "tools/call span, and none carries openinference.span.kind", place="$",
+    if not _is_genai(spans):
+        raise InputError("a Jaeger export without OpenTelemetry GenAI or OpenInference spans: "
+                         "no span carries a gen_ai.* attribute, is an MCP tools/call span or "
+                         "carries openinference.span.kind", place="$",
                          fix="export the traces of an instrumented agent, or pass --format")
-    return collector.trace()
+    return _read_genai(spans)[0]
 
 
 @hookimpl

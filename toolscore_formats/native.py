@@ -16,7 +16,7 @@ from toolscore_formats.times import iso_timestamp
 
 CALL_KEYS = frozenset(
     ("id", "tool", "args", "raw_args", "result", "is_error", "error", "duration", "cost",
-     "timestamp")
+     "timestamp", "turn")
 )
 _DICT = frozenset((dict,))
 TRACE_KEYS = frozenset(
@@ -93,11 +93,15 @@ def parse_call(item: Any, index: int) -> ToolCall:
             is_error = False
         else:
             is_error = None
+    turn = item.get("turn")
+    if turn is not None and (type(turn) is not int or turn < 1):
+        raise InputError('"turn" is the conversation turn, a whole number from 1 (or null)',
+                         place=f"{place}.turn")
     return ToolCall(
         tool=tool, args=args, raw_args=raw, id=as_str(item.get("id")),
         result=item.get("result"), is_error=is_error, error=error_text,
         duration=as_float(item.get("duration")), cost=as_float(item.get("cost")),
-        timestamp=iso_timestamp(item.get("timestamp")),
+        timestamp=iso_timestamp(item.get("timestamp")), turn=turn,
     )
 
 
@@ -132,7 +136,8 @@ def _plain_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:
             and set(map(type, flags)) <= _OPTIONAL_BOOL
             and number_types <= _OPTIONAL_NUMBER
             and set(map(type, stamps)) <= _OPTIONAL_STR
-            and not any(map(dict.__contains__, items, repeat("raw_args")))):
+            and not any(map(dict.__contains__, items, repeat("raw_args")))
+            and not any(map(dict.__contains__, items, repeat("turn")))):
         return None
     if None in flags:  # no is_error: an error says failed, a result says succeeded
         flags = [flag if flag is not None else True if error is not None
@@ -164,7 +169,7 @@ def _fast_call(item: dict[str, Any]) -> ToolCall | None:
             and (duration is None or type(duration) in _NUMBER)
             and (cost is None or type(cost) in _NUMBER)
             and (stamp is None or type(stamp) is str)
-            and "raw_args" not in item):
+            and "raw_args" not in item and "turn" not in item):
         return None
     if is_error is None:
         if error is not None:
@@ -184,7 +189,7 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         id="toolscore",
         description="toolscore's native trace: calls with their results, and a final answer",
         reads='{"calls": [{"id", "tool", "args", "result", "is_error", "error", "duration", '
-              '"cost", "timestamp"}], "final_answer"} or a bare list of calls',
+              '"cost", "timestamp", "turn"}], "final_answer"} or a bare list of calls',
         detect=detect, parse=parse,
     )]
 

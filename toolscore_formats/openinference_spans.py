@@ -250,6 +250,9 @@ def read_spans(found: Iterable[Span]) -> Trace:
     tools = [span for span in spans if span.kind == "TOOL"]
     llms = [span for span in spans if span.kind == "LLM"]
     calls, notes = _from_tool_spans(tools, llms) if tools else _from_messages(llms)
+    if not calls:
+        notes.append(f"no tool call in {count(len(spans), 'span')}: no TOOL span, and no tool "
+                     "call in the LLM spans' messages")
     model = None
     if llms:
         last = max(llms, key=lambda s: (s.end if s.end is not None else -1, s.order))

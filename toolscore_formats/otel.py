@@ -1,14 +1,15 @@
-"""OpenTelemetry GenAI spans: ``execute_tool`` and MCP ``tools/call`` spans as tool calls."""
+"""OpenTelemetry GenAI exports: tool calls from spans, message parts and log records."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
 from toolscore_formats.common import TextCursor
-from toolscore_formats.genai import SpanCollector
+from toolscore_formats.genai import LOG_SCOPE_KEYS, GenAIReader, log_records
 from toolscore_formats.spans import (
     GROUP_KEYS,
     SCOPE_KEYS,
@@ -19,34 +20,78 @@ from toolscore_formats.spans import (
     unread_openinference_tools,
 )
 
+EXPORT_KEYS = (*GROUP_KEYS, "resourceLogs")
+SIGNAL_KEYS = (*EXPORT_KEYS, "resourceMetrics")
 
-def _spans(document: Any) -> list[Span]:
-    return [Span.from_otlp(span, order) for order, span in enumerate(otlp_spans(document))]
+
+def _exports(document: Any) -> list[dict[str, Any]] | None:
+    """The export requests a document holds: one OTLP JSON export (traces, logs or both),
+    Tempo's ``{"trace": {...}}``, or JSON Lines of exports (the Collector's file exporter:
+    one export request of traces, logs or metrics per line). None for anything else."""
+    if isinstance(document, dict):
+        inner = document.get("trace")
+        if isinstance(inner, dict) and any(isinstance(inner.get(k), list) for k in GROUP_KEYS):
+            return [inner]  # Tempo's /api/v2/traces/{id}
+        if any(isinstance(document.get(k), list) for k in EXPORT_KEYS):
+            return [document]
+        return None
+    if isinstance(document, list) and document and all(
+            isinstance(d, dict) and any(isinstance(d.get(k), list) for k in SIGNAL_KEYS)
+            for d in document) and any(
+            any(isinstance(d.get(k), list) for k in EXPORT_KEYS) for d in document):
+        return document
+    return None
+
+
+def _layout(document: Any) -> str | None:
+    exports = _exports(document)
+    if exports is None:
+        if isinstance(document, list) and document and all(is_span(item) for item in document):
+            return "a list of OpenTelemetry spans (name, span id, attributes)"
+        return None
+    signals = [key for key in EXPORT_KEYS if any(isinstance(e.get(key), list) for e in exports)]
+    what = " and ".join(f'"{key}"' for key in signals)
+    if isinstance(document, list):
+        return f"OTLP JSON Lines (the Collector's file exporter): export requests of {what}"
+    if isinstance(document.get("trace"), dict):
+        return f'a Grafana Tempo trace ("trace": {what})'
+    return f"an OTLP JSON export ({what})"
+
+
+def _read(document: Any) -> tuple[Trace, str, list[Span]]:
+    """Read spans and log records in the order the document has them, as ``stream`` does."""
+    reader = GenAIReader()
+    spans: list[Span] = []
+
+    def feed(items: Any) -> None:
+        for item in items:
+            span = Span.from_otlp(item, len(spans))
+            spans.append(span)
+            reader.feed(span)
+
+    exports = _exports(document)
+    if exports is None:
+        feed(otlp_spans(document))
+    for export in exports or ():
+        group = next((k for k in GROUP_KEYS if isinstance(export.get(k), list)), None)
+        for key in export:
+            if key == group:
+                feed(otlp_spans(export))
+            elif key == "resourceLogs":
+                for record in log_records(export):
+                    reader.feed_log(record)
+    trace, where = reader.trace()
+    return trace, where, spans
 
 
 def detect(document: Any) -> str | None:
     reason = _layout(document)
     if reason is None:
         return None
-    spans = _spans(document)
+    _, where, spans = _read(document)
     if openinference_only(spans):
         return None  # OpenInference spans without GenAI tool spans: the openinference format's
-    return reason + unread_openinference_tools(spans)
-
-
-def _layout(document: Any) -> str | None:
-    if isinstance(document, dict):
-        for key in GROUP_KEYS:
-            if isinstance(document.get(key), list):
-                return f'an OTLP JSON trace export ("{key}")'
-        return None
-    if isinstance(document, list) and document:
-        if all(isinstance(d, dict) and isinstance(d.get("resourceSpans"), list)
-               for d in document):
-            return 'OTLP JSON Lines: one {"resourceSpans": [...]} export per line'
-        if all(is_span(item) for item in document):
-            return "a list of OpenTelemetry spans (name, span id, attributes)"
-    return None
+    return f"{reason}: {where}" + unread_openinference_tools(spans)
 
 
 def near(document: Any) -> str | None:
@@ -71,49 +116,55 @@ def _is_zipkin_span(item: Any) -> bool:
 def parse(document: Any) -> Trace:
     if _layout(document) is None:
         raise InputError("not an OTLP export or a list of spans", place="$",
-                         fix='give {"resourceSpans": [...]} or a list of spans')
-    collector = SpanCollector()
-    for span in otlp_spans(document):
-        collector.feed_raw(span)
-    return collector.trace()
+                         fix='give {"resourceSpans": [...]} (and "resourceLogs"), JSON Lines '
+                             "of such export requests, or a list of spans")
+    return _read(document)[0]
 
 
 def stream(data: bytes) -> tuple[Trace, str] | None:
-    """Stream a large OTLP export (``resourceSpans`` or ``batches``), one span at a time."""
+    """Stream a large OTLP export (``resourceSpans`` or ``batches``, and ``resourceLogs``),
+    one span or log record at a time."""
     cursor = TextCursor(data)
-    collector = SpanCollector()
+    reader = GenAIReader()
     if cursor.peek() != "{":
         return None
-    group_key = None
+    found: list[str] = []
     for key in cursor.members():
-        if key in GROUP_KEYS and group_key is None and cursor.peek() == "[":
-            group_key = key
+        if key in EXPORT_KEYS and key not in found and cursor.peek() == "[":
+            found.append(key)
             for _ in cursor.elements():
-                _stream_group(cursor, collector)
+                for item, is_log in _stream_group(cursor, key == "resourceLogs"):
+                    if is_log:
+                        reader.feed_log(item)
+                    else:
+                        reader.feed_raw(item)
         elif cursor.peek() in ("[", "{"):
             return None  # not an OTLP export: read whole
         else:
             cursor.value()
-    if group_key is None or not cursor.at_end():
+    if not found or not cursor.at_end() or ("resourceSpans" in found and "batches" in found):
         return None
-    if not collector.found and collector.openinference:
+    trace, where = reader.trace()
+    if not trace.calls and reader.openinference:
         return None  # the openinference format's (see detect)
-    return collector.trace(), f'an OTLP JSON trace export ("{group_key}")'
+    what = " and ".join(f'"{key}"' for key in found)
+    return trace, f"an OTLP JSON export ({what}): {where}"
 
 
-def _stream_group(cursor: TextCursor, collector: SpanCollector) -> None:
+def _stream_group(cursor: TextCursor, logs: bool) -> Iterator[tuple[dict[str, Any], bool]]:
     scoped = False
+    scope_keys, item_key = (LOG_SCOPE_KEYS, "logRecords") if logs else (SCOPE_KEYS, "spans")
     for key in cursor.members():
-        if key in SCOPE_KEYS and cursor.peek() == "[":
+        if key in scope_keys and cursor.peek() == "[":
             if scoped:  # the whole-document reader reads only the first: let it decide
-                raise ValueError("two scope span lists in one resource")
+                raise ValueError("two scope lists in one resource")
             scoped = True
             for _ in cursor.elements():
                 for scope_key in cursor.members():
-                    if scope_key == "spans" and cursor.peek() == "[":
-                        for span in cursor.values():
-                            if isinstance(span, dict):
-                                collector.feed_raw(span)
+                    if scope_key == item_key and cursor.peek() == "[":
+                        for item in cursor.values():
+                            if isinstance(item, dict):
+                                yield item, logs
                     else:
                         cursor.value()
         else:

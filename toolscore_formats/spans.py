@@ -18,6 +18,7 @@ JAEGER_ERROR_STATUS = frozenset(("ERROR", "Error", "error"))
 OPENINFERENCE_KIND = "openinference.span.kind"
 TOOL_OPERATIONS = frozenset(("execute_tool", "tool"))
 EXECUTE_TOOL_PREFIX = "execute_tool "
+NAMED_OPERATIONS = (EXECUTE_TOOL_PREFIX, "invoke_agent ")
 
 
 def attribute_value(value: Any) -> Any:
@@ -190,13 +191,14 @@ class Span:
         return None
 
     def operation(self) -> str | None:
-        """``gen_ai.operation.name``; for a span named ``execute_tool {tool}`` without it
-        (older GenAI instrumentations, Google ADK's among them), ``execute_tool``: the span
-        name is the convention's own signal."""
+        """``gen_ai.operation.name``; for a span named ``execute_tool {tool}`` or
+        ``invoke_agent {agent}`` without it (older GenAI instrumentations, Google ADK's among
+        them), that operation: the span name is the convention's own signal."""
         operation = self.attributes.text("gen_ai.operation.name")
-        if operation is None and self.name is not None and \
-                self.name.startswith(EXECUTE_TOOL_PREFIX):
-            return "execute_tool"
+        if operation is None and self.name is not None:
+            for prefix in NAMED_OPERATIONS:
+                if self.name.startswith(prefix):
+                    return prefix[:-1]
         return operation
 
     def is_tool_span(self) -> bool:

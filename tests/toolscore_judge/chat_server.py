@@ -21,13 +21,16 @@ from attrs import define, field
 
 @define
 class Reply:
-    """One scripted answer: the assistant's text (or an HTTP error), after ``delay`` seconds."""
+    """One scripted answer: the assistant's text or tool calls (or an HTTP error), after
+    ``delay`` seconds."""
 
     content: str | None = None
     status: int = 200
     delay: float = 0.0
     headers: dict[str, str] = field(factory=dict)
     refusal: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    """Chat Completions tool calls (``{"id", "type": "function", "function"}``) to answer with."""
 
 
 @define
@@ -40,10 +43,13 @@ class Seen:
 
 def completion(reply: Reply, model: str) -> dict[str, Any]:
     """A Chat Completions response body carrying ``reply``."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content,
+                               "refusal": reply.refusal}
+    if reply.tool_calls:
+        message["tool_calls"] = reply.tool_calls
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                         "message": {"role": "assistant", "content": reply.content,
-                                     "refusal": reply.refusal}}],
+            "choices": [{"index": 0, "logprobs": None, "message": message,
+                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
             "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60}}
 
 
