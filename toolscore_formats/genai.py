@@ -14,6 +14,7 @@ are absence, never values.
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Iterable
 from typing import Any
 
@@ -32,8 +33,10 @@ PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
 MERGED_TOOLS = "(merged tools)"
 MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
 ADK_REQUEST, ADK_RESPONSE = "gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response"
+ADK_TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
 CHAT_OPERATIONS = frozenset(("chat", "generate_content", "text_completion"))
-OLD_PREFIXES = ("gen_ai.prompt.", "gen_ai.completion.")
+OLD_FIRST_KEYS = tuple(f"gen_ai.{side}.0.{field}" for side in ("prompt", "completion")
+                       for field in ("role", "content", "tool_calls.0.name"))
 INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
 INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
@@ -91,17 +94,26 @@ class Request:
 
 
 class Exchange:
-    """One model call's messages, from a chat span's attributes or from log records."""
+    """One model call, kept compact: the calls its output asks for, the calls its input
+    history repeats (as keys), how many user turns the history holds, and the answer.
 
-    __slots__ = ("end", "input", "model", "order", "output", "sources", "start", "system")
+    The messages themselves are not kept: an instrumentation repeats the whole history in
+    every chat, so keeping them would make memory grow with the square of a conversation.
+    """
+
+    __slots__ = ("answer", "answer_raw", "end", "has_input", "has_output", "history", "model",
+                 "order", "requests", "sources", "start", "turns")
 
     def __init__(self, order: int) -> None:
         self.order = order
         self.start: int | None = None
         self.end: int | None = None
-        self.input: list[dict[str, Any]] | None = None
-        self.output: list[dict[str, Any]] | None = None
-        self.system: list[Any] | None = None
+        self.has_input = self.has_output = False
+        self.requests: list[tuple[str | None, str, Any]] = []  # (id, tool, arguments)
+        self.history: list[tuple[str | None, int]] = []  # (id, key of tool and arguments)
+        self.turns = 0
+        self.answer: str | None = None
+        self.answer_raw: str | None = None  # output messages without a call, decoded if last
         self.model: str | None = None
         self.sources: set[str] = set()
 
@@ -110,13 +122,59 @@ class Exchange:
         return moment if moment is not None else -1
 
     def user_turns(self) -> int | None:
-        """How many user messages with content the input holds: the turn this chat answers."""
-        if self.input is None:
-            return None
-        turns = sum(1 for message in self.input
-                    if message.get("role") == "user" and any(
-                        part.get("type") != "tool_call_response" for part in _parts(message)))
-        return turns or None
+        """How many user messages the input holds: the turn this chat answers."""
+        return self.turns or None
+
+    def add_input(self, message: dict[str, Any], responses: dict[str, Any]) -> None:
+        """A message of the input history (or the system instructions, role "system")."""
+        self.has_input = True
+        spoke = False
+        for part in _parts(message):
+            kind = part.get("type")
+            if kind == "tool_call" and isinstance(part.get("name"), str):
+                self.history.append((_call_id(part.get("id")), _shape_key(
+                    part["name"], part.get("arguments"))))
+            elif kind == "tool_call_response":
+                call_id = _call_id(part.get("id"))
+                value = part.get("response", part.get("result"))
+                if call_id is not None and not _absent_result(value):
+                    responses.setdefault(call_id, maybe_json(value))
+            else:
+                spoke = True
+        self.turns += message.get("role") == "user" and spoke
+
+    def final_text(self) -> str | None:
+        if self.answer_raw is not None:
+            for message in _messages(self.answer_raw) or ():
+                self.add_output(message)
+            self.answer_raw = None
+        return self.answer
+
+    def add_output(self, message: dict[str, Any]) -> None:
+        """A message the model answered with; the last one is the answer unless it asks
+        for a tool."""
+        self.has_output = True
+        parts = _parts(message)
+        for part in parts:
+            if part.get("type") == "tool_call" and isinstance(part.get("name"), str):
+                self.requests.append((_call_id(part.get("id")), part["name"],
+                                      part.get("arguments")))
+        asks = any(part.get("type") == "tool_call" for part in parts)
+        self.answer = None if asks else text_of(
+            [{"type": "text", "text": p.get("content")} for p in parts
+             if p.get("type") == "text"])
+
+
+def _call_id(value: Any) -> str | None:
+    call_id = as_str(value)
+    return None if absent(call_id) else call_id
+
+
+def _shape_key(tool: str, arguments: Any) -> int:
+    """A key of a call's tool and arguments, to find the same call in another history."""
+    args, raw = decode_args(arguments) if not absent(arguments) else (None, None)
+    return hash((tool, json.dumps(args, sort_keys=True, default=str) if args is not None
+                 else f"raw:{raw}"))
 
 
 class GenAIReader:
@@ -133,6 +191,8 @@ class GenAIReader:
         self.log_records = 0
         self.chat_tool_finishes = 0
         self.models: dict[str, str] = {}
+        self.responses: dict[str, Any] = {}
+        self.last_answer: Exchange | None = None
         self.order = 0
         self.openinference = False
 
@@ -166,18 +226,24 @@ class GenAIReader:
                 self.agent_durations.append(duration)
             if span.start is not None and span.end is not None and span.end >= span.start:
                 self.agents.append((span.start, span.end))
+            return
+        raw = attributes.raw
+        has_messages = any(key in raw for key in MESSAGE_KEYS) or ADK_RESPONSE in raw or \
+            _has_old_messages(attributes)
+        if not has_messages and operation not in CHAT_OPERATIONS:
+            return
         finishes = attributes.get("gen_ai.response.finish_reasons")
         if isinstance(finishes, list) and "tool_calls" in finishes:
             self.chat_tool_finishes += 1
         model = as_str(attributes.get("gen_ai.response.model") or attributes.get(
             "gen_ai.request.model"))
-        if any(key in attributes for key in MESSAGE_KEYS) or _has_old_messages(attributes) or \
-                ADK_RESPONSE in attributes:
+        if has_messages:
             exchange = self._exchange(span.span_id, order)
             exchange.start, exchange.end = span.start, span.end
             exchange.model = model
-            _fill(exchange, attributes, "span attributes")
-        elif model is not None and span.span_id is not None and operation in CHAT_OPERATIONS:
+            _fill(exchange, attributes, "span attributes", self.responses)
+            self._keep_last_answer(exchange)
+        elif model is not None and span.span_id is not None:
             self.models[span.span_id] = model  # for the log records of this chat
 
     def feed_log(self, record: dict[str, Any]) -> None:
@@ -196,10 +262,9 @@ class GenAIReader:
             exchange = self._exchange(span_id, order)
             exchange.model = exchange.model or as_str(attributes.get(
                 "gen_ai.response.model") or attributes.get("gen_ai.request.model"))
-            before = (exchange.input, exchange.output)
-            _fill(exchange, attributes, "log records")
-            if exchange.end is None and (exchange.input, exchange.output) != before:
+            if _fill(exchange, attributes, "log records", self.responses) and exchange.end is None:
                 exchange.end = time
+            self._keep_last_answer(exchange)
             return
         decoded = _any(record.get("body"))
         body: dict[str, Any] = decoded if isinstance(decoded, dict) else {}
@@ -210,11 +275,23 @@ class GenAIReader:
             exchange.sources.add("log records")
             if name == CHOICE_EVENT:
                 message = body.get("message")
-                exchange.output = [*(exchange.output or ()), _old_message(
-                    "assistant", message if isinstance(message, dict) else {})]
+                exchange.add_output(_old_message("assistant", message if isinstance(
+                    message, dict) else {}))
             else:
-                role = INPUT_EVENTS[name]
-                exchange.input = [*(exchange.input or ()), _old_message(role, body)]
+                exchange.add_input(_old_message(INPUT_EVENTS[name], body), self.responses)
+
+    def _keep_last_answer(self, exchange: Exchange) -> None:
+        """Only the last chat's answer is the final answer: drop the text of the others as
+        they come, so memory does not grow with the number of chats."""
+        if exchange.answer_raw is None or exchange is self.last_answer:
+            return
+        last = self.last_answer
+        if last is not None and (last.time(), last.order) > (exchange.time(), exchange.order):
+            exchange.answer_raw = None
+            return
+        if last is not None:
+            last.answer_raw = None
+        self.last_answer = exchange
 
     def _exchange(self, span_id: str | None, order: int) -> Exchange:
         key: Any = span_id if span_id is not None else ("record", order)
@@ -236,7 +313,7 @@ class GenAIReader:
             if exchange.model is None and isinstance(key, str):
                 exchange.model = self.models.get(key)
         exchanges = sorted(self.exchanges.values(), key=lambda e: (e.time(), e.order))
-        requests, history_only = _requests(exchanges)
+        requests, history_only = _requests(exchanges, self.responses)
         spans = _distinct_spans(sorted(self.tool_spans, key=lambda t: (
             t.start if t.start is not None else -1, t.order)))
         joined_id, joined_order = _join(spans, requests)
@@ -305,39 +382,51 @@ class GenAIReader:
 
 
 def _has_old_messages(attributes: Attributes) -> bool:
-    return any(isinstance(key, str) and key.startswith(OLD_PREFIXES) for key in attributes.raw)
+    raw = attributes.raw
+    return any(key in raw for key in OLD_FIRST_KEYS)
 
 
-def _fill(exchange: Exchange, attributes: Attributes, source: str) -> None:
-    """The exchange's messages from GenAI attributes (new structured ones, else the older
-    ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``); content already known is kept."""
-    found = False
-    for key, field in (("gen_ai.input.messages", "input"), ("gen_ai.output.messages", "output")):
-        if getattr(exchange, field) is None:
-            messages = _messages(attributes.get(key))
-            if messages is not None:
-                setattr(exchange, field, messages)
-                found = True
-    if exchange.system is None:
-        system = _decoded(attributes.get("gen_ai.system_instructions"))
-        if isinstance(system, list):
-            exchange.system = system
-            found = True
-    if exchange.input is None and exchange.output is None and ADK_RESPONSE in attributes:
-        # Google ADK's legacy attributes: the Gemini request and response as JSON.
+def _fill(exchange: Exchange, attributes: Attributes, source: str,
+          responses: dict[str, Any]) -> bool:
+    """The exchange's messages from GenAI attributes (the structured ones, else ADK's legacy
+    Gemini request and response, else the older ``gen_ai.prompt.N.*`` /
+    ``gen_ai.completion.N.*``); content already known is kept. Whether any was added."""
+    inputs = _messages(attributes.get("gen_ai.input.messages"))
+    raw_outputs = attributes.get("gen_ai.output.messages")
+    if isinstance(raw_outputs, str) and "tool_call" not in raw_outputs and \
+            not exchange.has_output:
+        # No call in it: only the last chat's answer is read from it, at the end.
+        exchange.has_output, exchange.answer_raw = True, raw_outputs
+        raw_outputs = None
+        if inputs is None:
+            exchange.sources.add(source)
+            return True
+    outputs = _messages(raw_outputs)
+    system = _decoded(attributes.get("gen_ai.system_instructions"))
+    if inputs is None and outputs is None and ADK_RESPONSE in attributes:
         request, response = _decoded(attributes.get(ADK_REQUEST)), _decoded(
             attributes.get(ADK_RESPONSE))
         contents = request.get("contents") if isinstance(request, dict) else None
-        exchange.input = [_gemini_message(c) for c in contents or () if isinstance(c, dict)]
+        inputs = [_gemini_message(c) for c in contents or () if isinstance(c, dict)]
         content = response.get("content") if isinstance(response, dict) else None
-        exchange.output = [_gemini_message(content)] if isinstance(content, dict) else []
-        found = True
-    if exchange.input is None and exchange.output is None and _has_old_messages(attributes):
-        exchange.input = _old_messages(attributes, "gen_ai.prompt.", "user")
-        exchange.output = _old_messages(attributes, "gen_ai.completion.", "assistant")
-        found = True
-    if found:
+        outputs = [_gemini_message(content)] if isinstance(content, dict) else []
+    if inputs is None and outputs is None and _has_old_messages(attributes):
+        inputs = _old_messages(attributes, "gen_ai.prompt.", "user")
+        outputs = _old_messages(attributes, "gen_ai.completion.", "assistant")
+    added = False
+    if inputs is not None and not exchange.has_input:
+        for message in inputs:
+            exchange.add_input(message, responses)
+        if isinstance(system, list):
+            exchange.add_input({"role": "system", "parts": system}, responses)
+        added = True
+    if outputs is not None and not exchange.has_output:
+        for message in outputs:
+            exchange.add_output(message)
+        added = True
+    if added:
         exchange.sources.add(source)
+    return added
 
 
 def _decoded(value: Any) -> Any:
@@ -437,66 +526,46 @@ def _old_messages(attributes: Attributes, prefix: str, role: str) -> list[dict[s
     return messages
 
 
-def _shape(tool: str, args: Any, raw_args: str | None) -> tuple[str, str]:
-    return tool, json.dumps(args, sort_keys=True, default=str) if args is not None else \
-        f"raw:{raw_args}"
-
-
-def _requests(exchanges: list[Exchange]) -> tuple[list[Request], int]:
+def _requests(exchanges: list[Exchange], responses: dict[str, Any]
+              ) -> tuple[list[Request], int]:
     """The calls the model asked for (output ``tool_call`` parts, each once), with the
     responses in later input histories; and how many calls only a history holds."""
     requests: list[Request] = []
     by_id: dict[str, Request] = {}
-    by_shape: dict[tuple[str, str], list[Request]] = {}
+    by_shape: dict[int, list[Request]] = {}
     for exchange in exchanges:
         turn = exchange.user_turns()
         source = "log records" if exchange.sources == {"log records"} else "span attributes"
-        for message_index, message in enumerate(exchange.output or ()):
-            for part_index, part in enumerate(_parts(message)):
-                if part.get("type") != "tool_call" or not isinstance(part.get("name"), str):
-                    continue
-                call_id = as_str(part.get("id"))
-                call_id = None if absent(call_id) else call_id
-                if call_id is not None and call_id in by_id:
-                    continue
-                request = Request(part["name"], call_id, part.get("arguments"),
-                                  (exchange.time(), exchange.order,
-                                   message_index * 1000 + part_index + 1), turn, source)
-                requests.append(request)
-                if call_id is not None:
-                    by_id[call_id] = request
-                by_shape.setdefault(_shape(request.tool, request.args, request.raw_args),
-                                    []).append(request)
+        for index, (call_id, tool, arguments) in enumerate(exchange.requests, 1):
+            if call_id is not None and call_id in by_id:
+                continue
+            request = Request(tool, call_id, arguments, (exchange.time(), exchange.order, index),
+                              turn, source)
+            requests.append(request)
+            if call_id is not None:
+                by_id[call_id] = request
+            by_shape.setdefault(_shape_key(tool, arguments), []).append(request)
     history_only: set[Any] = set()
     for exchange in exchanges:
-        seen: dict[tuple[str, str], int] = {}
-        for message in [*(exchange.input or ()), {"parts": exchange.system or []}]:
-            for part in _parts(message):
-                kind = part.get("type")
-                if kind == "tool_call" and isinstance(part.get("name"), str):
-                    call_id = as_str(part.get("id"))
-                    known = by_id.get(call_id) if call_id is not None else None
-                    args, raw = decode_args(part.get("arguments")) if not absent(
-                        part.get("arguments")) else (None, None)
-                    shape = _shape(part["name"], args, raw)
-                    seen[shape] = seen.get(shape, 0) + 1
-                    if known is None:
-                        # Some frameworks give the history's calls new ids: the n-th call of
-                        # this tool and arguments in the history is the n-th one asked for.
-                        same = by_shape.get(shape, [])
-                        known = same[seen[shape] - 1] if seen[shape] <= len(same) else None
-                        if known is not None and call_id is not None:
-                            known.aliases.add(call_id)
-                            by_id.setdefault(call_id, known)
-                    if known is None:
-                        history_only.add(call_id if call_id is not None else (shape,
-                                                                              seen[shape]))
-                elif kind == "tool_call_response":
-                    call_id = as_str(part.get("id"))
-                    known = by_id.get(call_id) if call_id is not None else None
-                    value = part.get("response", part.get("result"))
-                    if known is not None and known.result is None and not _absent_result(value):
-                        known.result = (maybe_json(value),)
+        seen: dict[int, int] = {}
+        for call_id, shape in exchange.history:
+            seen[shape] = seen.get(shape, 0) + 1
+            known = by_id.get(call_id) if call_id is not None else None
+            if known is None:
+                # Some frameworks give the history's calls new ids: the n-th call of this
+                # tool and arguments in the history is the n-th one asked for.
+                same = by_shape.get(shape, [])
+                known = same[seen[shape] - 1] if seen[shape] <= len(same) else None
+                if known is not None and call_id is not None:
+                    known.aliases.add(call_id)
+                    by_id.setdefault(call_id, known)
+            if known is None:
+                history_only.add(call_id if call_id is not None else (shape, seen[shape]))
+    for request in requests:
+        for key in sorted(k for k in (request.call_id, *request.aliases) if k is not None):
+            if key in responses:
+                request.result = (responses[key],)
+                break
     return requests, len(history_only)
 
 
@@ -576,9 +645,9 @@ def _merge(tool: ToolSpan, request: Request | None, turn: int | None) -> ToolCal
 
 
 def _with_turn(call: ToolCall, turn: int) -> ToolCall:
-    from attrs import evolve
-
-    return evolve(call, turn=turn)
+    return ToolCall(tool=call.tool, args=call.args, raw_args=call.raw_args, id=call.id,
+                    result=call.result, is_error=call.is_error, error=call.error,
+                    duration=call.duration, cost=call.cost, timestamp=call.timestamp, turn=turn)
 
 
 def _request_call(request: Request, turn: int | None) -> ToolCall:
@@ -604,8 +673,13 @@ def _turn_intervals(agents: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _turn_at(turns: list[tuple[int, int]], moment: int | None) -> int | None:
     if moment is None or moment < 0:
         return None
-    return next((index for index, (start, end) in enumerate(turns, 1)
-                 if start <= moment <= end), None)
+    index = bisect_right(turns, (moment, _LAST))
+    if index and turns[index - 1][0] <= moment <= turns[index - 1][1]:
+        return index
+    return None
+
+
+_LAST = 1 << 128  # after every end: (moment, _LAST) sorts after each turn starting at moment
 
 
 # --- spans as calls
@@ -618,10 +692,11 @@ def _span_call(span: Span, name: str, call_id: str | None) -> ToolCall:
     raw_result = attributes.get(result_key) if result_key else None
     # ADK without content capture writes "{}" for both the arguments and the response of its
     # legacy attributes: elided, not "called with no arguments".
-    elided = attributes.get("gcp.vertex.agent.tool_response") == "{}"
+    elided = ADK_TOOL_RESPONSE in attributes and attributes.get(ADK_TOOL_RESPONSE) == "{}"
     if elided or absent(raw_args):
         raw_args = None
-    result = None if elided or _absent_result(maybe_json(raw_result)) else maybe_json(raw_result)
+    result = None if elided else maybe_json(raw_result)
+    result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
     args, raw = decode_args(raw_args)
     mcp_error = isinstance(result, dict) and result.get("isError") is True
@@ -653,18 +728,8 @@ def _name_from(span_name: str | None) -> str | None:
 
 def _final_answer(exchanges: list[Exchange]) -> tuple[str | None, str | None]:
     """The text of the last chat's last output message, unless it asks for a tool."""
-    last = next((e for e in reversed(exchanges) if e.output is not None), None)
-    if last is None:
-        return None, None
-    model = last.model
-    if not last.output:
-        return None, model
-    parts = _parts(last.output[-1])
-    if any(part.get("type") == "tool_call" for part in parts):
-        return None, model
-    texts = [{"type": "text", "text": p.get("content")} for p in parts
-             if p.get("type") == "text"]
-    return text_of(texts), model
+    last = next((e for e in reversed(exchanges) if e.has_output), None)
+    return (None, None) if last is None else (last.final_text(), last.model)
 
 
 def log_records(document: Any) -> Iterable[dict[str, Any]]:

@@ -97,55 +97,38 @@ def jaeger_fields(items: Iterable[Any]) -> Attributes:
                       otlp=False)
 
 
+_UNSET: Any = object()
+
+
 class Span:
     """One span as the readers need it, from an OTLP export, the Python SDK's JSON, a
     Phoenix span export or a Jaeger export alike.
 
     ``start`` and ``end`` are integer nanoseconds since the epoch (None when absent);
-    ``raw`` is the span as the document has it, for what only one envelope carries.
+    ``raw`` is the span as the document has it, for what only one envelope carries. An
+    OTLP span's fields are read when first asked for: most spans of a large export are
+    neither calls nor chats.
     """
 
-    __slots__ = ("_events", "attributes", "end", "error_text", "failed", "name", "order",
-                 "parent", "raw", "span_id", "start", "trace_id")
+    __slots__ = ("_end", "_error_text", "_events", "_failed", "_parent", "_span_id", "_start",
+                 "_trace_id", "attributes", "name", "order", "raw")
 
     def __init__(self, raw: dict[str, Any], order: int, *, name: str | None,
-                 span_id: str | None, parent: str | None, trace_id: str | None,
-                 attributes: Attributes, start: int | None, end: int | None, failed: bool,
-                 error_text: str | None, events: list[tuple[str | None, Attributes]] | None
-                 = None) -> None:
+                 attributes: Attributes) -> None:
         self.raw = raw
         self.order = order
         self.name = name
-        self.span_id = span_id
-        self.parent = parent
-        self.trace_id = trace_id
         self.attributes = attributes
-        self.start = start
-        self.end = end
-        self.failed = failed
-        self.error_text = error_text
-        self._events = events
+        self._span_id = self._parent = self._trace_id = _UNSET
+        self._start = self._end = self._failed = self._error_text = _UNSET
+        self._events: list[tuple[str | None, Attributes]] | None = None
 
     @classmethod
     def from_otlp(cls, span: dict[str, Any], order: int) -> Span:
         """An OTLP JSON span, the SDK's ``span.to_json()``, or a Phoenix span record."""
-        context = dict_of(span, "context")
-        status = dict_of(span, "status")
-        code = status.get("code", status.get("status_code", span.get("status_code")))
-        failed = isinstance(code, int | str) and code in ERROR_CODES
         name = span.get("name")
-        return cls(
-            span, order, name=name if isinstance(name, str) else None,
-            span_id=as_str(span.get("spanId") or span.get("span_id") or
-                           context.get("span_id") or span.get("context.span_id")),
-            parent=as_str(span.get("parentSpanId") or span.get("parent_id") or
-                          span.get("parent_span_id")),
-            trace_id=as_str(span.get("traceId") or context.get("trace_id") or
-                            span.get("context.trace_id")),
-            attributes=otlp_attributes(span.get("attributes")),
-            start=_otlp_time(span, "start"), end=_otlp_time(span, "end"), failed=failed,
-            error_text=(as_str(status.get("message")) or as_str(status.get("description"))
-                        or as_str(span.get("status_message"))) if failed else None)
+        return cls(span, order, name=name if isinstance(name, str) else None,
+                   attributes=otlp_attributes(span.get("attributes")))
 
     @classmethod
     def from_jaeger(cls, span: dict[str, Any], order: int, trace_id: Any) -> Span:
@@ -157,23 +140,78 @@ class Span:
         microseconds.
         """
         attributes = jaeger_fields(list_of(span, "tags"))
+        made = cls(span, order, name=span.get("operationName"), attributes=attributes)
         parent = next((ref.get("spanID") for ref in list_of(span, "references")
                        if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF"), None)
-        start = parse_time(span.get("startTime"), unit="us")
+        made._span_id, made._parent, made._trace_id = (as_str(span.get("spanID")),
+                                                       as_str(parent), as_str(trace_id))
+        made._start = parse_time(span.get("startTime"), unit="us")
         duration = as_int(span.get("duration"))
-        end = start + duration * 1000 if start is not None and duration is not None and \
-            duration >= 0 else None
-        failed = attributes.get("otel.status_code") in JAEGER_ERROR_STATUS or \
+        made._end = made._start + duration * 1000 if made._start is not None and \
+            duration is not None and duration >= 0 else None
+        made._failed = attributes.get("otel.status_code") in JAEGER_ERROR_STATUS or \
             attributes.get("error") is True
-        events = [(as_str(fields.get("event")), fields)
-                  for fields in (jaeger_fields(list_of(log, "fields"))
-                                 for log in list_of(span, "logs") if isinstance(log, dict))]
-        return cls(span, order, name=span.get("operationName"),
-                   span_id=as_str(span.get("spanID")), parent=as_str(parent),
-                   trace_id=as_str(trace_id), attributes=attributes, start=start, end=end,
-                   failed=failed, events=events,
-                   error_text=as_str(attributes.get("otel.status_description"))
-                   if failed else None)
+        made._error_text = as_str(attributes.get("otel.status_description")) \
+            if made._failed else None
+        made._events = [(as_str(fields.get("event")), fields)
+                        for fields in (jaeger_fields(list_of(log, "fields"))
+                                       for log in list_of(span, "logs") if isinstance(log, dict))]
+        return made
+
+    @property
+    def span_id(self) -> str | None:
+        if self._span_id is _UNSET:
+            raw = self.raw
+            self._span_id = as_str(raw.get("spanId") or raw.get("span_id") or dict_of(
+                raw, "context").get("span_id") or raw.get("context.span_id"))
+        return self._span_id
+
+    @property
+    def parent(self) -> str | None:
+        if self._parent is _UNSET:
+            raw = self.raw
+            self._parent = as_str(raw.get("parentSpanId") or raw.get("parent_id") or
+                                  raw.get("parent_span_id"))
+        return self._parent
+
+    @property
+    def trace_id(self) -> str | None:
+        if self._trace_id is _UNSET:
+            raw = self.raw
+            self._trace_id = as_str(raw.get("traceId") or dict_of(raw, "context").get(
+                "trace_id") or raw.get("context.trace_id"))
+        return self._trace_id
+
+    @property
+    def start(self) -> int | None:
+        if self._start is _UNSET:
+            self._start = _otlp_time(self.raw, "start")
+        return self._start
+
+    @property
+    def end(self) -> int | None:
+        if self._end is _UNSET:
+            self._end = _otlp_time(self.raw, "end")
+        return self._end
+
+    @property
+    def failed(self) -> bool:
+        """An ERROR status (OTLP ``2`` / ``STATUS_CODE_ERROR``, the SDK's ``ERROR``)."""
+        if self._failed is _UNSET:
+            status = dict_of(self.raw, "status")
+            code = status.get("code", status.get("status_code", self.raw.get("status_code")))
+            self._failed = isinstance(code, int | str) and code in ERROR_CODES
+        return self._failed
+
+    @property
+    def error_text(self) -> str | None:
+        """A failed span's status message."""
+        if self._error_text is _UNSET:
+            status = dict_of(self.raw, "status")
+            self._error_text = (as_str(status.get("message")) or as_str(
+                status.get("description")) or as_str(self.raw.get("status_message"))) \
+                if self.failed else None
+        return self._error_text
 
     @property
     def events(self) -> list[tuple[str | None, Attributes]]:
@@ -211,6 +249,8 @@ class Span:
         return operation in TOOL_OPERATIONS and "gen_ai.tool.name" in attributes
 
     def openinference_kind(self) -> str | None:
+        if OPENINFERENCE_KIND not in self.attributes.raw and "span_kind" not in self.raw:
+            return None
         kind = self.attributes.text(OPENINFERENCE_KIND)
         if kind is None:
             kind = self.raw.get("span_kind") if isinstance(self.raw.get("span_kind"), str) \
