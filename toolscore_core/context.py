@@ -329,8 +329,11 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
 
 
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
-    return {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
-            "required": call.required, "description": call.description}
+    fields = {"tool": call.tool, "args": None if call.args is None else to_repr(call.args),
+              "required": call.required, "description": call.description}
+    if call.turn is not None:  # only when pinned: records of other contracts stay as they were
+        fields["turn"] = call.turn
+    return fields
 
 
 @frozen

@@ -110,6 +110,8 @@ class ExpectedCall:
     """Whether the required-calls check and recall demand this call."""
     description: str | None = None
     """Free text for people reading the contract."""
+    turn: int | None = None
+    """The conversation turn (from 1) the call must be made in; null = any turn."""
 
 
 @frozen

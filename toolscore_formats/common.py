@@ -143,10 +143,10 @@ class CallRow:
     """One call being read: mutable until the table hands out frozen ToolCalls."""
 
     __slots__ = ("answered", "args", "clock", "cost", "duration", "error", "id", "is_error",
-                 "raw_args", "result", "timestamp", "tool")
+                 "raw_args", "result", "timestamp", "tool", "turn")
 
     def __init__(self, tool: str, args: dict[str, Any] | None, raw_args: str | None,
-                 call_id: str | None, timestamp: str | None) -> None:
+                 call_id: str | None, timestamp: str | None, turn: int | None = None) -> None:
         self.tool = tool
         self.args = args
         self.raw_args = raw_args
@@ -160,6 +160,7 @@ class CallRow:
         self.cost: float | None = None
         self.clock: float | None = None
         """A reader's clock reading at the request, to time the call when it is answered."""
+        self.turn = turn
 
     def settle(self, **outcome: Any) -> None:
         """Record the call's outcome (result, is_error, error, duration ...)."""
@@ -170,22 +171,30 @@ class CallRow:
     def frozen(self) -> ToolCall:
         return ToolCall(tool=self.tool, args=self.args, raw_args=self.raw_args, id=self.id,
                         result=self.result, is_error=self.is_error, error=self.error,
-                        duration=self.duration, cost=self.cost, timestamp=self.timestamp)
+                        duration=self.duration, cost=self.cost, timestamp=self.timestamp,
+                        turn=self.turn)
 
 
 class CallTable:
     """Calls in invocation order, joined to their results by id or by position.
 
     Every format reads calls first and results later; a call no result reaches keeps
-    ``is_error`` None (outcome unknown). A reused id is answered first-in, first-out.
+    ``is_error`` None (outcome unknown). A reused id is answered first-in, first-out. A
+    reader whose messages have turns calls ``start_turn`` at each user message: the calls
+    after it belong to that turn (None before the first, or in a format without turns).
     """
 
-    __slots__ = ("_by_id", "_next_open", "_rows")
+    __slots__ = ("_by_id", "_next_open", "_rows", "turn")
 
     def __init__(self) -> None:
         self._rows: list[CallRow] = []
         self._by_id: dict[str, list[CallRow]] = {}
         self._next_open = 0
+        self.turn: int | None = None
+
+    def start_turn(self) -> None:
+        """A user message: the calls that follow answer it."""
+        self.turn = (self.turn or 0) + 1
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -194,7 +203,7 @@ class CallTable:
         """Record a call; ``args`` as given (a JSON string is decoded, malformed kept raw)."""
         parsed, raw = decode_args(args)
         row = CallRow(tool if isinstance(tool, str) else str(tool), parsed, raw,
-                      as_str(call_id), timestamp)
+                      as_str(call_id), timestamp, self.turn)
         self._rows.append(row)
         if row.id is not None:
             self._by_id.setdefault(row.id, []).append(row)
