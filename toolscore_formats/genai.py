@@ -15,14 +15,19 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
-from collections.abc import Iterable
 from typing import Any
 
 from toolscore_core.documents import JSON_FAILURES, loads
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.wording import count
 from toolscore_formats.common import as_str, decode_args, maybe_json, text_of
-from toolscore_formats.spans import EXECUTE_TOOL_PREFIX, Attributes, Span, otlp_attributes
+from toolscore_formats.spans import (
+    EXECUTE_TOOL_PREFIX,
+    Attributes,
+    Span,
+    SpanTree,
+    otlp_attributes,
+)
 from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
 
 ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
@@ -41,7 +46,6 @@ INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
 INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
 CHOICE_EVENT = "gen_ai.choice"
-LOG_SCOPE_KEYS = ("scopeLogs", "instrumentationLibraryLogs")
 
 
 def absent(value: Any) -> bool:
@@ -577,16 +581,15 @@ def _distinct_spans(spans: list[ToolSpan]) -> list[ToolSpan]:
     execute_tool span of the same tool, is the same call."""
     kept: list[ToolSpan] = []
     seen_ids: set[str] = set()
-    names: dict[str | None, str | None] = {}
+    tree = SpanTree(spans)
     for tool in spans:
-        if tool.parent is not None and names.get(tool.parent) == tool.name:
-            names[tool.span_id] = tool.name
+        parent = tree.parent(tool)
+        if parent is not None and parent.name == tool.name:
             continue
         if tool.call_id is not None:
             if tool.call_id in seen_ids:
                 continue
             seen_ids.add(tool.call_id)
-        names[tool.span_id] = tool.name
         kept.append(tool)
     return kept
 
@@ -730,19 +733,3 @@ def _final_answer(exchanges: list[Exchange]) -> tuple[str | None, str | None]:
     """The text of the last chat's last output message, unless it asks for a tool."""
     last = next((e for e in reversed(exchanges) if e.has_output), None)
     return (None, None) if last is None else (last.final_text(), last.model)
-
-
-def log_records(document: Any) -> Iterable[dict[str, Any]]:
-    """Every log record of an export's ``resourceLogs`` (or of a list of exports)."""
-    exports = document if isinstance(document, list) else [document]
-    for export in exports:
-        groups = export.get("resourceLogs") if isinstance(export, dict) else None
-        for group in groups if isinstance(groups, list) else ():
-            if not isinstance(group, dict):
-                continue
-            scopes = next((group[k] for k in LOG_SCOPE_KEYS if isinstance(group.get(k), list)),
-                          ())
-            for scope in scopes:
-                records = scope.get("logRecords") if isinstance(scope, dict) else None
-                if isinstance(records, list):
-                    yield from (r for r in records if isinstance(r, dict))

@@ -13,7 +13,7 @@ from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.wording import count
 from toolscore_formats.common import as_str, decode_args, maybe_json
-from toolscore_formats.spans import OPENINFERENCE_KIND, Span
+from toolscore_formats.spans import OPENINFERENCE_KIND, Span, SpanTree
 from toolscore_formats.times import iso_from_nanos, seconds_between
 
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
@@ -228,8 +228,7 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
 
 
 def _final_answer(spans: list[OISpan], llms: list[OISpan]) -> str | None:
-    ids = {span.span_id for span in spans}
-    roots = [span for span in spans if span.parent is None or span.parent not in ids]
+    roots = SpanTree(spans).roots()
     if len(roots) == 1 and roots[0].kind in ANSWER_KINDS:
         output = roots[0].text("output.value")
         if output is not None and roots[0].text("output.mime_type") != "application/json":

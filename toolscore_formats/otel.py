@@ -9,12 +9,14 @@ from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
 from toolscore_formats.common import TextCursor
-from toolscore_formats.genai import LOG_SCOPE_KEYS, GenAIReader, log_records
+from toolscore_formats.genai import GenAIReader
 from toolscore_formats.spans import (
     GROUP_KEYS,
+    LOG_SCOPE_KEYS,
     SCOPE_KEYS,
     Span,
     is_span,
+    log_records,
     openinference_only,
     otlp_spans,
     unread_openinference_tools,

@@ -1,10 +1,11 @@
 """Spans, whatever carried them: the span record, attribute access, the OTLP and Jaeger
-envelopes, and the parent/child tree the span readers (otel, jaeger, openinference) share."""
+envelopes (spans and log records), and the parent/child tree the span readers (otel,
+jaeger, openinference) share."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from toolscore_core.wording import count
 from toolscore_formats.common import as_int, as_str, dict_of, list_of
@@ -319,25 +320,48 @@ def unread_openinference_tools(spans: Iterable[Span]) -> str:
             "an export with GenAI tool spans is read by its gen_ai attributes)") if unread else ""
 
 
-class SpanTree:
-    """Spans by id, with each span's parent and the spans above it."""
+class Node(Protocol):
+    """What the tree needs of a span (a Span, or a reader's own view of one)."""
 
-    __slots__ = ("by_id",)
+    @property
+    def span_id(self) -> str | None: ...
 
-    def __init__(self, spans: Iterable[Span]) -> None:
-        self.by_id = {span.span_id: span for span in spans if span.span_id is not None}
+    @property
+    def parent(self) -> str | None: ...
 
-    def parent(self, span: Span) -> Span | None:
+
+N = TypeVar("N", bound=Node)
+
+
+class SpanTree(Generic[N]):
+    """Spans by id, each with its parent."""
+
+    __slots__ = ("by_id", "spans")
+
+    def __init__(self, spans: Iterable[N]) -> None:
+        self.spans = list(spans)
+        self.by_id = {span.span_id: span for span in self.spans if span.span_id is not None}
+
+    def parent(self, span: N) -> N | None:
         return self.by_id.get(span.parent) if span.parent is not None else None
 
-    def ancestors(self, span: Span) -> Iterator[Span]:
-        """The span's parent, its parent's parent ... up to the root (cycles cut)."""
-        seen = {span.span_id}
-        current = self.parent(span)
-        while current is not None and current.span_id not in seen:
-            seen.add(current.span_id)
-            yield current
-            current = self.parent(current)
+    def roots(self) -> list[N]:
+        """The spans whose parent is not in the tree (the export's top spans)."""
+        return [span for span in self.spans
+                if span.parent is None or span.parent not in self.by_id]
 
-    def is_root(self, span: Span) -> bool:
-        return span.parent is None or span.parent not in self.by_id
+
+def log_records(document: Any) -> Iterator[dict[str, Any]]:
+    """Every log record of an export's ``resourceLogs`` (or of a list of exports)."""
+    exports = document if isinstance(document, list) else [document]
+    for export in exports:
+        groups = export.get("resourceLogs") if isinstance(export, dict) else None
+        for group in groups if isinstance(groups, list) else ():
+            if not isinstance(group, dict):
+                continue
+            scopes = next((group[k] for k in LOG_SCOPE_KEYS if isinstance(group.get(k), list)),
+                          ())
+            for scope in scopes:
+                records = scope.get("logRecords") if isinstance(scope, dict) else None
+                if isinstance(records, list):
+                    yield from (r for r in records if isinstance(r, dict))
