@@ -55,14 +55,15 @@ def absent(value: Any) -> bool:
 
 def _absent_result(value: Any) -> bool:
     # ADK wraps a missing response's placeholder as {"result": "<not specified>"}.
+    # A tool that returned None is {"result": null}: a result, not an absence.
     return absent(value) or (isinstance(value, dict) and len(value) == 1 and
-                             absent(value.get("result")) and "result" in value)
+                             value.get("result") is not None and absent(value.get("result")))
 
 
 class ToolSpan:
     """An execute_tool or MCP tools/call span, as a call, before it is joined."""
 
-    __slots__ = ("call", "call_id", "name", "order", "parent", "span_id", "start", "turn")
+    __slots__ = ("call", "call_id", "name", "order", "parent", "span_id", "start")
 
     def __init__(self, span: Span, order: int) -> None:
         attributes = span.attributes
@@ -74,7 +75,6 @@ class ToolSpan:
             attributes.get("jsonrpc.request.id"))
         self.call_id = None if absent(call_id) else call_id
         self.call = _span_call(span, self.name, self.call_id) if self.name else None
-        self.turn: int | None = None
 
 
 class Request:
@@ -105,10 +105,11 @@ class Exchange:
     every chat, so keeping them would make memory grow with the square of a conversation.
     """
 
-    __slots__ = ("answer", "answer_raw", "end", "has_input", "has_output", "history", "model",
-                 "order", "requests", "sources", "start", "turns")
+    __slots__ = ("answer", "answer_raw", "end", "has_input", "has_output", "history", "key",
+                 "model", "order", "requests", "sources", "start", "turns")
 
-    def __init__(self, order: int) -> None:
+    def __init__(self, key: Any, order: int) -> None:
+        self.key = key
         self.order = order
         self.start: int | None = None
         self.end: int | None = None
@@ -196,7 +197,8 @@ class GenAIReader:
         self.chat_tool_finishes = 0
         self.models: dict[str, str] = {}
         self.responses: dict[str, Any] = {}
-        self.last_answer: Exchange | None = None
+        self.last_output: Exchange | None = None
+        self.chats = 0
         self.order = 0
         self.openinference = False
 
@@ -246,7 +248,7 @@ class GenAIReader:
             exchange.start, exchange.end = span.start, span.end
             exchange.model = model
             _fill(exchange, attributes, "span attributes", self.responses)
-            self._keep_last_answer(exchange)
+            self._settle(exchange)
         elif model is not None and span.span_id is not None:
             self.models[span.span_id] = model  # for the log records of this chat
 
@@ -268,7 +270,7 @@ class GenAIReader:
                 "gen_ai.response.model") or attributes.get("gen_ai.request.model"))
             if _fill(exchange, attributes, "log records", self.responses) and exchange.end is None:
                 exchange.end = time
-            self._keep_last_answer(exchange)
+            self._settle(exchange)
             return
         decoded = _any(record.get("body"))
         body: dict[str, Any] = decoded if isinstance(decoded, dict) else {}
@@ -276,6 +278,7 @@ class GenAIReader:
             exchange = self._exchange(span_id, order)
             if exchange.end is None:
                 exchange.end = time
+            self.chats += 1
             exchange.sources.add("log records")
             if name == CHOICE_EVENT:
                 message = body.get("message")
@@ -284,24 +287,31 @@ class GenAIReader:
             else:
                 exchange.add_input(_old_message(INPUT_EVENTS[name], body), self.responses)
 
-    def _keep_last_answer(self, exchange: Exchange) -> None:
-        """Only the last chat's answer is the final answer: drop the text of the others as
-        they come, so memory does not grow with the number of chats."""
-        if exchange.answer_raw is None or exchange is self.last_answer:
-            return
-        last = self.last_answer
-        if last is not None and (last.time(), last.order) > (exchange.time(), exchange.order):
-            exchange.answer_raw = None
-            return
-        if last is not None:
-            last.answer_raw = None
-        self.last_answer = exchange
+    def _settle(self, exchange: Exchange) -> None:
+        """After a chat's content was read whole: keep only the last chat's answer text, and
+        forget a chat that asked for no call and repeats none (most chats of a long export),
+        so memory does not grow with the number of chats."""
+        self.chats += exchange.has_input or exchange.has_output
+        last = self.last_output
+        if exchange.has_output and exchange is not last:
+            if last is None or (exchange.time(), exchange.order) >= (last.time(), last.order):
+                self.last_output = exchange
+                if last is not None:
+                    last.answer_raw = None
+                    self._forget(last)
+            else:
+                exchange.answer_raw = None
+        self._forget(exchange)
+
+    def _forget(self, exchange: Exchange) -> None:
+        if exchange is not self.last_output and not exchange.requests and not exchange.history:
+            self.exchanges.pop(exchange.key, None)
 
     def _exchange(self, span_id: str | None, order: int) -> Exchange:
         key: Any = span_id if span_id is not None else ("record", order)
         exchange = self.exchanges.get(key)
         if exchange is None:
-            exchange = self.exchanges[key] = Exchange(order)
+            exchange = self.exchanges[key] = Exchange(key, order)
         return exchange
 
     # --- reading
@@ -374,7 +384,7 @@ class GenAIReader:
     def _no_calls(self) -> str:
         seen = f"{count(self.spans, 'span')}" + (
             f" and {count(self.log_records, 'log record')}" if self.log_records else "")
-        if self.chat_tool_finishes and not self.exchanges:
+        if self.chat_tool_finishes and not self.chats and not self.exchanges:
             return (f"no tool call read: {count(self.chat_tool_finishes, 'chat')} ended with "
                     "finish reason tool_calls, but the export holds no message content "
                     "(content capture was off): which calls were made is unknown")
