@@ -130,6 +130,9 @@ def parse(document: Any) -> Trace:
         if not isinstance(parts, list):
             continue
         iso, seconds = _timestamp(event)
+        if event.get("author") == "user" and any(
+                isinstance(part, dict) and isinstance(part.get("text"), str) for part in parts):
+            table.start_turn()  # the user's message: the calls after it answer it
         texts: list[str] = []
         acted = False
         for part in parts:

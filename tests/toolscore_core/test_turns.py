@@ -98,3 +98,28 @@ def test_the_native_format_and_chat_messages_carry_turns() -> None:
     ]
     claude, _ = parse_trace(anthropic)
     assert [(c.id, c.turn) for c in claude.calls] == [("a", 1), ("b", 1)]
+
+
+def test_adk_sessions_and_converse_messages_carry_turns() -> None:
+    from toolscore_core.traces import load_trace
+
+    adk, _ = load_trace(FIXTURES / "google_adk_parallel_events.json")
+    assert [c.turn for c in adk.calls] == [1, 1]  # both answer the user's one message
+    # A session of agent events alone (no user event) cannot tell the turn.
+    alone, _ = load_trace(FIXTURES / "google_adk_run_events.json")
+    assert [c.turn for c in alone.calls] == [None]
+    converse = [
+        {"role": "user", "content": [{"text": "song?"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "a", "name": "top_song",
+                                                       "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "a", "content": [
+            {"text": "x"}]}}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "b", "name": "top_song",
+                                                       "input": {"n": 2}}}]},
+        {"role": "user", "content": [{"text": "another?"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "c", "name": "top_song",
+                                                       "input": {"n": 3}}}]},
+    ]
+    trace, choice = parse_trace(converse)
+    assert choice.format == "bedrock_converse"
+    assert [(c.id, c.turn) for c in trace.calls] == [("a", 1), ("b", 1), ("c", 2)]
