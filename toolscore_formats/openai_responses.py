@@ -92,6 +92,8 @@ def parse(document: Any) -> Trace:
             hosted[kind] = hosted.get(kind, 0) + 1
         elif (kind == "message" or kind is None) and item.get("role") == "assistant":
             final_answer = text_of(item.get("content"))
+        elif (kind == "message" or kind is None) and item.get("role") == "user":
+            table.start_turn()
     for kind, count in sorted(hosted.items()):
         notes.append(f"{plural(count, f'hosted {kind} item')} run by the provider: not read "
                      "as calls")

@@ -123,3 +123,14 @@ def test_adk_sessions_and_converse_messages_carry_turns() -> None:
     trace, choice = parse_trace(converse)
     assert choice.format == "bedrock_converse"
     assert [(c.id, c.turn) for c in trace.calls] == [("a", 1), ("b", 1), ("c", 2)]
+
+
+def test_responses_input_items_carry_turns() -> None:
+    items = [{"role": "user", "content": "hi"},
+             {"type": "function_call", "call_id": "a", "name": "f", "arguments": "{}"},
+             {"type": "function_call_output", "call_id": "a", "output": "x"},
+             {"role": "user", "content": "again"},
+             {"type": "function_call", "call_id": "b", "name": "f", "arguments": "{}"}]
+    trace, choice = parse_trace(items)
+    assert choice.format == "openai_responses"
+    assert [(c.id, c.turn) for c in trace.calls] == [("a", 1), ("b", 2)]
