@@ -43,6 +43,23 @@ def _attr(key: str, value: object) -> dict[str, object]:
     return {"key": key, "value": {"stringValue": str(value)}}
 
 
+def _any_value(value: object) -> dict[str, object]:
+    """A JSON value as an OTLP AnyValue, as the instrumentations write structured log
+    attributes (gen_ai.input.messages and gen_ai.output.messages of an event)."""
+    if isinstance(value, dict):
+        return {"kvlistValue": {"values": [{"key": k, "value": _any_value(v)}
+                                           for k, v in value.items()]}}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [_any_value(v) for v in value]}}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    return {"stringValue": str(value)}
+
+
 def otlp_export(target_bytes: int, rng: random.Random) -> dict[str, object]:
     """Agent runs as GenAI spans: a chat span per turn, then its tool spans, then the agent."""
     spans: list[dict[str, object]] = []
@@ -111,7 +128,8 @@ def otlp_export(target_bytes: int, rng: random.Random) -> dict[str, object]:
 def otlp_logs_export(target_bytes: int, rng: random.Random) -> dict[str, object]:
     """Agent runs whose content went to log records: per turn, chat spans and tool spans
     without content, and a gen_ai.client.inference.operation.details record per chat with
-    its input and output messages (the calls as tool_call parts, joined to the tool spans)."""
+    its input and output messages as structured attributes (the calls as tool_call parts,
+    joined to the tool spans)."""
     spans: list[dict[str, object]] = []
     records: list[dict[str, object]] = []
     size = 0
@@ -143,9 +161,10 @@ def otlp_logs_export(target_bytes: int, rng: random.Random) -> dict[str, object]
             logs.append({
                 "timeUnixNano": str(clock + 900_000_000), "traceId": trace_id,
                 "spanId": chat_id, "eventName": "gen_ai.client.inference.operation.details",
-                "attributes": [_attr("gen_ai.operation.name", "chat"),
-                               _attr("gen_ai.input.messages", json.dumps(history)),
-                               _attr("gen_ai.output.messages", json.dumps([asked]))],
+                "attributes": [
+                    _attr("gen_ai.operation.name", "chat"),
+                    {"key": "gen_ai.input.messages", "value": _any_value(history)},
+                    {"key": "gen_ai.output.messages", "value": _any_value([asked])}],
             })
             clock += 1_000_000_000
             batch.append({

@@ -14,7 +14,9 @@ are absence, never values.
 from __future__ import annotations
 
 import json
+import sys
 from bisect import bisect_right
+from collections import deque
 from typing import Any
 
 from toolscore_core.documents import JSON_FAILURES, loads
@@ -61,20 +63,20 @@ def _absent_result(value: Any) -> bool:
 
 
 class ToolSpan:
-    """An execute_tool or MCP tools/call span, as a call, before it is joined."""
+    """An execute_tool or MCP tools/call span, as a call's fields, before it is joined."""
 
-    __slots__ = ("call", "call_id", "name", "order", "parent", "span_id", "start")
+    __slots__ = ("call", "call_id", "name", "order", "parent", "request", "span_id", "start")
 
-    def __init__(self, span: Span, order: int) -> None:
+    def __init__(self, span: Span, order: int, name: str | None) -> None:
         attributes = span.attributes
         self.order = order
         self.span_id, self.parent, self.start = span.span_id, span.parent, span.start
-        self.name = attributes.text("gen_ai.tool.name") or attributes.text(
-            "mcp.tool.name") or _name_from(span.name)
+        self.name = name or attributes.text("mcp.tool.name") or _name_from(span.name)
         call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
             attributes.get("jsonrpc.request.id"))
         self.call_id = None if absent(call_id) else call_id
         self.call = _span_call(span, self.name, self.call_id) if self.name else None
+        self.request: Request | None = None  # the model's request it ran, once joined
 
 
 class Request:
@@ -105,8 +107,8 @@ class Exchange:
     every chat, so keeping them would make memory grow with the square of a conversation.
     """
 
-    __slots__ = ("answer", "answer_raw", "end", "has_input", "has_output", "history", "key",
-                 "model", "order", "requests", "sources", "start", "turns")
+    __slots__ = ("answer", "answer_raw", "end", "from_spans", "has_input", "has_output",
+                 "history", "key", "model", "order", "requests", "start", "turns")
 
     def __init__(self, key: Any, order: int) -> None:
         self.key = key
@@ -120,7 +122,7 @@ class Exchange:
         self.answer: str | None = None
         self.answer_raw: str | None = None  # output messages without a call, decoded if last
         self.model: str | None = None
-        self.sources: set[str] = set()
+        self.from_spans = False  # content read from span attributes (else log records only)
 
     def time(self) -> int:
         moment = self.end if self.end is not None else self.start
@@ -130,15 +132,24 @@ class Exchange:
         """How many user messages the input holds: the turn this chat answers."""
         return self.turns or None
 
-    def add_input(self, message: dict[str, Any], responses: dict[str, Any]) -> None:
-        """A message of the input history (or the system instructions, role "system")."""
+    def add_input(self, message: dict[str, Any], responses: dict[str, Any],
+                  keys: dict[str, int]) -> None:
+        """A message of the input history (or the system instructions, role "system").
+
+        ``responses`` gathers the results by call id, ``keys`` the key of each call id's
+        tool and arguments (a history repeats every earlier call: each is keyed once)."""
         self.has_input = True
         spoke = False
         for part in _parts(message):
             kind = part.get("type")
             if kind == "tool_call" and isinstance(part.get("name"), str):
-                self.history.append((_call_id(part.get("id")), _shape_key(
-                    part["name"], part.get("arguments"))))
+                call_id = _call_id(part.get("id"))
+                key = keys.get(call_id) if call_id is not None else None
+                if key is None:
+                    key = _shape_key(part["name"], part.get("arguments"))
+                    if call_id is not None:
+                        keys[call_id] = key
+                self.history.append((call_id, key))
             elif kind == "tool_call_response":
                 call_id = _call_id(part.get("id"))
                 value = part.get("response", part.get("result"))
@@ -197,6 +208,7 @@ class GenAIReader:
         self.chat_tool_finishes = 0
         self.models: dict[str, str] = {}
         self.responses: dict[str, Any] = {}
+        self.keys: dict[str, int] = {}
         self.last_output: Exchange | None = None
         self.chats = 0
         self.order = 0
@@ -214,18 +226,19 @@ class GenAIReader:
         self.spans += 1
         attributes = span.attributes
         self.openinference = self.openinference or span.openinference_kind() is not None
-        if span.is_tool_span():
-            if attributes.text("gen_ai.tool.name") == MERGED_TOOLS:
+        operation = span.operation()
+        if span.is_tool_span(operation):
+            name = attributes.text("gen_ai.tool.name")
+            if name == MERGED_TOOLS:
                 # ADK's span over parallel calls re-reports the calls' own spans: not a call.
                 self.merged += 1
                 return
-            tool = ToolSpan(span, order)
+            tool = ToolSpan(span, order, name)
             if tool.call is None:
                 self.unnamed.append(order)
             else:
                 self.tool_spans.append(tool)
             return
-        operation = span.operation()
         if operation == "invoke_agent":
             duration = seconds_between(span.start, span.end)
             if duration is not None:
@@ -247,10 +260,10 @@ class GenAIReader:
             exchange = self._exchange(span.span_id, order)
             exchange.start, exchange.end = span.start, span.end
             exchange.model = model
-            _fill(exchange, attributes, "span attributes", self.responses)
+            _fill(exchange, attributes, True, self)
             self._settle(exchange)
         elif model is not None and span.span_id is not None:
-            self.models[span.span_id] = model  # for the log records of this chat
+            self.models[span.span_id] = sys.intern(model)  # for this chat's log records
 
     def feed_log(self, record: dict[str, Any]) -> None:
         """An OTLP log record (``resourceLogs``): a GenAI event, or nothing for the calls."""
@@ -268,7 +281,7 @@ class GenAIReader:
             exchange = self._exchange(span_id, order)
             exchange.model = exchange.model or as_str(attributes.get(
                 "gen_ai.response.model") or attributes.get("gen_ai.request.model"))
-            if _fill(exchange, attributes, "log records", self.responses) and exchange.end is None:
+            if _fill(exchange, attributes, False, self) and exchange.end is None:
                 exchange.end = time
             self._settle(exchange)
             return
@@ -279,13 +292,13 @@ class GenAIReader:
             if exchange.end is None:
                 exchange.end = time
             self.chats += 1
-            exchange.sources.add("log records")
             if name == CHOICE_EVENT:
                 message = body.get("message")
                 exchange.add_output(_old_message("assistant", message if isinstance(
                     message, dict) else {}))
             else:
-                exchange.add_input(_old_message(INPUT_EVENTS[name], body), self.responses)
+                exchange.add_input(_old_message(INPUT_EVENTS[name], body), self.responses,
+                                   self.keys)
 
     def _settle(self, exchange: Exchange) -> None:
         """After a chat's content was read whole: keep only the last chat's answer text, and
@@ -334,10 +347,11 @@ class GenAIReader:
         turns = _turn_intervals(self.agents)
         rows: list[tuple[tuple[int, int, int], ToolCall]] = []
         for tool in spans:
-            request = _request_of(tool, requests)
+            request = tool.request
             turn = _turn_at(turns, tool.start) if turns else (request.turn if request else None)
             rows.append(((tool.start if tool.start is not None else -1, tool.order, 0),
                          _merge(tool, request, turn)))
+            tool.call = None  # its fields are in the call now: memory stays flat
         unrun = [request for request in requests if request.span is None]
         for request in unrun:
             turn = _turn_at(turns, request.place[0]) if turns else request.turn
@@ -400,8 +414,8 @@ def _has_old_messages(attributes: Attributes) -> bool:
     return any(key in raw for key in OLD_FIRST_KEYS)
 
 
-def _fill(exchange: Exchange, attributes: Attributes, source: str,
-          responses: dict[str, Any]) -> bool:
+def _fill(exchange: Exchange, attributes: Attributes, from_spans: bool,
+          reader: GenAIReader) -> bool:
     """The exchange's messages from GenAI attributes (the structured ones, else ADK's legacy
     Gemini request and response, else the older ``gen_ai.prompt.N.*`` /
     ``gen_ai.completion.N.*``); content already known is kept. Whether any was added."""
@@ -413,7 +427,7 @@ def _fill(exchange: Exchange, attributes: Attributes, source: str,
         exchange.has_output, exchange.answer_raw = True, raw_outputs
         raw_outputs = None
         if inputs is None:
-            exchange.sources.add(source)
+            exchange.from_spans = exchange.from_spans or from_spans
             return True
     outputs = _messages(raw_outputs)
     system = _decoded(attributes.get("gen_ai.system_instructions"))
@@ -430,16 +444,17 @@ def _fill(exchange: Exchange, attributes: Attributes, source: str,
     added = False
     if inputs is not None and not exchange.has_input:
         for message in inputs:
-            exchange.add_input(message, responses)
+            exchange.add_input(message, reader.responses, reader.keys)
         if isinstance(system, list):
-            exchange.add_input({"role": "system", "parts": system}, responses)
+            exchange.add_input({"role": "system", "parts": system}, reader.responses,
+                               reader.keys)
         added = True
     if outputs is not None and not exchange.has_output:
         for message in outputs:
             exchange.add_output(message)
         added = True
     if added:
-        exchange.sources.add(source)
+        exchange.from_spans = exchange.from_spans or from_spans
     return added
 
 
@@ -549,7 +564,7 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
     by_shape: dict[int, list[Request]] = {}
     for exchange in exchanges:
         turn = exchange.user_turns()
-        source = "log records" if exchange.sources == {"log records"} else "span attributes"
+        source = "span attributes" if exchange.from_spans else "log records"
         for index, (call_id, tool, arguments) in enumerate(exchange.requests, 1):
             if call_id is not None and call_id in by_id:
                 continue
@@ -559,10 +574,12 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
             if call_id is not None:
                 by_id[call_id] = request
             by_shape.setdefault(_shape_key(tool, arguments), []).append(request)
+        exchange.requests = []  # now Requests: memory stays flat
     history_only: set[Any] = set()
     for exchange in exchanges:
         seen: dict[int, int] = {}
-        for call_id, shape in exchange.history:
+        history, exchange.history = exchange.history, []
+        for call_id, shape in history:
             seen[shape] = seen.get(shape, 0) + 1
             known = by_id.get(call_id) if call_id is not None else None
             if known is None:
@@ -619,48 +636,44 @@ def _join(spans: list[ToolSpan], requests: list[Request]) -> tuple[int, int]:
         request = by_id.get(tool.call_id) if tool.call_id is not None else None
         if request is not None and request.span is None:
             request.span = tool
+            tool.request = request
             by_id_count += 1
         else:
             waiting.append(tool)
+    unrun: dict[str, deque[Request]] = {}
+    for request in requests:
+        if request.span is None:
+            unrun.setdefault(request.tool, deque()).append(request)
     for tool in waiting:
         if tool.call_id is not None and tool.call_id in by_id:
             continue
-        request = next((r for r in requests if r.span is None and r.tool == tool.name and (
-            r.call_id is None or tool.call_id is None)), None)
+        queue = unrun.get(tool.name or "", deque())
+        while queue and queue[0].span is not None:
+            queue.popleft()
+        # A span with an id takes only a request without one (else the ids would differ).
+        request = queue[0] if queue and (queue[0].call_id is None or tool.call_id is None) \
+            else next((r for r in queue if r.span is None and r.call_id is None), None)
         if request is not None:
             request.span = tool
+            tool.request = request
             by_order += 1
     return by_id_count, by_order
 
 
-def _request_of(tool: ToolSpan, requests: list[Request]) -> Request | None:
-    return next((request for request in requests if request.span is tool), None)
-
-
 def _merge(tool: ToolSpan, request: Request | None, turn: int | None) -> ToolCall:
     """The span's call, with what only the model's request and its response hold."""
-    call = tool.call
-    assert call is not None
-    if request is None:
-        return call if turn is None else _with_turn(call, turn)
-    args, raw_args = (call.args, call.raw_args) if call.args is not None or \
-        call.raw_args is not None else (request.args, request.raw_args)
-    result = call.result
-    if result is None and request.result is not None:
-        result = request.result[0]
-    is_error = call.is_error
-    if is_error is None and request.result is not None:
-        is_error = False
-    return ToolCall(tool=call.tool, args=args, raw_args=raw_args,
-                    id=call.id if call.id is not None else request.call_id, result=result,
-                    is_error=is_error, error=call.error, duration=call.duration,
-                    cost=call.cost, timestamp=call.timestamp, turn=turn)
-
-
-def _with_turn(call: ToolCall, turn: int) -> ToolCall:
-    return ToolCall(tool=call.tool, args=call.args, raw_args=call.raw_args, id=call.id,
-                    result=call.result, is_error=call.is_error, error=call.error,
-                    duration=call.duration, cost=call.cost, timestamp=call.timestamp, turn=turn)
+    fields = tool.call
+    assert fields is not None
+    if request is not None:
+        if fields["args"] is None and fields["raw_args"] is None:
+            fields["args"], fields["raw_args"] = request.args, request.raw_args
+        if fields["result"] is None and request.result is not None:
+            fields["result"] = request.result[0]
+            if fields["is_error"] is None:
+                fields["is_error"] = False
+        if fields["id"] is None:
+            fields["id"] = request.call_id
+    return ToolCall(**fields, turn=turn)
 
 
 def _request_call(request: Request, turn: int | None) -> ToolCall:
@@ -698,7 +711,8 @@ _LAST = 1 << 128  # after every end: (moment, _LAST) sorts after each turn start
 # --- spans as calls
 
 
-def _span_call(span: Span, name: str, call_id: str | None) -> ToolCall:
+def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
+    """The fields of the span's call (the call is made once its turn is known)."""
     attributes = span.attributes
     raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
     result_key = next((k for k in RESULT_KEYS if k in attributes), None)
@@ -723,12 +737,12 @@ def _span_call(span: Span, name: str, call_id: str | None) -> ToolCall:
     # A span that ended without an error status is a completed call: not failed.
     is_error: bool | None = True if failed else (False if span.end is not None or has_result
                                                  else None)
-    return ToolCall(
-        tool=name, args=args, raw_args=raw, id=call_id, result=result, is_error=is_error,
-        error=error, duration=seconds_between(span.start, span.end),
-        timestamp=iso_from_nanos(span.start) if span.start is not None else iso_timestamp(
+    return {
+        "tool": name, "args": args, "raw_args": raw, "id": call_id, "result": result,
+        "is_error": is_error, "error": error, "duration": seconds_between(span.start, span.end),
+        "timestamp": iso_from_nanos(span.start) if span.start is not None else iso_timestamp(
             span.raw.get("start_time")),
-    )
+    }
 
 
 def _name_from(span_name: str | None) -> str | None:

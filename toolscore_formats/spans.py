@@ -240,10 +240,11 @@ class Span:
                     return prefix[:-1]
         return operation
 
-    def is_tool_span(self) -> bool:
+    def is_tool_span(self, operation: str | None = _UNSET) -> bool:
         """A GenAI tool call span: ``execute_tool`` (or the vendor ``tool`` with a tool
-        name) or an MCP ``tools/call`` span."""
-        operation = self.operation()
+        name) or an MCP ``tools/call`` span. ``operation``: ``operation()``, when known."""
+        if operation is _UNSET:
+            operation = self.operation()
         attributes = self.attributes
         if operation == "execute_tool" or attributes.get("mcp.method.name") == "tools/call":
             return True

@@ -30,7 +30,9 @@ def parse_time(value: Any, *, unit: Unit = "ns", naive_utc: bool = False) -> int
     64-bit integers, or a float, rounded to the microsecond), or ISO 8601 text. ISO text
     without a zone is None unless ``naive_utc`` (a format that documents it as UTC).
     """
-    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+    if type(value) is str:
+        if value.isdigit() and value.isascii():  # the common case: OTLP's decimal strings
+            return int(value) * UNITS[unit]
         return _parse_iso(value, naive_utc)
     number = as_int(value)
     if number is not None:
