@@ -48,6 +48,7 @@ INFERENCE_EVENT = "gen_ai.client.inference.operation.details"
 INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user",
                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
 CHOICE_EVENT = "gen_ai.choice"
+EVENT_NAMES = frozenset((INFERENCE_EVENT, CHOICE_EVENT, *INPUT_EVENTS))
 
 
 def absent(value: Any) -> bool:
@@ -239,6 +240,8 @@ class GenAIReader:
             else:
                 self.tool_spans.append(tool)
             return
+        if span.raw.get("events") or span.raw.get("logs"):
+            self._span_events(span, order)
         if operation == "invoke_agent":
             duration = seconds_between(span.start, span.end)
             if duration is not None:
@@ -272,11 +275,25 @@ class GenAIReader:
         self.log_records += 1
         attributes = otlp_attributes(record.get("attributes"))
         name = as_str(record.get("eventName")) or attributes.text("event.name")
-        if name is None:
-            return
-        span_id = as_str(record.get("spanId")) or None
-        time = parse_time(record.get("timeUnixNano")) or parse_time(
-            record.get("observedTimeUnixNano"))
+        if name is not None:
+            body = _any(record.get("body"))
+            self._event(name, attributes, body if isinstance(body, dict) else {},
+                        as_str(record.get("spanId")) or None, order,
+                        parse_time(record.get("timeUnixNano")) or parse_time(
+                            record.get("observedTimeUnixNano")))
+
+    def _span_events(self, span: Span, order: int) -> None:
+        """The same events recorded on the chat's span instead of as log records (some
+        instrumentations do): an event's body is its ``gen_ai.event.content``, else its
+        attributes."""
+        for name, attributes in span.events:
+            if name in EVENT_NAMES:
+                content = _decoded(attributes.get("gen_ai.event.content"))
+                body = content if isinstance(content, dict) else dict(attributes.items())
+                self._event(name, attributes, body, span.span_id, order, span.end)
+
+    def _event(self, name: str, attributes: Attributes, body: dict[str, Any],
+               span_id: str | None, order: int, time: int | None) -> None:
         if name == INFERENCE_EVENT:
             exchange = self._exchange(span_id, order)
             exchange.model = exchange.model or as_str(attributes.get(
@@ -284,10 +301,7 @@ class GenAIReader:
             if _fill(exchange, attributes, False, self) and exchange.end is None:
                 exchange.end = time
             self._settle(exchange)
-            return
-        decoded = _any(record.get("body"))
-        body: dict[str, Any] = decoded if isinstance(decoded, dict) else {}
-        if name in INPUT_EVENTS or name == CHOICE_EVENT:
+        elif name in INPUT_EVENTS or name == CHOICE_EVENT:
             exchange = self._exchange(span_id, order)
             if exchange.end is None:
                 exchange.end = time

@@ -186,3 +186,32 @@ def test_explain_format_says_where_the_calls_were_found(tmp_path) -> None:
     assert ('format: otel (an OTLP JSON export ("resourceSpans" and "resourceLogs"): calls '
             "from 3 execute_tool spans, 3 calls in message parts of log records; joined 2 by "
             "call id, 1 by tool name and order)") in " ".join(result.output.split())
+
+
+def test_the_events_recorded_on_the_chat_span_instead_of_as_log_records() -> None:
+    """Some instrumentations add the GenAI events to the chat span (span events)."""
+    messages = json.dumps([{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "c1", "name": "lookup", "arguments": {"q": "x"}}]}])
+    history = json.dumps([{"role": "user", "parts": [{"type": "text", "content": "find x"}]},
+                          {"role": "assistant", "parts": [
+                              {"type": "tool_call", "id": "c1", "name": "lookup",
+                               "arguments": {"q": "x"}}]},
+                          {"role": "tool", "parts": [
+                              {"type": "tool_call_response", "id": "c1", "response": "hit"}]}])
+    spans = [
+        {"name": "chat m", "spanId": "a", "startTimeUnixNano": "1", "endTimeUnixNano": "2",
+         "attributes": [_attr("gen_ai.operation.name", "chat")],
+         "events": [{"name": "gen_ai.client.inference.operation.details", "attributes": [
+             _attr("gen_ai.output.messages", messages)]}]},
+        {"name": "chat m", "spanId": "b", "startTimeUnixNano": "3", "endTimeUnixNano": "4",
+         "attributes": [_attr("gen_ai.operation.name", "chat")],
+         "events": [{"name": "gen_ai.client.inference.operation.details", "attributes": [
+             _attr("gen_ai.input.messages", history)]},
+                    {"name": "gen_ai.choice", "attributes": [_attr(
+                        "gen_ai.event.content", json.dumps({"message": {
+                            "role": "assistant", "content": "x is in the index"}}))]}]},
+    ]
+    trace, _ = parse_trace({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
+    assert [(c.tool, c.id, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("lookup", "c1", {"q": "x"}, "hit", False)]
+    assert trace.final_answer == "x is in the index"
