@@ -147,7 +147,9 @@ def _read_sample(sample: dict[str, Any], where: str, notes: list[str],
             raise InputError('a message is an object with a "role"', place=place,
                              fix=SAMPLE_FIX)
         role = message.get("role")
-        if role == "assistant":
+        if role == "user":
+            table.start_turn()
+        elif role == "assistant":
             last_turn = _read_calls(message, table, anchors, by_id, notes, index)
             final_answer = None if last_turn else text_of(message.get("content"))
             submissions = []
@@ -268,6 +270,9 @@ def _with_event_calls(table: CallTable, anchors: list[int | None], events: list[
     if not left:
         return calls
     extra = CallTable()
+    # A sample of one user message has one turn, the sub-agents' calls included; with more,
+    # which turn an event's call answers is not told.
+    extra.turn = table.turn if table.turn == 1 else None
     hosted: dict[int, list[ToolCall]] = {}
     own: list[str] = []
     sub_agents: dict[str, int] = {}

@@ -134,3 +134,25 @@ def test_responses_input_items_carry_turns() -> None:
     trace, choice = parse_trace(items)
     assert choice.format == "openai_responses"
     assert [(c.id, c.turn) for c in trace.calls] == [("a", 1), ("b", 2)]
+
+
+def test_pydantic_ai_vercel_ai_and_inspect_ai_carry_turns() -> None:
+    from toolscore_core.traces import load_trace
+
+    pydantic, _ = load_trace(FIXTURES / "pydantic_ai_messages.json")
+    assert [c.turn for c in pydantic.calls] == [1]
+    # A sub-agent's calls (read from the tool events) share the sample's one turn.
+    inspect, _ = load_trace(FIXTURES / "inspect_ai_react_as_tool.json")
+    assert [c.turn for c in inspect.calls] == [1, 1, 1, 1]
+    vercel = [{"role": "user", "content": "weather?"},
+              {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "a",
+                                                 "toolName": "weather", "input": {}}]},
+              {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "a",
+                                            "toolName": "weather", "output": {
+                                                "type": "text", "value": "sun"}}]},
+              {"role": "user", "content": "tomorrow?"},
+              {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "b",
+                                                 "toolName": "weather", "input": {"d": 2}}]}]
+    trace, choice = parse_trace(vercel)
+    assert choice.format == "vercel_ai"
+    assert [(c.id, c.turn) for c in trace.calls] == [("a", 1), ("b", 2)]
