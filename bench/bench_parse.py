@@ -5,13 +5,14 @@ Run from the repository root::
     python bench/bench_parse.py            # 50 MB files (the targets)
     python bench/bench_parse.py --mb 5     # a quicker look
 
-It writes a 50 MB OTLP JSON export, a 50 MB OpenAI Chat Completions message log and a
-50 MB Amazon Bedrock Converse message list in a temporary folder, times ``json.load`` and
-``toolscore_core.traces.load_trace`` (auto detection included) on each, best of 3, and
-measures each one's peak memory with tracemalloc in a fresh subprocess.
+It writes a 50 MB OTLP JSON export, a 50 MB OTLP export whose content is in log records
+(``resourceLogs``, the calls joined to their tool spans), a 50 MB OpenAI Chat Completions
+message log and a 50 MB Amazon Bedrock Converse message list in a temporary folder, times
+``json.load`` and ``toolscore_core.traces.load_trace`` (auto detection included) on each,
+best of 3, and measures each one's peak memory with tracemalloc in a fresh subprocess.
 
 Targets: load_trace at least 0.5x the speed of json.load on each file. Memory: the OTLP
-export and the chat log are streamed, and must peak under 3x the file size; the Converse
+exports and the chat log are streamed, and must peak under 3x the file size; the Converse
 list (read whole, like every format without a streaming reader) must
 peak under 3x what json.load of it peaks at. load_trace pauses the garbage collector while
 it reads (json.load as users call it does not), so json.load with the collector off is
@@ -40,6 +41,23 @@ def _attr(key: str, value: object) -> dict[str, object]:
     if isinstance(value, int):
         return {"key": key, "value": {"intValue": str(value)}}
     return {"key": key, "value": {"stringValue": str(value)}}
+
+
+def _any_value(value: object) -> dict[str, object]:
+    """A JSON value as an OTLP AnyValue, as the instrumentations write structured log
+    attributes (gen_ai.input.messages and gen_ai.output.messages of an event)."""
+    if isinstance(value, dict):
+        return {"kvlistValue": {"values": [{"key": k, "value": _any_value(v)}
+                                           for k, v in value.items()]}}
+    if isinstance(value, list):
+        return {"arrayValue": {"values": [_any_value(v) for v in value]}}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        return {"doubleValue": value}
+    return {"stringValue": str(value)}
 
 
 def otlp_export(target_bytes: int, rng: random.Random) -> dict[str, object]:
@@ -104,6 +122,80 @@ def otlp_export(target_bytes: int, rng: random.Random) -> dict[str, object]:
     return {"resourceSpans": [{
         "resource": {"attributes": [_attr("service.name", "support-bot")]},
         "scopeSpans": [{"scope": {"name": "agent"}, "spans": spans}],
+    }]}
+
+
+def otlp_logs_export(target_bytes: int, rng: random.Random) -> dict[str, object]:
+    """Agent runs whose content went to log records: per turn, chat spans and tool spans
+    without content, and a gen_ai.client.inference.operation.details record per chat with
+    its input and output messages as structured attributes (the calls as tool_call parts,
+    joined to the tool spans)."""
+    spans: list[dict[str, object]] = []
+    records: list[dict[str, object]] = []
+    size = 0
+    clock = 1_790_978_944_000_000_000
+    turn = 0
+    while size < target_bytes:
+        turn += 1
+        trace_id = f"{rng.getrandbits(128):032x}"
+        agent_id = f"{rng.getrandbits(64):016x}"
+        start = clock
+        history: list[dict[str, object]] = [{"role": "user", "parts": [
+            {"type": "text", "content": f"Where are the open orders of user{turn}?"}]}]
+        batch: list[dict[str, object]] = []
+        logs: list[dict[str, object]] = []
+        for step in range(3):
+            chat_id = f"{rng.getrandbits(64):016x}"
+            call_id = f"call_{turn}_{step}"
+            asked = {"role": "assistant", "parts": [{
+                "type": "tool_call", "id": call_id, "name": "search_orders",
+                "arguments": {"customer": f"user{turn}@example.com", "status": "open"}}]}
+            batch.append({
+                "traceId": trace_id, "spanId": chat_id, "parentSpanId": agent_id,
+                "name": "chat gpt-4.1-mini", "kind": "SPAN_KIND_CLIENT",
+                "startTimeUnixNano": str(clock), "endTimeUnixNano": str(clock + 900_000_000),
+                "attributes": [_attr("gen_ai.operation.name", "chat"),
+                               _attr("gen_ai.request.model", "gpt-4.1-mini")],
+                "status": {},
+            })
+            logs.append({
+                "timeUnixNano": str(clock + 900_000_000), "traceId": trace_id,
+                "spanId": chat_id, "eventName": "gen_ai.client.inference.operation.details",
+                "attributes": [
+                    _attr("gen_ai.operation.name", "chat"),
+                    {"key": "gen_ai.input.messages", "value": _any_value(history)},
+                    {"key": "gen_ai.output.messages", "value": _any_value([asked])}],
+            })
+            clock += 1_000_000_000
+            batch.append({
+                "traceId": trace_id, "spanId": f"{rng.getrandbits(64):016x}",
+                "parentSpanId": agent_id, "name": "execute_tool search_orders",
+                "kind": "SPAN_KIND_INTERNAL", "startTimeUnixNano": str(clock),
+                "endTimeUnixNano": str(clock + 20_245_516),
+                "attributes": [_attr("gen_ai.operation.name", "execute_tool"),
+                               _attr("gen_ai.tool.name", "search_orders"),
+                               _attr("gen_ai.tool.call.id", call_id)],
+                "status": {},
+            })
+            result = {"orders": [{"id": f"A-{turn}-{i}", "total": 42.5} for i in range(4)]}
+            history = [*history, asked, {"role": "tool", "parts": [
+                {"type": "tool_call_response", "id": call_id, "response": result}]}]
+            clock += 30_000_000
+        batch.append({
+            "traceId": trace_id, "spanId": agent_id, "name": "invoke_agent support-bot",
+            "kind": "SPAN_KIND_INTERNAL", "startTimeUnixNano": str(start),
+            "endTimeUnixNano": str(clock),
+            "attributes": [_attr("gen_ai.operation.name", "invoke_agent")], "status": {},
+        })
+        spans.extend(batch)
+        records.extend(logs)
+        size += len(json.dumps(batch)) + len(json.dumps(logs))
+    return {"resourceSpans": [{
+        "resource": {"attributes": [_attr("service.name", "support-bot")]},
+        "scopeSpans": [{"scope": {"name": "agent"}, "spans": spans}],
+    }], "resourceLogs": [{
+        "resource": {"attributes": [_attr("service.name", "support-bot")]},
+        "scopeLogs": [{"scope": {"name": "agent"}, "logRecords": records}],
     }]}
 
 
@@ -206,9 +298,10 @@ def main() -> int:
     ok = True
     with tempfile.TemporaryDirectory() as folder:
         files = {"otlp export": (Path(folder) / "export.json", otlp_export),
+                 "otlp + logs": (Path(folder) / "export_logs.json", otlp_logs_export),
                  "openai chat log": (Path(folder) / "chat.json", chat_log),
                  "bedrock converse": (Path(folder) / "converse.json", converse_log)}
-        streamed = ("otlp export", "openai chat log")
+        streamed = ("otlp export", "otlp + logs", "openai chat log")
         print(f"{'file':<16} {'MB':>6} {'calls':>7} {'json.load':>10} {'(gc off)':>9} "
               f"{'load_trace':>11} {'speed':>6} {'(gc off)':>9} {'mem json':>9} {'mem trace':>10}")
         for label, (path, build) in files.items():

@@ -413,7 +413,8 @@ class Evaluation:
 
 def call_dict(call: ToolCall) -> dict[str, Any]:
     """A ToolCall as JSON, every field present (null where absent); ``error_rule`` only on a
-    call an ``error_when`` rule marked failed."""
+    call an ``error_when`` rule marked failed, ``turn`` only when the trace tells it, so the
+    records of other traces stay as they were."""
     data = {
         "id": call.id, "tool": call.tool, "args": call.args, "raw_args": call.raw_args,
         "result": call.result, "is_error": call.is_error, "error": call.error,
@@ -421,6 +422,8 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
     }
     if call.error_rule is not None:
         data["error_rule"] = call.error_rule
+    if call.turn is not None:
+        data["turn"] = call.turn
     return data
 
 
@@ -429,6 +432,8 @@ def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
             "required": call.required, "description": call.description}
     if call.closed:
         data["closed"] = True
+    if call.turn is not None:  # only when pinned: records of other contracts stay as they were
+        data["turn"] = call.turn
     return data
 
 

@@ -146,6 +146,15 @@ def _tool(value: Any) -> str:
     return value
 
 
+def _turn(value: Any) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or value < 1:
+        raise Refusal(f'"turn" must be a whole number from 1, not {value!r}',
+                      'write "turn": 2 for the second user turn, or omit it for any turn')
+    return value
+
+
 def _rule_tool(value: Any) -> Any:
     tool = from_json(value)
     if not (isinstance(tool, Matcher) or (isinstance(tool, str) and tool)):
@@ -277,7 +286,7 @@ shape(ErrorRule, "an error rule", 'write {"result": "^Error:"}',
       result=lambda value: _error_pattern(value),
       tool=lambda value: None if value is None else _tool(value))
 shape(ExpectedCall, "an expected call", 'write {"tool": "name", "args": {...}}', tool=_tool,
-      args=lambda value: _arguments(value, judged=True))
+      args=lambda value: _arguments(value, judged=True), turn=_turn)
 shape(ForbiddenRule, "a forbidden rule", 'write {"tool": "name", "reason": "why"}',
       tool=_rule_tool, args=_arguments)
 shape(SideEffect, "a side effect", 'write {"type": "file_exists", "path": "..."}',
@@ -297,6 +306,8 @@ def expected_call_json(call: ExpectedCall) -> dict[str, Any]:
         data["description"] = call.description
     if call.closed:  # only when set: contracts without it keep their hashes
         data["closed"] = True
+    if call.turn is not None:
+        data["turn"] = call.turn
     return data
 
 

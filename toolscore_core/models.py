@@ -67,6 +67,9 @@ class ToolCall:
     error_rule: str | None = None
     """The ``error_when`` rule that marked the call failed from its result; null when the
     trace itself gave the outcome."""
+    turn: int | None = None
+    """The conversation turn the call answers (1 = the first user message or agent
+    invocation); null when the trace cannot tell."""
 
 
 @frozen
@@ -134,6 +137,8 @@ class ExpectedCall:
     closed: bool = False
     """Whether every call of this tool must be one of the contract's expected calls of it
     (the ``trajectory`` check fails on any other)."""
+    turn: int | None = None
+    """The conversation turn (from 1) the call must be made in; null = any turn."""
 
 
 @frozen

@@ -300,7 +300,51 @@ def _pairing(pairs: list[Pair], n: int, m: int) -> Pairing:
 
 
 def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
-    """The optimal pairing (see the module docstring)."""
+    """The optimal pairing (see the module docstring).
+
+    An expected call pinned to a turn (``turn: 2``) pairs only with a call of that turn: the
+    calls of each pinned turn are paired first, each turn on its own, then the expected
+    calls without a turn with the calls left over.
+    """
+    if any(call.turn is not None for call in expected):
+        return _pair_by_turn(expected, actual)
+    return _pair_all(expected, actual)
+
+
+def _pair_by_turn(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
+    pinned: dict[int, list[int]] = defaultdict(list)
+    free: list[int] = []
+    for i, call in enumerate(expected):
+        (pinned[call.turn] if call.turn is not None else free).append(i)
+    pairs: list[Pair] = []
+    used: set[int] = set()
+    groups = [(pinned[turn], [j for j, call in enumerate(actual) if call.turn == turn])
+              for turn in sorted(pinned)]
+    for group_exp, group_act in groups:
+        _pair_subset(expected, actual, group_exp, group_act, pairs, used)
+    _pair_subset(expected, actual, free, [j for j in range(len(actual)) if j not in used],
+                 pairs, used)
+    pairs.sort()
+    paired = {pair.expected for pair in pairs}
+    return Pairing(pairs=tuple(pairs),
+                   unpaired_expected=tuple(i for i in range(len(expected)) if i not in paired),
+                   unpaired_actual=tuple(j for j in range(len(actual)) if j not in used))
+
+
+def _pair_subset(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall],
+                 exp_index: list[int], act_index: list[int], pairs: list[Pair],
+                 used: set[int]) -> None:
+    """Pair some expected calls with some actual calls, in the indices of the whole lists."""
+    if not exp_index or not act_index:
+        return
+    inner = _pair_all([expected[i] for i in exp_index], [actual[j] for j in act_index])
+    for pair in inner.pairs:
+        j = act_index[pair.actual]
+        used.add(j)
+        pairs.append(pair._replace(expected=exp_index[pair.expected], actual=j))
+
+
+def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
     pairs: list[Pair] = []
     used = bytearray(len(actual))
     done = bytearray(len(expected))

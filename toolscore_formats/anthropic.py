@@ -64,6 +64,9 @@ def parse(document: Any) -> Trace:
             raise InputError("a message is an object", place=f"$[{index}]")
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
+        if message.get("role") == "user" and (isinstance(content, str) or any(
+                not _is_result(block) for block in blocks)):
+            table.start_turn()  # the user spoke (a message of tool results is no turn)
         waits = False  # a client tool_use: the turn waits for its result
         after_tools = 0  # text after the last tool block is what the model says last
         for position, block in enumerate(blocks):
@@ -87,6 +90,11 @@ def parse(document: Any) -> Trace:
             usage = message.get("usage") if isinstance(message.get("usage"), dict) else usage
     return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
                  notes=tuple(notes), replies=tuple(replies))
+
+
+def _is_result(block: Any) -> bool:
+    kind = name_of(block, "type") if isinstance(block, dict) else None
+    return isinstance(kind, str) and (kind == "tool_result" or kind.endswith(RESULT_SUFFIX))
 
 
 def _read_result(block: dict[str, Any], table: CallTable, notes: list[str], index: int) -> None:

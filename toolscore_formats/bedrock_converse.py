@@ -70,6 +70,8 @@ def parse(document: Any) -> Trace:
             raise InputError("a message is an object", place=f"$[{index}]")
         content = message.get("content")
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+        if message.get("role") == "user" and any("toolResult" not in b for b in blocks):
+            table.start_turn()  # the user spoke (a message of tool results is no turn)
         used = False
         for block in blocks:
             use, result = block.get("toolUse"), block.get("toolResult")

@@ -13,12 +13,12 @@ from toolscore_formats.common import (
     as_str,
     block_content,
     dict_of,
-    iso_timestamp,
     list_of,
     name_of,
     outcome,
     text_of,
 )
+from toolscore_formats.times import iso_timestamp
 
 MESSAGE_TYPES = frozenset(("system", "assistant", "user", "result", "stream_event"))
 USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))

@@ -1,4 +1,4 @@
-"""Helpers every trace format shares: decoding arguments, timestamps, joining results."""
+"""Helpers every trace format shares: decoding arguments, reading values, joining results."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 from toolscore_core.documents import JSON_FAILURES, STRICT_DECODER, loads
@@ -54,37 +53,6 @@ def maybe_json(value: Any) -> Any:
         except JSON_FAILURES:
             return value
     return value
-
-
-def iso_timestamp(value: Any) -> str | None:
-    """ISO 8601 (UTC, ``Z``) from epoch seconds; an ISO string is kept as it is."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            return None
-        try:
-            moment = datetime.fromtimestamp(value, tz=UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-        return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
-    if isinstance(value, str) and value.strip():
-        return value
-    return None
-
-
-def iso_from_nanos(value: Any) -> str | None:
-    """ISO 8601 from integer nanoseconds since the epoch (exact, no float rounding)."""
-    nanos = as_int(value)
-    if nanos is None:
-        return None
-    seconds, rest = divmod(nanos, 1_000_000_000)
-    try:
-        moment = datetime.fromtimestamp(seconds, tz=UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S")
-    return f"{stamp}.{rest:09d}Z"
 
 
 def as_int(value: Any) -> int | None:
@@ -177,10 +145,10 @@ class CallRow:
     """One call being read: mutable until the table hands out frozen ToolCalls."""
 
     __slots__ = ("answered", "args", "clock", "cost", "duration", "error", "id", "is_error",
-                 "raw_args", "result", "timestamp", "tool")
+                 "raw_args", "result", "timestamp", "tool", "turn")
 
     def __init__(self, tool: str, args: dict[str, Any] | None, raw_args: str | None,
-                 call_id: str | None, timestamp: str | None) -> None:
+                 call_id: str | None, timestamp: str | None, turn: int | None = None) -> None:
         self.tool = tool
         self.args = args
         self.raw_args = raw_args
@@ -194,6 +162,7 @@ class CallRow:
         self.cost: float | None = None
         self.clock: float | None = None
         """A reader's clock reading at the request, to time the call when it is answered."""
+        self.turn = turn
 
     def settle(self, **outcome: Any) -> None:
         """Record the call's outcome (result, is_error, error, duration ...)."""
@@ -204,22 +173,30 @@ class CallRow:
     def frozen(self) -> ToolCall:
         return ToolCall(tool=self.tool, args=self.args, raw_args=self.raw_args, id=self.id,
                         result=self.result, is_error=self.is_error, error=self.error,
-                        duration=self.duration, cost=self.cost, timestamp=self.timestamp)
+                        duration=self.duration, cost=self.cost, timestamp=self.timestamp,
+                        turn=self.turn)
 
 
 class CallTable:
     """Calls in invocation order, joined to their results by id or by position.
 
     Every format reads calls first and results later; a call no result reaches keeps
-    ``is_error`` None (outcome unknown). A reused id is answered first-in, first-out.
+    ``is_error`` None (outcome unknown). A reused id is answered first-in, first-out. A
+    reader whose messages have turns calls ``start_turn`` at each user message: the calls
+    after it belong to that turn (None before the first, or in a format without turns).
     """
 
-    __slots__ = ("_by_id", "_next_open", "_rows")
+    __slots__ = ("_by_id", "_next_open", "_rows", "turn")
 
     def __init__(self) -> None:
         self._rows: list[CallRow] = []
         self._by_id: dict[str, list[CallRow]] = {}
         self._next_open = 0
+        self.turn: int | None = None
+
+    def start_turn(self) -> None:
+        """A user message: the calls that follow answer it."""
+        self.turn = (self.turn or 0) + 1
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -228,7 +205,7 @@ class CallTable:
         """Record a call; ``args`` as given (a JSON string is decoded, malformed kept raw)."""
         parsed, raw = decode_args(args)
         row = CallRow(tool if isinstance(tool, str) else str(tool), parsed, raw,
-                      as_str(call_id), timestamp)
+                      as_str(call_id), timestamp, self.turn)
         self._rows.append(row)
         if row.id is not None:
             self._by_id.setdefault(row.id, []).append(row)

@@ -62,6 +62,10 @@ def parse(document: Any) -> Trace:
             raise InputError('a content is {"role", "parts": [...]}', place=f"$.contents[{index}]")
         texts: list[str] = []
         called = False
+        if content.get("role") == "user" and any(
+                isinstance(part, dict) and "functionResponse" not in part and
+                "function_response" not in part for part in content["parts"]):
+            table.start_turn()  # the user spoke (function responses are no turn)
         for part in content["parts"]:
             if not isinstance(part, dict):
                 continue

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import deque
-from datetime import datetime
 from typing import Any
 
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallRow, CallTable, as_float, as_str, iso_timestamp, outcome
+from toolscore_formats.common import CallRow, CallTable, as_float, as_str, outcome
+from toolscore_formats.times import iso_timestamp, parse_time
 
 SESSION_KEYS = ("app_name", "appName", "user_id", "userId")
 EVAL_SET_KEYS = ("eval_set_id", "eval_cases")
@@ -96,10 +96,9 @@ def _timestamp(event: dict[str, Any]) -> tuple[str | None, float | None]:
     if iso is None:
         text = event.get("timestamp")
         if isinstance(text, str):
-            try:
-                return text, datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-            except ValueError:
-                return text, None
+            # ISO text times the call only with its zone: never the reading machine's.
+            nanos = parse_time(text)
+            return text, None if nanos is None else nanos / 1e9
         return None, None
     return iso, seconds
 
@@ -131,6 +130,9 @@ def parse(document: Any) -> Trace:
         if not isinstance(parts, list):
             continue
         iso, seconds = _timestamp(event)
+        if event.get("author") == "user" and any(
+                isinstance(part, dict) and isinstance(part.get("text"), str) for part in parts):
+            table.start_turn()  # the user's message: the calls after it answer it
         texts: list[str] = []
         acted = False
         for part in parts:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import attrs
@@ -23,6 +22,7 @@ from toolscore_formats.common import (
     outcome,
     text_of,
 )
+from toolscore_formats.times import parse_time, seconds_between
 
 SAMPLE = 'an Inspect eval sample ({"id", "epoch", "input", "target", "messages"})'
 SAMPLE_FIX = ('give the log (`inspect log dump LOG > log.json` writes any log as JSON) or one '
@@ -148,7 +148,9 @@ def _read_sample(sample: dict[str, Any], where: str, notes: list[str],
             raise InputError('a message is an object with a "role"', place=place,
                              fix=SAMPLE_FIX)
         role = message.get("role")
-        if role == "assistant":
+        if role == "user":
+            table.start_turn()
+        elif role == "assistant":
             last_turn = _read_calls(message, table, anchors, by_id, notes, index)
             final_answer = None if last_turn else text_of(message.get("content"))
             reply = text_of(message.get("content"))
@@ -274,6 +276,9 @@ def _with_event_calls(table: CallTable, anchors: list[int | None], events: list[
     if not left:
         return calls
     extra = CallTable()
+    # A sample of one user message has one turn, the sub-agents' calls included; with more,
+    # which turn an event's call answers is not told.
+    extra.turn = table.turn if table.turn == 1 else None
     hosted: dict[int, list[ToolCall]] = {}
     own: list[str] = []
     sub_agents: dict[str, int] = {}
@@ -381,11 +386,8 @@ def _elapsed(start: str | None, end: Any) -> float | None:
     """Seconds between two ISO 8601 times, or None when either is missing or unreadable."""
     if start is None or not isinstance(end, str):
         return None
-    try:
-        seconds = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-    except (ValueError, TypeError):  # TypeError: one time has an offset, the other none
-        return None
-    return seconds if seconds >= 0 else None
+    # Inspect writes times with their offset; two naive times differ the same in any zone.
+    return seconds_between(parse_time(start, naive_utc=True), parse_time(end, naive_utc=True))
 
 
 def _run_notes(sample: dict[str, Any], notes: list[str]) -> None:

@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import as_int, as_str, list_of
-from toolscore_formats.openinference import read_spans
-from toolscore_formats.otel import (
-    NAME_PREFIXES,
-    SpanCollector,
-    openinference_only,
-    unread_openinference_tools,
-)
+from toolscore_formats.genai import GenAIReader
+from toolscore_formats.openinference_spans import read_spans
+from toolscore_formats.spans import Span, openinference_only, unread_openinference_tools
 
-ERROR_STATUS = frozenset(("ERROR", "Error", "error"))
 EXPORT = 'a Jaeger JSON trace export ("data": [{"traceID", "spans"}])'
 
 
@@ -43,8 +36,24 @@ def detect(document: Any) -> str | None:
     if openinference_only(spans):
         return (f"{EXPORT} of OpenInference spans (openinference.span.kind, no GenAI tool "
                 "span), read as the openinference format reads them")
+    where = _read_genai(spans)[1] if _is_genai(spans) else "no GenAI span"
     # The same rule as for an OTLP export (otel over openinference): say what it leaves out.
-    return f"{EXPORT} of OpenTelemetry GenAI spans" + unread_openinference_tools(spans)
+    return f"{EXPORT} of OpenTelemetry GenAI spans: {where}" + unread_openinference_tools(spans)
+
+
+def _is_genai(spans: list[Span]) -> bool:
+    """Whether any span follows the GenAI conventions (a gen_ai.* attribute or an
+    execute_tool / MCP tools/call span): an agent's trace, even one that called no tool."""
+    return any(span.is_tool_span() or any(
+        isinstance(key, str) and key.startswith("gen_ai.") for key in span.attributes.raw)
+        for span in spans)
+
+
+def _read_genai(spans: list[Span]) -> tuple[Trace, str]:
+    reader = GenAIReader()
+    for span in spans:
+        reader.feed(span)
+    return reader.trace()
 
 
 def near(document: Any) -> str | None:
@@ -77,47 +86,12 @@ def _is_trace(trace: Any) -> bool:
         all(_is_jaeger_span(span) for span in spans)
 
 
-def _fields(items: Iterable[Any]) -> dict[str, Any]:
-    """Typed Jaeger key/values (a span's tags, a log's fields) as a mapping by key."""
-    return {item["key"]: item.get("value") for item in items
-            if isinstance(item, dict) and isinstance(item.get("key"), str)}
-
-
-def _otel_spans(traces: list[Any]) -> list[dict[str, Any]]:
-    return [{**_as_otel_span(span), "traceId": as_str(trace["traceID"])}
-            for trace in traces for span in trace["spans"]]
-
-
-def _as_otel_span(span: dict[str, Any]) -> dict[str, Any]:
-    """The span in the OpenTelemetry SDK's JSON shape the otel and openinference readers read.
-
-    Jaeger keeps OpenTelemetry attributes as typed tags, the span status as the
-    ``otel.status_code`` / ``otel.status_description`` tags and events as logs whose
-    ``event`` field is the event's name; times are microseconds.
-    """
-    attributes = _fields(list_of(span, "tags"))
-    name = span["operationName"]
-    # Older GenAI instrumentations (ADK's) name the span "execute_tool {tool}" but set no
-    # gen_ai.operation.name: the span name is the convention's own signal.
-    if "gen_ai.operation.name" not in attributes and name.startswith(NAME_PREFIXES[0]):
-        attributes["gen_ai.operation.name"] = "execute_tool"
-    parent = next((ref.get("spanID") for ref in list_of(span, "references")
-                   if isinstance(ref, dict) and ref.get("refType") == "CHILD_OF"), None)
-    start, duration = as_int(span.get("startTime")), as_int(span.get("duration"))
-    failed = attributes.get("otel.status_code") in ERROR_STATUS or attributes.get("error") is True
-    status = {"code": "ERROR", "message": as_str(attributes.get("otel.status_description"))} \
-        if failed else {}
-    events = [{"name": fields.get("event"), "attributes": fields}
-              for fields in (_fields(list_of(log, "fields")) for log in list_of(span, "logs")
-                             if isinstance(log, dict))]
-    otel_span: dict[str, Any] = {"name": name, "spanId": as_str(span.get("spanID")),
-                                 "parentSpanId": as_str(parent), "attributes": attributes,
-                                 "status": status, "events": events}
-    if start is not None:
-        otel_span["startTimeUnixNano"] = start * 1000
-        if duration is not None and duration >= 0:
-            otel_span["endTimeUnixNano"] = (start + duration) * 1000
-    return otel_span
+def _otel_spans(traces: list[Any]) -> list[Span]:
+    spans: list[Span] = []
+    for trace in traces:
+        for span in trace["spans"]:
+            spans.append(Span.from_jaeger(span, len(spans), trace.get("traceID")))
+    return spans
 
 
 def parse(document: Any) -> Trace:
@@ -128,15 +102,12 @@ def parse(document: Any) -> Trace:
     spans = _otel_spans(traces)
     if openinference_only(spans):
         return read_spans(spans)
-    collector = SpanCollector()
-    for span in spans:
-        collector.feed(span)
-    if not collector.found:
-        raise InputError("a Jaeger export without OpenTelemetry GenAI or OpenInference tool "
-                         "spans: no span is an execute_tool (gen_ai.operation.name) or MCP "
-                         "tools/call span, and none carries openinference.span.kind", place="$",
+    if not _is_genai(spans):
+        raise InputError("a Jaeger export without OpenTelemetry GenAI or OpenInference spans: "
+                         "no span carries a gen_ai.* attribute, is an MCP tools/call span or "
+                         "carries openinference.span.kind", place="$",
                          fix="export the traces of an instrumented agent, or pass --format")
-    return collector.trace()
+    return _read_genai(spans)[0]
 
 
 @hookimpl

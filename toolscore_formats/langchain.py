@@ -70,7 +70,9 @@ def parse(document: Any) -> Trace:
         if fields is None:
             raise InputError("not a serialized LangChain message", place=f"$.messages[{index}]")
         kind, data = fields
-        if kind == "ai":
+        if kind == "human":
+            table.start_turn()
+        elif kind == "ai":
             called = _read_ai(data, table)
             final_answer = None if called else text_of(data.get("content"))
             reply = text_of(data.get("content"))

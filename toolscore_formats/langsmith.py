@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from toolscore_core.errors import InputError
@@ -15,12 +14,12 @@ from toolscore_formats.common import (
     as_str,
     block_content,
     decode_args,
-    iso_timestamp,
     list_of,
     outcome,
     text_of,
 )
 from toolscore_formats.langchain import message_fields
+from toolscore_formats.times import iso_timestamp, parse_time, seconds_between
 
 RUN_TYPES = frozenset(("llm", "chain", "tool", "retriever", "embedding", "prompt", "parser"))
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -124,21 +123,10 @@ def _is_run_part(item: Any) -> bool:
         "dotted_order" in item or "trace_id" in item)
 
 
-def _moment(value: Any) -> datetime | None:
-    """A run time: an ISO string (naive means UTC) or epoch milliseconds (the JS SDK's)."""
-    if isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            return None
-        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    millis = as_float(value)
-    if millis is None:
-        return None
-    try:
-        return datetime.fromtimestamp(millis / 1000, tz=UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
+def _moment(value: Any) -> int | None:
+    """A run time in nanoseconds: ISO text (naive means UTC, as LangSmith writes it) or
+    epoch milliseconds (the JS SDK's)."""
+    return parse_time(value, unit="ms", naive_utc=True)
 
 
 def _stamp(value: Any) -> str | None:
@@ -149,10 +137,7 @@ def _stamp(value: Any) -> str | None:
 
 
 def _seconds(run: dict[str, Any]) -> float | None:
-    start, end = _moment(run.get("start_time")), _moment(run.get("end_time"))
-    if start is None or end is None or end < start:
-        return None
-    return (end - start).total_seconds()
+    return seconds_between(_moment(run.get("start_time")), _moment(run.get("end_time")))
 
 
 def _order(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:

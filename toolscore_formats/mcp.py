@@ -19,11 +19,11 @@ from toolscore_formats.common import (
     block_content,
     decode_args,
     dict_of,
-    iso_timestamp,
     name_of,
     outcome,
     text_of,
 )
+from toolscore_formats.times import iso_timestamp
 
 SESSION_KIND = "toolscore.mcp_session"
 ANSWERED_BY = {"client_to_server": "server_to_client", "server_to_client": "client_to_server"}

@@ -11,11 +11,12 @@ from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ToolCall, Trace, TraceFormat
-from toolscore_formats.common import as_float, as_str, decode_args, iso_timestamp
+from toolscore_formats.common import as_float, as_str, decode_args
+from toolscore_formats.times import iso_timestamp
 
 CALL_KEYS = frozenset(
     ("id", "tool", "args", "raw_args", "result", "is_error", "error", "duration", "cost",
-     "timestamp")
+     "timestamp", "turn")
 )
 _DICT = frozenset((dict,))
 TRACE_KEYS = frozenset(
@@ -99,11 +100,15 @@ def parse_call(item: Any, index: int) -> ToolCall:
             is_error = False
         else:
             is_error = None
+    turn = item.get("turn")
+    if turn is not None and (type(turn) is not int or turn < 1):
+        raise InputError('"turn" is the conversation turn, a whole number from 1 (or null)',
+                         place=f"{place}.turn")
     return ToolCall(
         tool=tool, args=args, raw_args=raw, id=as_str(item.get("id")),
         result=item.get("result"), is_error=is_error, error=error_text,
         duration=measured(item, "duration", place), cost=measured(item, "cost", place),
-        timestamp=iso_timestamp(item.get("timestamp")),
+        timestamp=iso_timestamp(item.get("timestamp")), turn=turn,
     )
 
 
@@ -159,7 +164,8 @@ def _plain_calls(items: Sequence[Any]) -> tuple[ToolCall, ...] | None:
             and number_types <= _OPTIONAL_NUMBER
             and not any(n is not None and n < 0 for n in (*durations, *costs))
             and set(map(type, stamps)) <= _OPTIONAL_STR
-            and not any(map(dict.__contains__, items, repeat("raw_args")))):
+            and not any(map(dict.__contains__, items, repeat("raw_args")))
+            and not any(map(dict.__contains__, items, repeat("turn")))):
         return None
     if None in flags:  # no is_error: an error says failed, a result says succeeded
         flags = [flag if flag is not None else True if error is not None
@@ -191,7 +197,7 @@ def _fast_call(item: dict[str, Any]) -> ToolCall | None:
             and (duration is None or (type(duration) in _NUMBER and duration >= 0))
             and (cost is None or (type(cost) in _NUMBER and cost >= 0))
             and (stamp is None or type(stamp) is str)
-            and "raw_args" not in item):
+            and "raw_args" not in item and "turn" not in item):
         return None
     if is_error is None:
         if error is not None:
@@ -211,7 +217,7 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         id="toolscore",
         description="toolscore's native trace: calls with their results, and a final answer",
         reads='{"calls": [{"id", "tool", "args", "result", "is_error", "error", "duration", '
-              '"cost", "timestamp"}], "final_answer"} or a bare list of calls',
+              '"cost", "timestamp", "turn"}], "final_answer"} or a bare list of calls',
         detect=detect, parse=parse,
     )]
 

@@ -221,6 +221,8 @@ class _Reader:
             else:
                 self.notes.append(f"message {index}: tool result for unknown call id "
                                   f"{as_str(call_id)!r} (not counted as a call)")
+        elif role == "user":
+            self.table.start_turn()
         elif role == "function":
             # Legacy function results carry no id: they answer the oldest open call by name.
             name = message.get("name") if isinstance(message.get("name"), str) else None

@@ -95,6 +95,8 @@ def parse(document: Any) -> Trace:
             final_answer = text_of(item.get("content"))
             if final_answer is not None:
                 replies.append(final_answer)
+        elif (kind == "message" or kind is None) and item.get("role") == "user":
+            table.start_turn()
     for kind, count in sorted(hosted.items()):
         notes.append(f"{plural(count, f'hosted {kind} item')} run by the provider: not read "
                      "as calls")

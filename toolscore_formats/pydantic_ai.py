@@ -46,6 +46,8 @@ def parse(document: Any) -> Trace:
         if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
             raise InputError('a message is {"kind", "parts": [...]}', place=f"$[{index}]")
         parts = [p for p in message["parts"] if isinstance(p, dict)]
+        if any(name_of(p, "part_kind") == "user-prompt" for p in parts):
+            table.start_turn()
         if message.get("kind") == "response":
             model = as_str(message.get("model_name")) or model
             texts: list[str] = []

@@ -137,6 +137,8 @@ def _read_messages(messages: list[Any], document: Any) -> Trace:
             raise InputError("a message is an object", place=f"$[{index}]")
         content = message.get("content")
         parts = [p for p in content if isinstance(p, dict)] if isinstance(content, list) else []
+        if message.get("role") == "user":
+            table.start_turn()
         called = False
         for part in parts:
             kind = name_of(part, "type")

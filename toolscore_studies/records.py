@@ -234,7 +234,7 @@ _CALL_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
     ("id", (str,), "a string"), ("is_error", (bool,), "true or false"),
     ("error", (str,), "a string"), ("duration", _NUMBER, "a number of seconds"),
     ("cost", _NUMBER, "a number (USD)"), ("timestamp", (str,), "an ISO 8601 string"),
-    ("raw_args", (str,), "a string"),
+    ("raw_args", (str,), "a string"), ("turn", (int,), "a whole number from 1"),
 )
 """The call fields a record holds with a type (or null), as ``toolscore agent run`` writes
 them: a row holding another is reported with its place, not evaluated."""
@@ -280,6 +280,7 @@ def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
             id=item.get("id"), result=item.get("result"), is_error=item.get("is_error"),
             error=item.get("error"), duration=item.get("duration"), cost=item.get("cost"),
             timestamp=item.get("timestamp"), raw_args=item.get("raw_args"),
+            turn=item.get("turn"),
         ))
     return tuple(out)
 

@@ -86,7 +86,8 @@ def _attributes(item: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.slow
 def test_a_real_instrumented_agent_is_recorded_and_its_file_evaluates(tmp_path: Path) -> None:
     folder = tmp_path / "traces"
-    chat = ChatServer([Reply(tool_calls=[("call_1", "get_weather", '{"city": "Paris"}')]),
+    chat = ChatServer([Reply(tool_calls=[{"id": "call_1", "type": "function", "function": {
+        "name": "get_weather", "arguments": '{"city": "Paris"}'}}]),
                        Reply(content="It is 18C and sunny in Paris.")])
     with recording(folder, "--idle", "0.3") as (recorder, url), chat.running():
         agent = subprocess.run(

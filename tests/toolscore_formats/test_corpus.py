@@ -32,6 +32,11 @@ ERRATA: dict[str, dict[str, Any]] = {
     "openai_chat/otel-contrib-cassette-parallel-tool-messages.json": {
         "ids": ["call_JpNb8OiAkbIbHzDggfpdDHpi", "call_vaFQc3zK6hHTRZKXRI5Eo2cJ"],
     },
+    # The expectation reads the execute_tool span only; the last openai.chat span's
+    # gen_ai.completion.0.content (OpenLLMetry's attributes) holds the agent's answer.
+    "otel/agentevals-kagent-adk-tempo-export.json": {
+        "final_answer_starts": "There are two Helm releases currently deployed:\n\n1. Release",
+    },
 }
 
 
@@ -107,7 +112,10 @@ def _check_trace(entry: dict[str, Any], expected: dict[str, Any], trace: Trace) 
         if "ids" in errata:
             want = {**want, "id": errata["ids"][index]}
         _check_call(want, call, f"{entry['file']} call {index}")
-    assert trace.final_answer == expected["final_answer"]
+    if "final_answer_starts" in errata:
+        assert (trace.final_answer or "").startswith(errata["final_answer_starts"])
+    else:
+        assert trace.final_answer == expected["final_answer"]
     run = expected.get("run_level") or {}
     if "total_cost_usd" in run:
         assert trace.run_cost == run["total_cost_usd"]

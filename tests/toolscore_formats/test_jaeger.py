@@ -25,8 +25,10 @@ def test_adk_spans_named_execute_tool_are_calls_timed_from_microseconds(read) ->
         ("helm_list_releases", None, None, None, False, 0.2),
     ]
     assert trace.calls[0].timestamp == "2026-02-24T02:26:41.200000000Z"
-    # ADK keeps its answer in its own llm_response tag, not gen_ai.output.messages.
-    assert trace.final_answer is None
+    # ADK keeps its answer in its own llm_response tag (a Gemini response), not in
+    # gen_ai.output.messages; the span named "invoke_agent helm_agent" is the one turn.
+    assert trace.final_answer == "I found the releases and their details."
+    assert [c.turn for c in trace.calls] == [1, 1]
 
 
 def _span(span_id: str, name: str, start: int, duration: int, *tags: tuple[str, str, Any],
@@ -81,7 +83,7 @@ def test_genai_tags_ids_arguments_results_errors_and_the_final_answer() -> None:
 def test_an_export_without_genai_spans_is_refused_with_a_reason() -> None:
     export = _export(_span("a", "/api/services/{service}/operations", 1729181197748657, 1503,
                            ("http.method", "string", "GET"), ("http.status_code", "int64", 200)))
-    with pytest.raises(InputError, match="without OpenTelemetry GenAI or OpenInference tool "
+    with pytest.raises(InputError, match="without OpenTelemetry GenAI or OpenInference "
                                          "spans"):
         parse_trace(export)
 
@@ -288,15 +290,17 @@ def test_an_export_mixing_both_conventions_reads_the_genai_tool_spans_and_says_s
     assert f"format: jaeger ({choice.reason})" in " ".join(result.output.split())
     unread = ("(1 OpenInference TOOL span without GenAI attributes not read: an export with "
               "GenAI tool spans is read by its gen_ai attributes)")
-    assert choice.reason.endswith(f"of OpenTelemetry GenAI spans {unread}")
+    assert choice.reason.endswith(
+        f"of OpenTelemetry GenAI spans: calls from 1 execute_tool span {unread}")
     # The OTLP export of the same spans says so too.
-    assert otlp_choice.reason == f'an OTLP JSON trace export ("resourceSpans") {unread}'
+    assert otlp_choice.reason == ('an OTLP JSON export ("resourceSpans"): calls from 1 '
+                                  f"execute_tool span {unread}")
 
 
 def test_a_genai_export_is_explained_as_genai_spans(read) -> None:
     _, choice = read("jaeger_adk_spans.json")
     assert choice.reason == ('a Jaeger JSON trace export ("data": [{"traceID", "spans"}]) of '
-                             "OpenTelemetry GenAI spans")
+                             "OpenTelemetry GenAI spans: calls from 2 execute_tool spans")
 
 
 def test_the_jaeger_trace_id_is_where_verdicts_belong(read) -> None:

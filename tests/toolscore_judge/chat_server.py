@@ -21,16 +21,17 @@ from attrs import define, field
 
 @define
 class Reply:
-    """One scripted answer: the assistant's text (or an HTTP error), after ``delay`` seconds;
-    with ``tool_calls`` (``[(id, name, arguments JSON)]``), a request to call tools;
-    ``body``, when given, is sent as it is in place of a Chat Completions answer."""
+    """One scripted answer: the assistant's text or tool calls (or an HTTP error), after
+    ``delay`` seconds; ``body``, when given, is sent as it is in place of a Chat Completions
+    answer."""
 
     content: str | None = None
     status: int = 200
     delay: float = 0.0
     headers: dict[str, str] = field(factory=dict)
     refusal: str | None = None
-    tool_calls: list[tuple[str, str, str]] = field(factory=list)
+    tool_calls: list[dict[str, Any]] | None = None
+    """Chat Completions tool calls (``{"id", "type": "function", "function"}``) to answer with."""
     body: bytes | None = None
 
 
@@ -47,9 +48,7 @@ def completion(reply: Reply, model: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content,
                                "refusal": reply.refusal}
     if reply.tool_calls:
-        message["tool_calls"] = [{"id": id_, "type": "function",
-                                  "function": {"name": name, "arguments": arguments}}
-                                 for id_, name, arguments in reply.tool_calls]
+        message["tool_calls"] = reply.tool_calls
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
             "choices": [{"index": 0, "logprobs": None, "message": message,
                          "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
