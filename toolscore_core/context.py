@@ -165,7 +165,8 @@ class EvaluationContext:
         found = {i: j for i, j in exact.items() if expected[i].tool not in redo}
         for pair in pairing.pairs:
             i, j = sub_e[pair.expected], sub_a[pair.actual]
-            if arguments_differ(expected[i], calls[j]) is None:
+            if arguments_differ(expected[i], calls[j]) is None and expected[i].turn in (
+                    None, calls[j].turn):  # a call pinned to a turn is made in that turn
                 found[i] = j
         return dict(sorted(found.items()))
 
