@@ -107,6 +107,7 @@ if TYPE_CHECKING:
     )
     from toolscore_studies.runner import run_study as run_study
     from toolscore import receipts as receipts
+    from toolscore import testing as testing
 
     __version__: str
 
@@ -178,6 +179,7 @@ __all__ = [
     "run_study",
     "shape",
     "structure",
+    "testing",
     "to_json",
     "to_repr",
     "type_name",
@@ -219,8 +221,8 @@ _MODULES: dict[str, tuple[str, ...]] = {
 }
 _EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names}
 
-# public submodules, imported on first attribute access (``toolscore.receipts``)
-_SUBMODULES: tuple[str, ...] = ("receipts",)
+# public submodules, imported on first attribute access (``toolscore.testing``)
+_SUBMODULES: tuple[str, ...] = ("receipts", "testing")
 
 
 def __getattr__(name: str) -> Any:

@@ -29,6 +29,10 @@ def _call(entry: Any, place: str) -> ToolCall:
 
 
 def parse(document: Any) -> Trace:
+    if detect(document) is None:
+        raise InputError(f"a tool log is an object with a \"tool_log\" list, not "
+                         f"{type_name(document)}", place="$",
+                         fix='write {"tool_log": [...]}')
     entries = document["tool_log"]
     calls = tuple(_call(entry, f"$.tool_log[{i}]") for i, entry in enumerate(entries))
     answer = document.get("answer")
