@@ -100,3 +100,10 @@ def test_import_toolscore_imports_no_implementation() -> None:
          "m.startswith(('toolscore', 'attrs', 'cattrs', 'pluggy'))))"],
         capture_output=True, text=True, check=True, cwd=ROOT, timeout=60)
     assert out.stdout.strip() == "['toolscore']"
+
+
+def test_plugins_md_lists_every_public_name() -> None:
+    text = (ROOT / "plugins.md").read_text(encoding="utf-8")
+    section = text[text.index("## The public API, typed"):text.index("## Testing a plugin")]
+    missing = [name for name in toolscore.__all__ if f"`{name}`" not in section]
+    assert not missing, f"plugins.md's public API section does not name {missing}"
