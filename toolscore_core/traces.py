@@ -179,9 +179,10 @@ HEAD_BYTES = 65_536
 
 
 def head(data: bytes) -> Any | None:
-    """The document's head: its first ``HEAD_BYTES`` cut after the last whole element of a
-    list and closed (a JSON Lines file: its first whole lines, as a list), or None when the
-    beginning holds no such cut. Keys that follow a long list in an object are not in it."""
+    """The document's head: its first ``HEAD_BYTES`` cut after the last whole element of
+    the outermost list that has two elements there, and closed (a JSON Lines file: its first
+    whole lines, as a list); None when the beginning holds no such cut. The elements kept
+    are whole; keys that follow the cut list are not in it."""
     text = data[:HEAD_BYTES].decode("utf-8", "ignore")
     decoder, _ = nulls_for_non_finite()
     lines = text.split("\n")[:-1]
@@ -196,7 +197,7 @@ def head(data: bytes) -> Any | None:
             except JSON_FAILURES:
                 return None
     stack: list[str] = []
-    cut: tuple[int, str] | None = None
+    cuts: dict[int, tuple[int, str]] = {}  # depth of the list -> its last cut, and closers
     in_string = escaped = False
     for position, char in enumerate(text):
         if in_string:
@@ -215,11 +216,12 @@ def head(data: bytes) -> Any | None:
                 return None
             stack.pop()
         elif char == "," and stack and stack[-1] == "]":
-            cut = (position, "".join(reversed(stack)))
-    if cut is None:
+            cuts[len(stack)] = (position, "".join(reversed(stack)))
+    if not cuts:
         return None
+    position, closers = cuts[min(cuts)]
     try:
-        return loads(text[:cut[0]] + cut[1], decoder=decoder)
+        return loads(text[:position] + closers, decoder=decoder)
     except JSON_FAILURES:
         return None
 

@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 from attrs import evolve
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from toolscore.testing import json_documents
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
 from toolscore_core.plugins import build_registry, get_plugin_manager
@@ -199,3 +202,30 @@ def test_the_head_of_a_json_lines_file_is_its_first_lines() -> None:
     assert isinstance(lines, list) and len(lines) > 100
     assert lines == [{"n": n, "text": "x" * 50} for n in range(len(lines))]
     assert head(b'{"a": "' + b"x" * (HEAD_BYTES + 10) + b'"}') is None
+
+
+def test_the_head_keeps_whole_elements_of_the_outermost_long_list() -> None:
+    from toolscore_core.traces import head
+
+    document = {"meta": {"tags": ["a", "b"]}, "messages": [
+        {"role": "assistant", "tool_calls": [{"id": f"c{n}-{k}", "args": "[1, 2]"}
+                                             for k in range(3)]} for n in range(3000)],
+        "model": "m"}
+    cut = head(json.dumps(document).encode())
+    assert cut["meta"] == {"tags": ["a", "b"]}
+    assert 10 < len(cut["messages"]) < 3000
+    assert cut["messages"] == document["messages"][:len(cut["messages"])]
+    assert "model" not in cut
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_documents(), st.integers(1, 400))
+def test_the_head_of_a_long_list_is_its_first_whole_elements(element: Any, copies: int) -> None:
+    from toolscore_core.traces import head
+
+    document = [element] * copies
+    cut = head(json.dumps(document).encode())
+    if cut is not None:
+        assert isinstance(cut, list)
+        if copies > 1:  # the top-level list has commas: its elements are kept whole
+            assert 1 <= len(cut) < copies and cut == document[:len(cut)]
