@@ -6,6 +6,7 @@ import re
 import tempfile
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -149,6 +150,32 @@ def test_the_testing_example_in_plugins_md_passes() -> None:
     try:
         exec(block.group(1), namespace)
         namespace["test_slow_calls_fail"]()  # type: ignore[operator]
+    finally:
+        sys.modules.pop("toolscore_acme", None)
+
+
+def test_the_format_testing_example_in_plugins_md_finds_the_bug_it_says(
+        tmp_path: Path) -> None:
+    blocks = re.findall(r"```python\n(.*?)```", re.search(
+        r"## Testing a plugin\n(.*?)(?=^## )", PLUGINS_MD, re.S | re.M).group(1), re.S)
+    example = next(b for b in blocks if "assert_steals_nothing(ACME_LOG)" in b)
+    (format_example,) = _examples("toolscore_register_trace_formats")
+    acme = types.ModuleType("toolscore_acme")
+    exec(format_example, acme.__dict__)
+    namespace: dict[str, Any] = {}
+    import sys
+
+    sys.modules["toolscore_acme"] = acme
+    try:
+        exec(example, namespace)
+        namespace["test_claims_its_logs"](tmp_path)
+        namespace["test_steals_nothing"]()
+        with pytest.raises((TypeError, KeyError, ExceptionGroup)):
+            namespace["test_reads_or_refuses_any_json"]()
+        with pytest.raises(TypeError):
+            namespace["assert_reads_or_refuses"](namespace["ACME_LOG"], {"acme_log": [None]})
+        with pytest.raises(KeyError):
+            namespace["assert_reads_or_refuses"](namespace["ACME_LOG"], {})
     finally:
         sys.modules.pop("toolscore_acme", None)
 

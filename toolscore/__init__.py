@@ -1,6 +1,9 @@
 """toolscore: deterministic, offline evaluation of LLM agents' tool calls.
 
-The public API. Everything here is imported on first use, so ``import toolscore`` is cheap.
+The public API: the names in ``__all__``, and nothing else, are public (every other module is
+internal and may change). Each name is imported on first use (PEP 562), so ``import
+toolscore`` stays cheap; the ``TYPE_CHECKING`` block re-exports the same names explicitly, so
+a type checker (``mypy --strict`` included) sees their real types.
 """
 
 from __future__ import annotations
@@ -9,110 +12,232 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolscore_core.contracts import load_contract
-    from toolscore_core.errors import InputError
-    from toolscore_core.evaluation import evaluate, evaluate_files
-    from toolscore_core.context import Evaluation, EvaluationContext
-    from toolscore_core.plugins import Registry, build_registry, get_plugin_manager
+    from toolscore_core.cases import (
+        Case as Case,
+        cases as cases,
+    )
+    from toolscore_core.canonical import file_sha256 as file_sha256
+    from toolscore_core.context import (
+        Check as Check,
+        Evaluation as Evaluation,
+        EvaluationContext as EvaluationContext,
+        Metric as Metric,
+        ReportWriter as ReportWriter,
+    )
+    from toolscore_core.contracts import load_contract as load_contract
+    from toolscore_core.documents import (
+        JSON_FAILURES as JSON_FAILURES,
+        load_document as load_document,
+        loads as loads,
+        type_name as type_name,
+    )
+    from toolscore_core.errors import (
+        InputError as InputError,
+        PluginError as PluginError,
+        ToolscoreError as ToolscoreError,
+    )
+    from toolscore_core.evaluation import (
+        evaluate as evaluate,
+        evaluate_files as evaluate_files,
+    )
+    from toolscore_core.hookspecs import hookimpl as hookimpl
     from toolscore_core.matchers import (
-        ANY,
-        AllOf,
-        AnyOf,
-        Approx,
-        Contains,
-        IsType,
-        Judged,
-        List,
-        Not,
-        Object,
-        OneOf,
-        Optional,
-        Regex,
-        Text,
+        ANY as ANY,
+        AllOf as AllOf,
+        AnyOf as AnyOf,
+        Approx as Approx,
+        Contains as Contains,
+        IsType as IsType,
+        Judged as Judged,
+        List as List,
+        Matcher as Matcher,
+        Not as Not,
+        Object as Object,
+        OneOf as OneOf,
+        Optional as Optional,
+        Regex as Regex,
+        Text as Text,
+        from_json as from_json,
+        judged_in as judged_in,
+        to_json as to_json,
+        to_repr as to_repr,
+        values_match as values_match,
     )
     from toolscore_core.models import (
-        CheckOutcome,
-        Component,
-        Contract,
-        ExpectedCall,
-        ImportedRun,
-        ImportSource,
-        MetricOutcome,
-        RunImporter,
-        Setting,
-        Settings,
-        SpanRef,
-        ToolCall,
-        Trace,
-        TraceFormat,
+        CheckOutcome as CheckOutcome,
+        CheckResult as CheckResult,
+        Component as Component,
+        Contract as Contract,
+        ExpectedCall as ExpectedCall,
+        ForbiddenRule as ForbiddenRule,
+        FormatChoice as FormatChoice,
+        ImportSource as ImportSource,
+        ImportedRun as ImportedRun,
+        MetricOutcome as MetricOutcome,
+        MetricResult as MetricResult,
+        PluginInfo as PluginInfo,
+        RunImporter as RunImporter,
+        Setting as Setting,
+        Settings as Settings,
+        SideEffect as SideEffect,
+        SpanRef as SpanRef,
+        Status as Status,
+        ToolCall as ToolCall,
+        Trace as Trace,
+        TraceFormat as TraceFormat,
     )
-    from toolscore_core.context import Check, Metric, ReportWriter
-    from toolscore_core.hookspecs import hookimpl
-    from toolscore_core.traces import load_trace
-    from toolscore_core.receipts import build_receipt
-    from toolscore_core.verify import verify_receipt
-    from toolscore_core.regrade import Regrade, regrade
-    from toolscore import receipts
-    from toolscore_studies.runner import run_study
-    from toolscore_core.cases import Case, cases
+    from toolscore_core.pairing import Pair as Pair
+    from toolscore_core.plugins import (
+        Registry as Registry,
+        build_registry as build_registry,
+        get_plugin_manager as get_plugin_manager,
+    )
+    from toolscore_core.receipts import build_receipt as build_receipt
+    from toolscore_core.regrade import (
+        Regrade as Regrade,
+        regrade as regrade,
+    )
+    from toolscore_core.structure import (
+        Refusal as Refusal,
+        at_least as at_least,
+        shape as shape,
+        structure as structure,
+    )
+    from toolscore_core.traces import (
+        load_trace as load_trace,
+        parse_trace as parse_trace,
+    )
+    from toolscore_core.verify import verify_receipt as verify_receipt
+    from toolscore_core.wording import (
+        count as count,
+        number as number,
+    )
+    from toolscore_studies.runner import run_study as run_study
+    from toolscore import receipts as receipts
+    from toolscore import testing as testing
 
-# public name -> module that defines it
-_EXPORTS: dict[str, str] = {
-    "evaluate": "toolscore_core.evaluation",
-    "evaluate_files": "toolscore_core.evaluation",
-    "Evaluation": "toolscore_core.context",
-    "EvaluationContext": "toolscore_core.context",
-    "InputError": "toolscore_core.errors",
-    "Registry": "toolscore_core.plugins",
-    "build_registry": "toolscore_core.plugins",
-    "get_plugin_manager": "toolscore_core.plugins",
-    "load_contract": "toolscore_core.contracts",
-    "load_trace": "toolscore_core.traces",
-    "ANY": "toolscore_core.matchers",
-    "Regex": "toolscore_core.matchers",
-    "Approx": "toolscore_core.matchers",
-    "Contains": "toolscore_core.matchers",
-    "OneOf": "toolscore_core.matchers",
-    "IsType": "toolscore_core.matchers",
-    "Judged": "toolscore_core.matchers",
-    "Optional": "toolscore_core.matchers",
-    "AllOf": "toolscore_core.matchers",
-    "AnyOf": "toolscore_core.matchers",
-    "Not": "toolscore_core.matchers",
-    "Text": "toolscore_core.matchers",
-    "Object": "toolscore_core.matchers",
-    "List": "toolscore_core.matchers",
-    "ToolCall": "toolscore_core.models",
-    "Trace": "toolscore_core.models",
-    "ExpectedCall": "toolscore_core.models",
-    "Contract": "toolscore_core.models",
-    "TraceFormat": "toolscore_core.models",
-    "RunImporter": "toolscore_core.models",
-    "ImportedRun": "toolscore_core.models",
-    "ImportSource": "toolscore_core.models",
-    "Check": "toolscore_core.context",
-    "CheckOutcome": "toolscore_core.models",
-    "Component": "toolscore_core.models",
-    "Metric": "toolscore_core.context",
-    "MetricOutcome": "toolscore_core.models",
-    "ReportWriter": "toolscore_core.context",
-    "Setting": "toolscore_core.models",
-    "Settings": "toolscore_core.models",
-    "SpanRef": "toolscore_core.models",
-    "hookimpl": "toolscore_core.hookspecs",
-    "regrade": "toolscore_core.regrade",
-    "Regrade": "toolscore_core.regrade",
-    "build_receipt": "toolscore_core.receipts",
-    "verify_receipt": "toolscore_core.verify",
-    "run_study": "toolscore_studies.runner",
-    "cases": "toolscore_core.cases",
-    "Case": "toolscore_core.cases",
+    __version__: str
+
+__all__ = [
+    "ANY",
+    "JSON_FAILURES",
+    "AllOf",
+    "AnyOf",
+    "Approx",
+    "Case",
+    "Check",
+    "CheckOutcome",
+    "CheckResult",
+    "Component",
+    "Contains",
+    "Contract",
+    "Evaluation",
+    "EvaluationContext",
+    "ExpectedCall",
+    "ForbiddenRule",
+    "FormatChoice",
+    "ImportSource",
+    "ImportedRun",
+    "InputError",
+    "IsType",
+    "Judged",
+    "List",
+    "Matcher",
+    "Metric",
+    "MetricOutcome",
+    "MetricResult",
+    "Not",
+    "Object",
+    "OneOf",
+    "Optional",
+    "Pair",
+    "PluginError",
+    "PluginInfo",
+    "Refusal",
+    "Regex",
+    "Registry",
+    "Regrade",
+    "ReportWriter",
+    "RunImporter",
+    "Setting",
+    "Settings",
+    "SideEffect",
+    "SpanRef",
+    "Status",
+    "Text",
+    "ToolCall",
+    "ToolscoreError",
+    "Trace",
+    "TraceFormat",
+    "__version__",
+    "at_least",
+    "build_receipt",
+    "build_registry",
+    "cases",
+    "count",
+    "evaluate",
+    "evaluate_files",
+    "file_sha256",
+    "from_json",
+    "get_plugin_manager",
+    "hookimpl",
+    "judged_in",
+    "load_contract",
+    "load_document",
+    "load_trace",
+    "loads",
+    "number",
+    "parse_trace",
+    "receipts",
+    "regrade",
+    "run_study",
+    "shape",
+    "structure",
+    "testing",
+    "to_json",
+    "to_repr",
+    "type_name",
+    "values_match",
+    "verify_receipt",
+]
+
+# module -> the public names it defines, imported on first attribute access
+_MODULES: dict[str, tuple[str, ...]] = {
+    "toolscore_core.cases": ("Case", "cases"),
+    "toolscore_core.canonical": ("file_sha256",),
+    "toolscore_core.context": (
+        "Check", "Evaluation", "EvaluationContext", "Metric", "ReportWriter",
+    ),
+    "toolscore_core.contracts": ("load_contract",),
+    "toolscore_core.documents": ("JSON_FAILURES", "load_document", "loads", "type_name"),
+    "toolscore_core.errors": ("InputError", "PluginError", "ToolscoreError"),
+    "toolscore_core.evaluation": ("evaluate", "evaluate_files"),
+    "toolscore_core.hookspecs": ("hookimpl",),
+    "toolscore_core.matchers": (
+        "ANY", "AllOf", "AnyOf", "Approx", "Contains", "IsType", "Judged", "List", "Matcher",
+        "Not", "Object", "OneOf", "Optional", "Regex", "Text", "from_json",
+        "judged_in", "to_json", "to_repr", "values_match",
+    ),
+    "toolscore_core.models": (
+        "CheckOutcome", "CheckResult", "Component", "Contract", "ExpectedCall", "ForbiddenRule",
+        "FormatChoice", "ImportSource", "ImportedRun", "MetricOutcome", "MetricResult",
+        "PluginInfo", "RunImporter", "Setting", "Settings", "SideEffect", "SpanRef", "Status",
+        "ToolCall", "Trace", "TraceFormat",
+    ),
+    "toolscore_core.pairing": ("Pair",),
+    "toolscore_core.plugins": ("Registry", "build_registry", "get_plugin_manager"),
+    "toolscore_core.receipts": ("build_receipt",),
+    "toolscore_core.regrade": ("Regrade", "regrade"),
+    "toolscore_core.structure": ("Refusal", "at_least", "shape", "structure"),
+    "toolscore_core.traces": ("load_trace", "parse_trace"),
+    "toolscore_core.verify": ("verify_receipt",),
+    "toolscore_core.wording": ("count", "number"),
+    "toolscore_studies.runner": ("run_study",),
 }
+_EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names}
 
-# public submodules, imported on first attribute access (``toolscore.receipts``)
-_SUBMODULES: tuple[str, ...] = ("receipts",)
-
-__all__ = [*sorted(_EXPORTS), *_SUBMODULES, "__version__"]
+# public submodules, imported on first attribute access (``toolscore.testing``)
+_SUBMODULES: tuple[str, ...] = ("receipts", "testing")
 
 
 def __getattr__(name: str) -> Any:

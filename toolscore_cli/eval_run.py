@@ -115,6 +115,8 @@ def run_eval(
     if explain_format and evaluation.format is not None:
         out.print(f"format: {evaluation.format.format} ({evaluation.format.reason})",
                   markup=False)
+        for failure in evaluation.format.failures:
+            out.print(f"format: not claimed, because {failure}", markup=False, soft_wrap=True)
     registry.report_writers["console"].write(evaluation, cast(TextIO, out.file))
     write_reports(evaluation, [t for t in targets if t[1] == STDOUT], registry, gates=gates)
     for _, why in gates:

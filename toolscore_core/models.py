@@ -393,3 +393,7 @@ class FormatChoice:
     format: str
     reason: str
     explicit: bool
+    failures: tuple[str, ...] = ()
+    """A line for each format whose ``detect``, ``near`` or ``stream`` raised while the choice
+    was made (naming the format, its plugin and the exception): it was taken as not claiming
+    the document. ``--explain-format`` prints them."""

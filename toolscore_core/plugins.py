@@ -252,6 +252,11 @@ def _who(info: PluginInfo) -> str:
     return f"plugin {info.name!r}"
 
 
+def provider(info: PluginInfo | None) -> str:
+    """The plugin that provides a record, for a message: name, distribution and version."""
+    return "an unregistered plugin" if info is None else _who(info)
+
+
 def _call_register(
     function: Any, info: PluginInfo, hook_name: str, kind: str, record_type: type
 ) -> Iterable[Any]:

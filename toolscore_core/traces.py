@@ -22,10 +22,12 @@ from toolscore_core.documents import (
 from toolscore_core.errors import InputError
 from toolscore_core.gc_pause import paused_gc
 from toolscore_core.models import FormatChoice, Trace, TraceFormat
-from toolscore_core.plugins import BUILTIN_PLUGINS, Registry, default_registry
+from toolscore_core.plugins import BUILTIN_PLUGINS, Registry, default_registry, provider
 from toolscore_core.wording import count
 
 AUTO = "auto"
+DEBUG_ENV = "TOOLSCORE_DEBUG"
+"""Set (to anything but empty or 0), a format hook that raises prints its traceback on stderr."""
 STREAM_MIN_BYTES = 1_000_000
 """Smaller files are decoded whole: streaming only pays off (in memory) on large logs."""
 
@@ -35,6 +37,22 @@ ZIP_MAGIC = b"PK\x03\x04"
 
 TORN_LINE_NOTE = ("the file's last line was cut off mid-write (a recorder killed while "
                   "writing?) and was not read")
+
+
+def hook_failure(fmt: TraceFormat, hook: str, exc: BaseException) -> str:
+    """One line naming the format, its plugin and what its ``hook`` raised; the traceback
+    goes to stderr when ``TOOLSCORE_DEBUG`` is set."""
+    if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        import sys
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    return (f"trace format {fmt.id!r} of {provider(fmt.plugin)}: {hook} raised "
+            f"{type(exc).__name__}: {exc}")
+
+
+def _is_builtin(fmt: TraceFormat) -> bool:
+    return fmt.plugin is None or fmt.plugin.name in BUILTIN_PLUGINS
 
 
 def decode_trace_bytes(data: bytes, *, file: str) -> Any:
@@ -156,36 +174,124 @@ def load_trace(
     return trace, choice
 
 
+HEAD_BYTES = 65_536
+"""How much of a streamed file a plugin format's ``detect`` is shown (see :func:`head`)."""
+
+
+def head(data: bytes) -> Any | None:
+    """The document's head: its first ``HEAD_BYTES`` cut after the last whole element of
+    the outermost list that has two elements there, and closed (a JSON Lines file: its first
+    whole lines, as a list); None when the beginning holds no such cut. The elements kept
+    are whole; keys that follow the cut list are not in it."""
+    text = data[:HEAD_BYTES].decode("utf-8", "ignore")
+    decoder, _ = nulls_for_non_finite()
+    lines = text.split("\n")[:-1]
+    if len(lines) > 1:
+        try:
+            first = loads(lines[0], decoder=decoder)
+        except JSON_FAILURES:
+            first = None
+        if isinstance(first, dict | list):
+            try:
+                return [loads(line, decoder=decoder) for line in lines if line.strip()]
+            except JSON_FAILURES:
+                return None
+    stack: list[str] = []
+    cuts: dict[int, tuple[int, str]] = {}  # depth of the list -> its last cut, and closers
+    in_string = escaped = False
+    for position, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            stack.append("]" if char == "[" else "}")
+        elif char in "]}":
+            if not stack:
+                return None
+            stack.pop()
+        elif char == "," and stack and stack[-1] == "]":
+            cuts[len(stack)] = (position, "".join(reversed(stack)))
+    if not cuts:
+        return None
+    position, closers = cuts[min(cuts)]
+    try:
+        return loads(text[:position] + closers, decoder=decoder)
+    except JSON_FAILURES:
+        return None
+
+
+def _plugin_claims_head(data: bytes, formats: Mapping[str, TraceFormat]) -> bool:
+    """Whether a plugin format without ``stream`` claims (or cannot judge) the file's head:
+    then the whole document decides, with every detector asked."""
+    askers = [f for f in formats.values() if not _is_builtin(f) and f.stream is None]
+    if not askers:
+        return False
+    document = head(data)
+    if document is None:
+        return True
+    for fmt in askers:
+        try:
+            if fmt.detect(document):
+                return True
+        except Exception:  # asked again on the whole document, where it is reported
+            return True
+    return False
+
+
 def _stream(data: bytes, trace_format: str, registry: Registry
             ) -> tuple[Trace, FormatChoice] | None:
     """The trace from a streaming reader, or None to read the document whole.
 
-    In auto mode streaming is used only when every registered format is a built-in, whose
-    shapes are disjoint (tested); with a plugin format installed, every detector is asked.
+    In auto mode the built-ins' streaming readers are asked first (their shapes are
+    disjoint, tested), then every plugin format's own ``stream``: two claims are the same
+    error as two detectors claiming the decoded document. A plugin format without ``stream``
+    is asked ``detect`` on the file's :func:`head` (deciding on the whole would mean
+    decoding it, the memory streaming saves): if it claims the head, the document is read
+    whole and every detector decides.
     """
     formats = registry.trace_formats
     if trace_format == AUTO:
-        if any(f.plugin is None or f.plugin.name not in BUILTIN_PLUGINS
-               for f in formats.values()):
+        if _plugin_claims_head(data, formats):
             return None
-        streamers = [f for f in formats.values() if f.stream is not None]
+        streamers = sorted((f for f in formats.values() if f.stream is not None),
+                           key=lambda f: not _is_builtin(f))
     else:
         chosen = formats.get(trace_format)
         streamers = [chosen] if chosen is not None and chosen.stream is not None else []
+    claims: list[tuple[TraceFormat, Trace, str]] = []
+    failures: list[str] = []
     for fmt in streamers:
+        if claims and _is_builtin(fmt):
+            continue  # the built-ins' shapes are disjoint: a second built-in claims nothing
         assert fmt.stream is not None
         try:
             read = fmt.stream(data)
         except (InputError, ValueError, TypeError, KeyError, AttributeError, IndexError,
                 RecursionError):
             read = None  # the whole-document path gives the precise error
+        except Exception as exc:  # a plugin's bug: named with --explain-format, not fatal
+            failures.append(hook_failure(fmt, "stream", exc))
+            read = None
         if read is not None and read[0].calls:
-            trace, reason = read
-            trace = trace if trace.format else evolve(trace, format=fmt.id)
-            explicit = trace_format != AUTO
-            return trace, FormatChoice(format=fmt.id, reason="given with --format" if explicit
-                                       else reason, explicit=explicit)
-    return None
+            claims.append((fmt, *read))
+    if not claims:
+        return None
+    if len(claims) > 1:
+        listed = "; ".join(f"{fmt.id} ({reason})" for fmt, _, reason in claims)
+        raise InputError(f"more than one trace format claims this document: {listed}",
+                         place="$", fix=f"pass --format with one of "
+                         f"{', '.join(fmt.id for fmt, _, _ in claims)}")
+    fmt, trace, reason = claims[0]
+    trace = trace if trace.format else evolve(trace, format=fmt.id)
+    explicit = trace_format != AUTO
+    return trace, FormatChoice(format=fmt.id, reason="given with --format" if explicit
+                               else reason, explicit=explicit, failures=tuple(failures))
 
 
 def choose_format(
@@ -193,18 +299,23 @@ def choose_format(
 ) -> FormatChoice:
     """The one format that claims ``document``; an error listing candidates otherwise."""
     claims: list[tuple[str, str]] = []
+    failures: list[str] = []
     for fmt in formats.values():
         try:
             reason = fmt.detect(document)
-        except Exception:  # a detector that breaks does not claim the document
+        except Exception as exc:  # a detector that breaks does not claim the document
+            failures.append(hook_failure(fmt, "detect", exc))
             reason = None
         if reason:
             claims.append((fmt.id, reason))
     if len(claims) == 1:
-        return FormatChoice(format=claims[0][0], reason=claims[0][1], explicit=False)
+        return FormatChoice(format=claims[0][0], reason=claims[0][1], explicit=False,
+                            failures=tuple(failures))
     if not claims:
         problem = f"no trace format recognises this document ({describe_document(document)})"
-        misses = near_misses(document, formats)
+        misses = near_misses(document, formats, failures=failures)
+        if failures:
+            problem += "; " + "; ".join(failures)
         if not misses:
             raise InputError(
                 problem, file=file, place="$", fix=f"pass --format with one of "
@@ -226,15 +337,19 @@ NEAR_MISSES_SHOWN = 3
 """Near misses named in the error: more would not fit one line a person reads."""
 
 
-def near_misses(document: Any, formats: Mapping[str, TraceFormat]) -> list[tuple[str, str]]:
-    """Each format that says what ``document`` almost is (``TraceFormat.near``), in order."""
+def near_misses(document: Any, formats: Mapping[str, TraceFormat], *,
+                failures: list[str] | None = None) -> list[tuple[str, str]]:
+    """Each format that says what ``document`` almost is (``TraceFormat.near``), in order;
+    a ``near`` that raises gives no hint, and its line is added to ``failures``."""
     misses: list[tuple[str, str]] = []
     for fmt in formats.values():
         if fmt.near is None:
             continue
         try:
             why = fmt.near(document)
-        except Exception:  # a near-miss hint that breaks is no hint
+        except Exception as exc:  # a near-miss hint that breaks is no hint
+            if failures is not None:
+                failures.append(hook_failure(fmt, "near", exc))
             why = None
         if isinstance(why, str) and why.strip():
             misses.append((fmt.id, why))
@@ -280,8 +395,9 @@ def parse_trace(
     else:
         raise InputError(f"unknown trace format {trace_format!r}", place="trace_format=",
                          fix=f"use auto or one of {', '.join(formats)}")
+    fmt = formats[choice.format]
     try:
-        trace = formats[choice.format].parse(document)
+        trace = fmt.parse(document)
     except InputError as exc:
         raise exc.at(file) if file else exc from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
@@ -289,6 +405,15 @@ def parse_trace(
             f"the {choice.format} reader could not read this document "
             f"({type(exc).__name__}: {exc})", file=file,
             fix="check that the file is in this format (--explain-format says why it was chosen)",
+        ) from None
+    except Exception as exc:
+        if _is_builtin(fmt):
+            raise
+        raise InputError(
+            f"the {choice.format} reader could not read this document "
+            f"({hook_failure(fmt, 'parse', exc)})", file=file,
+            fix=f"report it to the plugin's authors, or disable it with "
+            f"TOOLSCORE_DISABLE_PLUGINS={fmt.plugin.name if fmt.plugin else '<name>'}",
         ) from None
     if not trace.calls:
         marker = find_call_marker(document)

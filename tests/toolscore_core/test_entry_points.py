@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,8 +38,14 @@ def installed_plugin(tmp_path_factory) -> Path:
     """The example plugin built and installed into its own target directory."""
     target = tmp_path_factory.mktemp("site")
     build = tmp_path_factory.mktemp("build")
+    # Built from a copy: setuptools writes its egg-info beside the sources, and in the
+    # source tree (on sys.path while the plugin's own tests run) it would register the
+    # plugin in every later in-process registry.
+    project = build / "project"
+    shutil.copytree(PLUGIN_PROJECT, project, ignore=shutil.ignore_patterns(
+        "build", "*.egg-info", ".mypy_cache", "__pycache__"))
     command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-               "--disable-pip-version-check", "--target", str(target), str(PLUGIN_PROJECT)]
+               "--disable-pip-version-check", "--target", str(target), str(project)]
     if _can_build_here():
         command.insert(4, "--no-build-isolation")
     subprocess.run(command, check=True, cwd=build, timeout=300,

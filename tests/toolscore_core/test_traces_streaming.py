@@ -8,7 +8,10 @@ from typing import Any
 
 import pytest
 from attrs import evolve
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from toolscore.testing import json_documents
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat
 from toolscore_core.plugins import build_registry, get_plugin_manager
@@ -135,3 +138,94 @@ def test_a_torn_last_json_lines_line_is_left_out_with_a_note(tmp_path) -> None:
     path.write_text('{"a": 1}\n{"broken\n{"b": 2}\n')
     with pytest.raises(InputError):
         load_trace(path)
+
+
+def _plugin_registry(*formats: TraceFormat) -> Any:
+    class Formats:
+        @hookimpl
+        def toolscore_register_trace_formats(self) -> list[TraceFormat]:
+            return list(formats)
+
+    manager = get_plugin_manager(entry_points=False, env={})
+    manager.register(Formats(), name="third_party")
+    return build_registry(manager)
+
+
+def test_a_plugin_format_does_not_turn_off_the_built_ins_streaming(tmp_path: Path) -> None:
+    asked: list[Any] = []
+
+    def detect(document: Any) -> str | None:
+        asked.append(document)
+        return 'a "tool_log" object' if isinstance(document, dict) and "tool_log" in document \
+            else None
+
+    registry = _plugin_registry(TraceFormat(id="tool_log", description="", detect=detect,
+                                            parse=lambda d: Trace()))
+    document = _chat_log(4000)
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    streamed, choice = load_trace(path, registry=registry)
+    assert choice.format == "openai_chat"
+    assert streamed == _whole(document)
+    # asked once, on the head only: the 16,001 messages were never decoded as one document
+    assert len(asked) == 1
+    assert asked[0]["model"] == "gpt-4.1"
+    assert 10 < len(asked[0]["messages"]) < 1000
+    assert asked[0]["messages"] == document["messages"][:len(asked[0]["messages"])]
+    # a small document still goes to every detector
+    small = _chat_log(2)
+    assert parse_trace(small, registry=registry)[0] == _whole(small)
+    assert asked[-1] == small
+
+
+def test_a_plugin_format_that_streams_the_same_log_is_an_ambiguity(tmp_path: Path) -> None:
+    def stream(data: bytes) -> tuple[Trace, str] | None:
+        return Trace(calls=_whole(_chat_log(1)).calls), "a chat log, mine too"
+
+    registry = _plugin_registry(TraceFormat(id="mine", description="", detect=lambda d: None,
+                                            parse=lambda d: Trace(), stream=stream))
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps(_chat_log(4000)), encoding="utf-8")
+    from toolscore_core.errors import InputError
+
+    with pytest.raises(InputError, match=r"more than one trace format claims this document: "
+                       r"openai_chat \(.*\); mine \(a chat log, mine too\)"):
+        load_trace(path, registry=registry)
+
+
+def test_the_head_of_a_json_lines_file_is_its_first_lines() -> None:
+    from toolscore_core.traces import HEAD_BYTES, head
+
+    data = b"".join(json.dumps({"n": n, "text": "x" * 50}).encode() + b"\n"
+                    for n in range(5000))
+    lines = head(data)
+    assert isinstance(lines, list) and len(lines) > 100
+    assert lines == [{"n": n, "text": "x" * 50} for n in range(len(lines))]
+    assert head(b'{"a": "' + b"x" * (HEAD_BYTES + 10) + b'"}') is None
+
+
+def test_the_head_keeps_whole_elements_of_the_outermost_long_list() -> None:
+    from toolscore_core.traces import head
+
+    document = {"meta": {"tags": ["a", "b"]}, "messages": [
+        {"role": "assistant", "tool_calls": [{"id": f"c{n}-{k}", "args": "[1, 2]"}
+                                             for k in range(3)]} for n in range(3000)],
+        "model": "m"}
+    cut = head(json.dumps(document).encode())
+    assert cut["meta"] == {"tags": ["a", "b"]}
+    assert 10 < len(cut["messages"]) < 3000
+    assert cut["messages"] == document["messages"][:len(cut["messages"])]
+    assert "model" not in cut
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_documents(), st.integers(1, 400))
+def test_the_head_of_a_long_list_is_its_first_whole_elements(element: Any, copies: int) -> None:
+    from toolscore_core.traces import head
+
+    document = [element] * copies
+    cut = head(json.dumps(document).encode())
+    if cut is not None:
+        assert isinstance(cut, list)
+        if copies > 1:  # the top-level list has commas: its elements are kept whole
+            assert 1 <= len(cut) < copies and cut == document[:len(cut)]

@@ -64,6 +64,10 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
         style = STATUS_STYLE[check["status"]]
         console.print(f"  [{style}]{check['status']:<7}[/{style}] {_clean(check['check'])}: "
                       f"{_clean(check['reason'])}")
+    if trace["notes"]:
+        console.print("[bold]Trace notes[/bold]")
+        for note in trace["notes"]:
+            console.print(f"  - {_clean(note)}")
 
 
 def _clean(text: str) -> str:

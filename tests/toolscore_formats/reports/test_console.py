@@ -51,3 +51,14 @@ def test_invisible_characters_in_tool_names_are_shown() -> None:
     text = render(evaluate([{"tool": "search"}], [ToolCall(tool="sea\u200brch", result=1,
                                                            is_error=False)]))
     assert "unexpected call #1 sea\\u200brch" in text and "\u200b" not in text
+
+
+def test_a_readers_notes_are_shown_after_the_evidence() -> None:
+    from toolscore_core.models import Trace
+
+    trace = Trace(calls=(ToolCall(tool="a"),),
+                  notes=("the file's last line was cut off [bold]mid-write[/bold]",))
+    text = render(evaluate([{"tool": "a"}], trace))
+    assert text.index("Evidence:") < text.index("Trace notes")
+    assert "  - the file's last line was cut off [bold]mid-write[/bold]" in text
+    assert "Trace notes" not in render(evaluate([{"tool": "a"}], [ToolCall(tool="a")]))

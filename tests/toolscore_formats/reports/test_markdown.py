@@ -208,3 +208,12 @@ def test_joiners_and_marks_that_scripts_need_are_kept() -> None:
     persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # ZWNJ inside a word
     assert escape(family) == family and escape(persian) == persian
     assert escape("\u200fabc\u200e") == "\u200fabc\u200e"
+
+
+def test_a_readers_notes_are_a_section() -> None:
+    from toolscore_core.evaluation import evaluate
+    from toolscore_core.models import ToolCall, Trace
+
+    trace = Trace(calls=(ToolCall(tool="a"),), notes=("1 value written as NaN was read as null",))
+    assert "## Trace notes\n\n- 1 value written as NaN was read as null\n" in markdown(
+        evaluate([{"tool": "a"}], trace))
