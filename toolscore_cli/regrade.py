@@ -175,6 +175,8 @@ def regrade_command(
                 sign_receipt(result.receipt, sign_key, result.receipt_path)
     out = err if json_path == "-" else console.stdout()
     out.print(_table(results))
+    for line in _change_lines(results):
+        out.print(line, markup=False, soft_wrap=True)
     out.print(NOTHING_RERUN, markup=False, soft_wrap=True)
     for result in results:
         if result.receipt_path is not None:
@@ -219,6 +221,26 @@ def _table(results: Sequence[Regrade]) -> Any:
         table.add_row(escape(visible(result.source)), escape(before),
                       score_text(result.result.score, result.result.grade), change)
     return table
+
+
+def _change_lines(results: Sequence[Regrade]) -> list[str]:
+    """Under the table, per source: each check that flipped (``answer-correct pass →
+    unknown: reason``) and each metric that moved, or why there is nothing to compare."""
+    from toolscore_formats.reports.text import visible
+
+    lines = []
+    for result in results:
+        name = visible(result.source)
+        if result.changes is None:
+            lines.append(f"{name}: no before to compare with: "
+                         f"{visible(result.changes_unknown or '')}")
+        elif not result.changes.checks and not result.changes.metrics:
+            lines.append(f"{name}: no check or metric changed")
+        else:
+            lines.append(f"{name}:")
+            lines += [f"  check {visible(str(c))}" for c in result.changes.checks]
+            lines += [f"  metric {visible(str(m))}" for m in result.changes.metrics]
+    return lines
 
 
 def _recorded_score(previous: Any) -> str:

@@ -14,6 +14,7 @@ from toolscore_core.documents import parse_json
 from toolscore_core.errors import InputError, ToolscoreError
 from toolscore_core.evaluation import evaluate_files
 from toolscore_core.inputs import read_input
+from toolscore_core.models import Status
 from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
     build_receipt,
@@ -29,6 +30,7 @@ from toolscore_core.verify import (
     check_inputs,
     check_seal,
     evaluate_bound,
+    shown,
 )
 
 RECEIPT_SUFFIX = ".receipt.json"
@@ -65,6 +67,83 @@ class SourceCheck:
 
 
 @frozen
+class CheckChange:
+    """A check whose status differs between the recorded evaluation and the regrade."""
+
+    check: str
+    before: Status | None
+    """The recorded status; null when the check did not run before."""
+    after: Status | None
+    """The new status; null when the check no longer runs."""
+    reason: str
+    """The new reason (the recorded one when the check no longer runs)."""
+
+    def __str__(self) -> str:
+        return (f"{self.check} {self.before or '(not run)'} → {self.after or '(not run)'}: "
+                f"{self.reason}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"check": self.check, "before": self.before, "after": self.after,
+                "reason": self.reason}
+
+
+@frozen
+class MetricChange:
+    """A metric whose value differs between the recorded evaluation and the regrade."""
+
+    metric: str
+    before: Any
+    """The recorded value (any JSON; null when unknown or not computed before)."""
+    after: Any
+    """The new value (null when unknown or no longer computed)."""
+
+    def __str__(self) -> str:
+        return f"{self.metric} {shown(self.before)} → {shown(self.after)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"metric": self.metric, "before": self.before, "after": self.after}
+
+
+@frozen
+class Changes:
+    """What a regrade changed: the checks whose status flipped and the metrics that moved."""
+
+    checks: tuple[CheckChange, ...]
+    metrics: tuple[MetricChange, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"checks": [c.to_dict() for c in self.checks],
+                "metrics": [m.to_dict() for m in self.metrics]}
+
+
+def compare(before: Evaluation, after: Evaluation) -> Changes:
+    """The checks whose status differs and the metrics whose value differs, in the new
+    evaluation's order, then those that only the recorded one has."""
+    old_checks = {c.check: c for c in before.evidence.checks}
+    new_checks = {c.check: c for c in after.evidence.checks}
+    checks = []
+    for name in [*new_checks, *(n for n in old_checks if n not in new_checks)]:
+        old, new = old_checks.get(name), new_checks.get(name)
+        was = None if old is None else old.status
+        now = None if new is None else new.status
+        if was != now:
+            reason = new.reason if new is not None else old.reason  # type: ignore[union-attr]
+            checks.append(CheckChange(check=name, before=was, after=now, reason=reason))
+    old_metrics = {m.id: m.value for m in before.metric_results}
+    new_metrics = {m.id: m.value for m in after.metric_results}
+    metrics = [MetricChange(metric=name, before=old_metrics.get(name),
+                            after=new_metrics.get(name))
+               for name in [*new_metrics, *(n for n in old_metrics if n not in new_metrics)]
+               if _moved(old_metrics.get(name), new_metrics.get(name))]
+    return Changes(checks=tuple(checks), metrics=tuple(metrics))
+
+
+def _moved(before: Any, after: Any) -> bool:
+    # True is not 1 to a reader of a metric, and 1 == 1.0 is no change
+    return isinstance(before, bool) != isinstance(after, bool) or before != after
+
+
+@frozen
 class Regrade:
     """One source re-scored: the new evaluation and receipt beside the recorded result."""
 
@@ -86,6 +165,13 @@ class Regrade:
     """What did not verify (only non-empty when regraded with ``verify=False``)."""
     receipt_path: Path | None = None
     """Where the new receipt was written; null without a receipt folder."""
+    changes: Changes | None = None
+    """The checks that flipped and the metrics that moved since the recorded evaluation
+    (re-derived from the receipt's inputs and settings); null when there is none to compare
+    with (see ``changes_unknown``)."""
+    changes_unknown: str | None = None
+    """Why ``changes`` is null: a bare trace records no evaluation, or the receipt's
+    evaluation no longer reproduces from its inputs."""
 
     def to_dict(self) -> dict[str, Any]:
         before = None if self.previous is None else {
@@ -98,6 +184,8 @@ class Regrade:
             "after": {"score": self.result.score, "grade": self.result.grade,
                       "record_sha256": self.result.record_sha256},
             "change": self.score_delta,
+            "changes": None if self.changes is None else self.changes.to_dict(),
+            "changes_unknown": self.changes_unknown,
             "problems": [p.to_dict() for p in self.problems],
             "receipt": None if self.receipt_path is None else self.receipt_path.as_posix(),
         }
@@ -218,10 +306,37 @@ def regrade_checked(
     )
     if target is not None:
         write_receipt(receipt, target)
+    changes, unknown = _changes(checked, evaluation, overridden=(
+        gold, weights, forbidden, config), final_answer=final_answer, registry=registry)
     return Regrade(source=checked.source, kind=checked.kind, result=evaluation,
                    receipt=receipt, previous=previous,
                    score_delta=_delta(previous, evaluation), problems=checked.problems,
-                   receipt_path=target)
+                   receipt_path=target, changes=changes, changes_unknown=unknown)
+
+
+def _changes(
+    checked: SourceCheck, evaluation: Evaluation, *, overridden: tuple[Any, ...],
+    final_answer: str | None, registry: Registry | None,
+) -> tuple[Changes | None, str | None]:
+    """Compare with the evaluation the receipt recorded, re-derived from its bound inputs
+    and settings by the run ``verify --recompute`` makes; it is the recorded one only when
+    it gives the recorded ``record_sha256``."""
+    receipt = checked.receipt
+    if receipt is None:
+        return None, "a bare trace records no evaluation to compare with"
+    recorded = receipt["result"].get("record_sha256")
+    if all(value is None for value in overridden):
+        before = evaluation  # nothing replaced: the regrade is the recorded run again
+    else:
+        try:
+            before, _ = evaluate_bound(receipt, checked.folder, final_answer=final_answer,
+                                       registry=registry, source=checked.source)
+        except InputError as exc:
+            return None, f"the recorded evaluation cannot be re-run: {exc.one_line()}"
+    if before.record_sha256 != recorded:
+        return None, (f"the receipt's inputs and settings no longer give its record "
+                      f"(record_sha256 {before.record_sha256}, recorded {recorded})")
+    return compare(before, evaluation), None
 
 
 def _evaluate(
