@@ -10,7 +10,14 @@ from toolscore_core.receipts import (
     load_receipt,
     write_receipt,
 )
-from toolscore_core.regrade import Regrade, RegradeRefused, regrade
+from toolscore_core.regrade import (
+    Changes,
+    CheckChange,
+    MetricChange,
+    Regrade,
+    RegradeRefused,
+    regrade,
+)
 from toolscore_core.signing import (
     SignatureCheck,
     check_signature,
@@ -32,8 +39,11 @@ __all__ = [
     "INPUT_ROLES",
     "RECEIPT_KIND",
     "RECEIPT_VERSION",
+    "Changes",
+    "CheckChange",
     "FieldDiff",
     "Link",
+    "MetricChange",
     "Problem",
     "Recompute",
     "Regrade",
