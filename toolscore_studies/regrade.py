@@ -41,7 +41,7 @@ from toolscore_studies.records import (
 )
 from toolscore_studies.row_json import decode_row, evaluation_piece, join_object
 from toolscore_studies.spec import DEFAULT_PASS_THRESHOLD, Study, Task, load_study
-from toolscore_studies.summary import RegradeSummary, row_facts
+from toolscore_studies.summary import CheckFlip, RegradeSummary, check_flips, row_facts
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -58,9 +58,12 @@ EVIDENCE_KEYS = ("calls", "final_answer", "trace", "injected", "judge")
 """The row fields an evaluation reads: the recorded evidence (the judge's verdicts too)."""
 
 Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
-Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None]
-"""The regraded fields as canonical JSON, with the outcome, score and evidence counts."""
-Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None]]]
+Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None,
+                dict[str, str] | None]
+"""The regraded fields as canonical JSON, with the outcome, score, evidence counts and each
+check's status (null for a run that errored: no check ran)."""
+Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None,
+                                 tuple[CheckFlip, ...]]]]
 """A chunk's regraded lines as one blob, and per line what the summary needs."""
 
 
@@ -85,6 +88,8 @@ class RowResult:
     before: Facts | None = None
     after: Facts | None = None
     study: str | None = None
+    flips: tuple[CheckFlip, ...] = ()
+    """The checks whose status the regrade changed: (check, before, after)."""
 
 
 class RowRegrader:
@@ -203,13 +208,14 @@ class RowRegrader:
                              "finite numbers have canonical JSON)", before=before)
         if isinstance(found, str):
             return RowResult(line=line, problem=found, before=before)
-        fields, outcome, score, evidence = found
+        fields, outcome, score, evidence, statuses = found
         pieces.update(fields)
         pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
         after = (before[0], outcome, score, evidence, before[4], before[5])
         study = row.get("study")
         return RowResult(line=join_object(pieces).encode("utf-8") + b"\n", before=before,
-                         after=after, study=study if isinstance(study, str) else None)
+                         after=after, study=study if isinstance(study, str) else None,
+                         flips=check_flips(row.get("evaluation"), statuses))
 
     def _verdict(self, row: Mapping[str, Any], pieces: Mapping[str, str]) -> Verdict | str:
         """The row's regraded fields, or why it cannot be regraded.
@@ -241,7 +247,7 @@ class RowRegrader:
         if error:
             result = verdict(None, task.pass_threshold)
             fields.update({k: canonical_json(v) for k, v in result.items()})
-            return fields, "error", None, None
+            return fields, "error", None, None, None
         judge = self._judge_for(row)
         evaluation = evaluate_trace(task.contract, trace_from_row(row), weights=task.weights,
                                     honesty=task.honesty, validate_side_effects=False,
@@ -254,7 +260,8 @@ class RowRegrader:
         fields.update({"evaluation": text,
                        "record_sha256": canonical_json(sha256_hex(text.encode("utf-8"))),
                        "outcome": canonical_json(outcome), "passed": canonical_json(passed)})
-        return fields, outcome, evaluation.score, dict(evaluation.evidence.counts)
+        return (fields, outcome, evaluation.score, dict(evaluation.evidence.counts),
+                {c.check: c.status for c in evaluation.evidence.checks})
 
     def _judge_for(self, row: Mapping[str, Any]) -> Judging | None:
         """The judge of a row's evaluation: its stored judgments, under its judge's model
@@ -293,7 +300,7 @@ def regrade_chunk(regrader: RowRegrader, lines: list[bytes]) -> Packed:
     """One chunk of lines regraded, on either engine."""
     results = [regrader.regrade(line) for line in lines]
     return (b"".join(r.line for r in results),
-            [(r.problem, r.before, r.after, r.study) for r in results])
+            [(r.problem, r.before, r.after, r.study, r.flips) for r in results])
 
 
 _REGRADER: RowRegrader | None = None
@@ -393,7 +400,7 @@ def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary) -> Non
     number = 0
     for blob, facts in packs:
         handle.write(blob)
-        for problem, before, after, study in facts:
+        for problem, before, after, study, flips in facts:
             number += 1
             if before is None and problem is None:
                 continue  # a blank line: kept, not a row
@@ -412,3 +419,5 @@ def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary) -> Non
             summary.before.add(*before)
             summary.after.add(*after)
             summary.flip(before[0], before[1], after[1])
+            for flip in flips:
+                summary.check_flips[flip] = summary.check_flips.get(flip, 0) + 1
