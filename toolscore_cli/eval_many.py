@@ -388,31 +388,21 @@ def table_text(outcomes: Sequence[Outcome]) -> str:
 
 
 def _progress(total: int, *, disable: bool) -> Any:
-    """A rich progress bar on stderr (only on a terminal): traces done, failing gates."""
+    """A bar on stderr (only on a terminal): traces done, failing gates."""
     import contextlib
-    import sys
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from toolscore_cli import console
-
-    if disable or not sys.stderr.isatty():
-        return contextlib.nullcontext(lambda outcome: None)
+    from toolscore_cli.progress import progress_bar
 
     @contextlib.contextmanager
     def bar() -> Iterator[Callable[[Outcome], None]]:
-        progress = Progress(TextColumn("traces"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[failing]} failing a gate"),
-                            console=console.stderr(), transient=False)
-        task = progress.add_task("traces", total=total, failing=0)
         failing = 0
+        with progress_bar("traces", total, disable=disable, failing=0,
+                          status="{task.fields[failing]} failing a gate") as move:
+            def advance(outcome: Outcome) -> None:
+                nonlocal failing
+                failing += bool(outcome.gates)
+                move(failing=failing)
 
-        def advance(outcome: Outcome) -> None:
-            nonlocal failing
-            failing += bool(outcome.gates)
-            progress.update(task, advance=1, failing=failing)
-
-        with progress:
             yield advance
 
     return bar()

@@ -66,6 +66,8 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.option("--fail-under", metavar="SCORE|RATE",
               help="Exit 1 when a new score is below SCORE (0.8, 80% or a grade), or for "
                    "agent-run JSONL, when the regraded pass rate is below RATE.")
+@click.option("--no-progress", is_flag=True,
+              help="Agent-run JSONL only: no progress bar (drawn only on a terminal).")
 @otel_options
 @click.pass_context
 def regrade_command(
@@ -77,7 +79,7 @@ def regrade_command(
     jobs: int, engine: str,
     ray_address: str | None, judge_model: str | None, judge_base_url: str | None,
     judge_timeout: float, judge_retries: int, junit_path: str | None, fail_under: str | None,
-    otel: bool, otel_file: str | None,
+    otel: bool, otel_file: str | None, no_progress: bool,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
@@ -110,7 +112,7 @@ def regrade_command(
                                 weights=overrides, jobs=jobs, engine=engine, judge=judge,
                                 ray_address=ray_address, json_path=json_path,
                                 junit_path=junit_path, fail_under=fail_under, otel=otel,
-                                otel_file=otel_file))
+                                otel_file=otel_file, no_progress=no_progress))
         return
     for name, value in (("--spec", spec), ("-o/--output", output), ("--junit", junit_path),
                         ("--engine ray", "ray" if engine == "ray" else None),
@@ -322,6 +324,7 @@ def _regrade_jsonl(
     weights: dict[str, float] | None, jobs: int, engine: str, ray_address: str | None,
     judge: Any = None, json_path: str | None = None, junit_path: str | None = None,
     fail_under: str | None = None, otel: bool = False, otel_file: str | None = None,
+    no_progress: bool = False,
 ) -> int:
     if output is not None and len(sources) > 1:
         raise InputError("-o/--output takes one JSONL source", place="-o",
@@ -339,5 +342,5 @@ def _regrade_jsonl(
                                        weights=weights, jobs=jobs, engine=engine,
                                        ray_address=ray_address, judge=judge, json_path=json_path,
                                        junit_path=junit_path, fail_under=fail_under, otel=otel,
-                                       otel_file=otel_file))
+                                       otel_file=otel_file, no_progress=no_progress))
     return code

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,8 +63,11 @@ Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None,
 """The regraded fields as canonical JSON, with the outcome, score, evidence counts and each
 check's status (null for a run that errored: no check ran)."""
 Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None,
-                                 tuple[CheckFlip, ...]]]]
-"""A chunk's regraded lines as one blob, and per line what the summary needs."""
+                                 tuple[CheckFlip, ...]]], int]
+"""A chunk's regraded lines as one blob, per line what the summary needs, and the bytes of
+the chunk as read (for the progress of the whole file)."""
+Progress = Callable[[int, int], None]
+"""Told after each chunk is written: its lines and the bytes of the file they took."""
 
 
 @frozen
@@ -300,7 +303,8 @@ def regrade_chunk(regrader: RowRegrader, lines: list[bytes]) -> Packed:
     """One chunk of lines regraded, on either engine."""
     results = [regrader.regrade(line) for line in lines]
     return (b"".join(r.line for r in results),
-            [(r.problem, r.before, r.after, r.study, r.flips) for r in results])
+            [(r.problem, r.before, r.after, r.study, r.flips) for r in results],
+            sum(map(len, lines)))
 
 
 _REGRADER: RowRegrader | None = None
@@ -348,9 +352,10 @@ def _in_order(pool: ProcessPoolExecutor, chunks: Iterable[list[bytes]],
 def regrade_file(
     source: str | os.PathLike[str], output: str | os.PathLike[str],
     settings: RegradeSettings, *, jobs: int = 1, registry: Registry | None = None,
-    engine: str = "local", ray_address: str | None = None,
+    engine: str = "local", ray_address: str | None = None, progress: Progress | None = None,
 ) -> RegradeSummary:
     """Regrade every row of ``source`` into ``output`` (atomically); return the summary.
+    ``progress`` is told the lines and bytes of each chunk once it is written.
 
     ``engine="ray"`` regrades chunks as Ray tasks (see ``toolscore_studies.ray_engine``),
     in the same order, into the same bytes.
@@ -376,12 +381,12 @@ def regrade_file(
                 atomic_writer(out, mode="wb") as handle:
             chunks = _chunks(src, ray_engine.CHUNK_BYTES)
             _write(handle, ray_engine.regrade_chunks(ray, partial(regrade_chunk, regrader),
-                                                     chunks, jobs=jobs), summary)
+                                                     chunks, jobs=jobs), summary, progress)
         return summary
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
             _write(handle, (regrade_chunk(regrader, lines) for lines in _chunks(src, CHUNK_BYTES)),
-                   summary)
+                   summary, progress)
         else:
             from concurrent.futures import ProcessPoolExecutor
 
@@ -389,17 +394,20 @@ def regrade_file(
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:
                 _write(handle, _in_order(pool, _chunks(src, CHUNK_BYTES), jobs * WINDOW_PER_JOB),
-                       summary)
+                       summary, progress)
             finally:
                 pool.shutdown(cancel_futures=True)
     return summary
 
 
-def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary) -> None:
+def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary,
+           progress: Progress | None) -> None:
     """Write the regraded chunks and count each line's facts into the summary."""
     number = 0
-    for blob, facts in packs:
+    for blob, facts, read in packs:
         handle.write(blob)
+        if progress is not None:
+            progress(len(facts), read)
         for problem, before, after, study, flips in facts:
             number += 1
             if before is None and problem is None:

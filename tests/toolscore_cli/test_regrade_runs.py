@@ -254,3 +254,20 @@ def test_the_summary_counts_the_flips_of_each_check(recorded: Path, tmp_path: Pa
     for (check, before, after), runs_flipped in counted.items():
         cells = [check, before or "(not run)", after or "(not run)", str(runs_flipped)]
         assert any(all(cell in line for cell in cells) for line in result.stdout.splitlines())
+
+
+def test_a_bar_shows_the_rows_done_on_a_terminal(recorded: Path, tmp_path: Path) -> None:
+    runs = recorded / "runs.jsonl"
+    terminal = {"TTY_COMPATIBLE": "1"}  # rich's way to say stderr is a terminal
+    shown = run_cli("regrade", str(runs), "--spec", str(recorded / "study-v2.yaml"),
+                    "-o", str(tmp_path / "a.jsonl"), env=terminal)
+    assert shown.returncode == 0, shown.stderr
+    assert "rows" in shown.stderr and "6 done" in shown.stderr
+    hidden = run_cli("regrade", str(runs), "--spec", str(recorded / "study-v2.yaml"),
+                     "-o", str(tmp_path / "b.jsonl"), "--no-progress", env=terminal)
+    assert hidden.returncode == 0 and "done" not in hidden.stderr
+    piped = run_cli("regrade", str(runs), "--spec", str(recorded / "study-v2.yaml"),
+                    "-o", str(tmp_path / "c.jsonl"))
+    assert "done" not in piped.stderr
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes() \
+        == (tmp_path / "c.jsonl").read_bytes()
