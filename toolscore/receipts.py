@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolscore_core.changes import Changes, CheckChange, MetricChange
 from toolscore_core.receipts import (
     INPUT_ROLES,
     RECEIPT_KIND,
@@ -10,14 +11,7 @@ from toolscore_core.receipts import (
     load_receipt,
     write_receipt,
 )
-from toolscore_core.regrade import (
-    Changes,
-    CheckChange,
-    MetricChange,
-    Regrade,
-    RegradeRefused,
-    regrade,
-)
+from toolscore_core.regrade import Regrade, RegradeRefused, regrade
 from toolscore_core.signing import (
     SignatureCheck,
     check_signature,

@@ -9,12 +9,12 @@ from typing import Any, Literal
 
 from attrs import frozen
 
+from toolscore_core.changes import Changes
 from toolscore_core.context import Evaluation
 from toolscore_core.documents import parse_json
 from toolscore_core.errors import InputError, ToolscoreError
 from toolscore_core.evaluation import evaluate_files
 from toolscore_core.inputs import read_input
-from toolscore_core.models import Status
 from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
     build_receipt,
@@ -26,11 +26,11 @@ from toolscore_core.receipts import (
 from toolscore_core.scoring import DIGITS
 from toolscore_core.verify import (
     Problem,
+    changes_since,
     check_final_answer,
     check_inputs,
     check_seal,
     evaluate_bound,
-    shown,
 )
 
 RECEIPT_SUFFIX = ".receipt.json"
@@ -64,83 +64,6 @@ class SourceCheck:
     """What no longer matches: inputs, the receipt's own hash, the final answer."""
     refusal: tuple[Problem, ...] = ()
     """Problems no ``--no-verify`` can override (a final answer that is needed but absent)."""
-
-
-@frozen
-class CheckChange:
-    """A check whose status differs between the recorded evaluation and the regrade."""
-
-    check: str
-    before: Status | None
-    """The recorded status; null when the check did not run before."""
-    after: Status | None
-    """The new status; null when the check no longer runs."""
-    reason: str
-    """The new reason (the recorded one when the check no longer runs)."""
-
-    def __str__(self) -> str:
-        return (f"{self.check} {self.before or '(not run)'} → {self.after or '(not run)'}: "
-                f"{self.reason}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"check": self.check, "before": self.before, "after": self.after,
-                "reason": self.reason}
-
-
-@frozen
-class MetricChange:
-    """A metric whose value differs between the recorded evaluation and the regrade."""
-
-    metric: str
-    before: Any
-    """The recorded value (any JSON; null when unknown or not computed before)."""
-    after: Any
-    """The new value (null when unknown or no longer computed)."""
-
-    def __str__(self) -> str:
-        return f"{self.metric} {shown(self.before)} → {shown(self.after)}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "before": self.before, "after": self.after}
-
-
-@frozen
-class Changes:
-    """What a regrade changed: the checks whose status flipped and the metrics that moved."""
-
-    checks: tuple[CheckChange, ...]
-    metrics: tuple[MetricChange, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"checks": [c.to_dict() for c in self.checks],
-                "metrics": [m.to_dict() for m in self.metrics]}
-
-
-def compare(before: Evaluation, after: Evaluation) -> Changes:
-    """The checks whose status differs and the metrics whose value differs, in the new
-    evaluation's order, then those that only the recorded one has."""
-    old_checks = {c.check: c for c in before.evidence.checks}
-    new_checks = {c.check: c for c in after.evidence.checks}
-    checks = []
-    for name in [*new_checks, *(n for n in old_checks if n not in new_checks)]:
-        old, new = old_checks.get(name), new_checks.get(name)
-        was = None if old is None else old.status
-        now = None if new is None else new.status
-        if was != now:
-            reason = new.reason if new is not None else old.reason  # type: ignore[union-attr]
-            checks.append(CheckChange(check=name, before=was, after=now, reason=reason))
-    old_metrics = {m.id: m.value for m in before.metric_results}
-    new_metrics = {m.id: m.value for m in after.metric_results}
-    metrics = [MetricChange(metric=name, before=old_metrics.get(name),
-                            after=new_metrics.get(name))
-               for name in [*new_metrics, *(n for n in old_metrics if n not in new_metrics)]
-               if _moved(old_metrics.get(name), new_metrics.get(name))]
-    return Changes(checks=tuple(checks), metrics=tuple(metrics))
-
-
-def _moved(before: Any, after: Any) -> bool:
-    # True is not 1 to a reader of a metric, and 1 == 1.0 is no change
-    return isinstance(before, bool) != isinstance(after, bool) or before != after
 
 
 @frozen
@@ -298,16 +221,16 @@ def regrade_checked(
     if checked.receipt is not None:
         regraded_from = {"path": relative_path(checked.source, nominal.parent),
                          "receipt_sha256": checked.receipt.get("receipt_sha256")}
+    changes, unknown = _changes(checked, evaluation, overridden=(
+        gold, weights, forbidden, config), final_answer=final_answer, registry=registry)
     receipt = build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
         honesty_config=paths["honesty_config"], injected=paths["injected"],
         config=paths["config"], final_answer=final_answer, receipt_path=nominal,
-        regraded_from=regraded_from,
+        regraded_from=regraded_from, changes=None if changes is None else changes.to_dict(),
     )
     if target is not None:
         write_receipt(receipt, target)
-    changes, unknown = _changes(checked, evaluation, overridden=(
-        gold, weights, forbidden, config), final_answer=final_answer, registry=registry)
     return Regrade(source=checked.source, kind=checked.kind, result=evaluation,
                    receipt=receipt, previous=previous,
                    score_delta=_delta(previous, evaluation), problems=checked.problems,
@@ -318,25 +241,15 @@ def _changes(
     checked: SourceCheck, evaluation: Evaluation, *, overridden: tuple[Any, ...],
     final_answer: str | None, registry: Registry | None,
 ) -> tuple[Changes | None, str | None]:
-    """Compare with the evaluation the receipt recorded, re-derived from its bound inputs
-    and settings by the run ``verify --recompute`` makes; it is the recorded one only when
-    it gives the recorded ``record_sha256``."""
-    receipt = checked.receipt
-    if receipt is None:
+    """What changed since the evaluation the source receipt recorded (see
+    :func:`toolscore_core.verify.changes_since`)."""
+    if checked.receipt is None:
         return None, "a bare trace records no evaluation to compare with"
-    recorded = receipt["result"].get("record_sha256")
-    if all(value is None for value in overridden):
-        before = evaluation  # nothing replaced: the regrade is the recorded run again
-    else:
-        try:
-            before, _ = evaluate_bound(receipt, checked.folder, final_answer=final_answer,
-                                       registry=registry, source=checked.source)
-        except InputError as exc:
-            return None, f"the recorded evaluation cannot be re-run: {exc.one_line()}"
-    if before.record_sha256 != recorded:
-        return None, (f"the receipt's inputs and settings no longer give its record "
-                      f"(record_sha256 {before.record_sha256}, recorded {recorded})")
-    return compare(before, evaluation), None
+    # nothing replaced: the regrade is the recorded run again, no second run needed
+    same = all(value is None for value in overridden)
+    return changes_since(checked.receipt, checked.folder, evaluation, final_answer=final_answer,
+                         registry=registry, source=checked.source,
+                         before=evaluation if same else None)
 
 
 def _evaluate(
