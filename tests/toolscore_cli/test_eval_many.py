@@ -146,3 +146,17 @@ def test_no_receipt_of_a_case_overwrites_a_file_of_another_case(tmp_path: Path) 
         tmp_path, "--cases", "cases", "--receipt-dir", "receipts")
     assert answer.read_text() == "18 degrees in Paris.\n"
     assert sorted(p.name for p in (tmp_path / "receipts").iterdir()) == ["lyon.receipt.json"]
+
+
+def test_a_bar_on_a_terminal_and_none_with_no_progress(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    folder = _folder(tmp_path)
+    terminal = {"TTY_COMPATIBLE": "1"}  # rich's way to say stderr is a terminal
+    args = ("eval", "gold.json", "good.json", "wrong.json")
+    shown = run_cli(*args, cwd=folder, env=terminal)
+    assert shown.returncode == 0 and "traces" in shown.stderr and "2/2" in shown.stderr
+    assert "0 failing a gate" in shown.stderr
+    hidden = run_cli(*args, "--no-progress", cwd=folder, env=terminal)
+    assert hidden.returncode == 0 and hidden.stderr == ""
+    assert run_cli(*args, cwd=folder).stderr == ""  # not a terminal: no bar
