@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from toolscore_core.changes import Changes, CheckChange, MetricChange
 from toolscore_core.receipts import (
     INPUT_ROLES,
     RECEIPT_KIND,
@@ -32,8 +33,11 @@ __all__ = [
     "INPUT_ROLES",
     "RECEIPT_KIND",
     "RECEIPT_VERSION",
+    "Changes",
+    "CheckChange",
     "FieldDiff",
     "Link",
+    "MetricChange",
     "Problem",
     "Recompute",
     "Regrade",

@@ -172,28 +172,15 @@ def run_command(ctx: click.Context, spec_path: str, agent_command: str, output: 
 
 @contextlib.contextmanager
 def _progress(total: int, *, disable: bool) -> Iterator[Any]:
-    """A rich progress bar: runs done, passing so far, time left."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    """Runs done, passing so far, time left; printed once at the end off a terminal."""
+    from toolscore_cli.progress import progress_bar
 
     counts = {"passed": 0, "failed": 0, "error": 0}
-    progress = Progress(
-        TextColumn("runs"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[passing]} passing, {task.fields[errors]} errors"),
-        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-        console=console.stderr(), disable=disable, transient=False,
-    )
-    task = progress.add_task("runs", total=total, passing=0, errors=0)
+    with progress_bar("runs", total, disable=disable, timing=True, terminal_only=False,
+                      status="{task.fields[passing]} passing, {task.fields[errors]} errors",
+                      passing=0, errors=0) as move:
+        def advance(row: dict[str, Any]) -> None:
+            counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
+            move(passing=counts["passed"], errors=counts["error"])
 
-    def advance(row: dict[str, Any]) -> None:
-        counts[row["outcome"]] = counts.get(row["outcome"], 0) + 1
-        progress.update(task, advance=1, passing=counts["passed"], errors=counts["error"])
-
-    with progress:
         yield advance

@@ -32,6 +32,8 @@ class Item:
     config: str | None = None
     honesty_config: str | None = None
     injected: str | None = None
+    final_answer_file: str | None = None
+    """The case's ``final_answer.txt``, read into ``final_answer``."""
 
 
 @frozen
@@ -92,7 +94,7 @@ def items_from_cases(root: str) -> list[Item]:
             id=case.id, gold=str(case.contract), trace=str(case.trace),
             final_answer=case.final_answer_text(), forbidden=_str(case.forbidden),
             config=_str(case.config), honesty_config=_str(case.honesty_config),
-            injected=_str(case.injected)))
+            injected=_str(case.injected), final_answer_file=_str(case.final_answer)))
     return items
 
 
@@ -291,6 +293,17 @@ def check_receipt_dir(receipt_dir: str | None) -> None:
                          fix="give a folder for the receipts")
 
 
+def _inputs(item: Item) -> Iterator[tuple[str, str | None]]:
+    """The files one trace of the batch reads, named as an error names them."""
+    yield "gold file", item.gold
+    yield "trace", item.trace
+    yield "final answer file", item.final_answer_file
+    yield "forbidden rules", item.forbidden
+    yield "config", item.config
+    yield "honesty config", item.honesty_config
+    yield "injected file", item.injected
+
+
 def run_many(
     paths: Sequence[str], *, cases_dir: str | None, jobs: int, receipt_dir: str | None,
     no_progress: bool, refused: dict[str, Any], trace_format: str, weights: tuple[str, ...],
@@ -303,6 +316,7 @@ def run_many(
     from toolscore_cli import console
     from toolscore_cli.eval_run import evidence_gate
     from toolscore_cli.options import parse_fail_under, weights_from
+    from toolscore_cli.paths import refuse_outputs_over_inputs
     from toolscore_core.plugins import default_registry
 
     for flag, value in refused.items():
@@ -324,6 +338,13 @@ def run_many(
         raise InputError("more than one report is going to stdout (-)",
                          fix="write all reports but one to files")
     check_receipt_dir(receipt_dir)
+    refuse_outputs_over_inputs(
+        [("--json", json_path), ("--junit", junit_path),
+         *(("--receipt-dir", None if receipt_dir is None
+            else os.path.join(receipt_dir, receipt_name(item.id))) for item in items)],
+        [("forbidden rules", forbidden_path), ("config", config_path),
+         ("injected file", injected_path), ("honesty config", honesty_path),
+         *((what, path) for item in items for what, path in _inputs(item))])
     registry = default_registry()
     settings = Settings(
         trace_format=trace_format, weights=weights_from(weights), forbidden=forbidden_path,
@@ -388,31 +409,21 @@ def table_text(outcomes: Sequence[Outcome]) -> str:
 
 
 def _progress(total: int, *, disable: bool) -> Any:
-    """A rich progress bar on stderr (only on a terminal): traces done, failing gates."""
+    """A bar on stderr (only on a terminal): traces done, failing gates."""
     import contextlib
-    import sys
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from toolscore_cli import console
-
-    if disable or not sys.stderr.isatty():
-        return contextlib.nullcontext(lambda outcome: None)
+    from toolscore_cli.progress import progress_bar
 
     @contextlib.contextmanager
     def bar() -> Iterator[Callable[[Outcome], None]]:
-        progress = Progress(TextColumn("traces"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[failing]} failing a gate"),
-                            console=console.stderr(), transient=False)
-        task = progress.add_task("traces", total=total, failing=0)
         failing = 0
+        with progress_bar("traces", total, disable=disable, failing=0,
+                          status="{task.fields[failing]} failing a gate") as move:
+            def advance(outcome: Outcome) -> None:
+                nonlocal failing
+                failing += bool(outcome.gates)
+                move(failing=failing)
 
-        def advance(outcome: Outcome) -> None:
-            nonlocal failing
-            failing += bool(outcome.gates)
-            progress.update(task, advance=1, failing=failing)
-
-        with progress:
             yield advance
 
     return bar()

@@ -38,25 +38,51 @@ def refuse_outputs_over_inputs(
 ) -> None:
     """An InputError (one line, exit 2) for the first output that is one of the command's
     inputs: the same file by any name (a symbolic link, a hard link, ``./trace.json``).
-    ``outputs`` are (flag, path) and ``inputs`` (what, path); ``-`` and None are skipped."""
-    given = [(what, path) for what, path in inputs if path is not None and path != "-"]
+    ``outputs`` are (flag, path) and ``inputs`` (what, path); ``-`` and None are skipped.
+    Each path is looked at once, so a batch of thousands of traces and receipts costs a
+    stat per file, not one per pair."""
+    folders: dict[str, str] = {}
+    index: dict[tuple[Any, ...], tuple[int, str]] = {}
+    seen: set[str | os.PathLike[str]] = set()  # one contract of a batch is given per trace
+    for order, (what, source) in enumerate(inputs):
+        if source is not None and source != "-" and source not in seen:
+            seen.add(source)
+            key = _identity(source, folders)
+            if key is not None and key not in index:
+                index[key] = (order, what)
     for flag, path in outputs:
         if path is None or path == "-":
             continue
-        for what, source in given:
-            if _same_file(path, source):
-                raise InputError(f"{flag} would overwrite the {what} this command reads",
-                                 file=os.fspath(path), place=flag,
-                                 fix="write it to another path")
+        key = _identity(path, folders)
+        found = None if key is None else index.get(key)
+        if found is not None:
+            raise InputError(f"{flag} would overwrite the {found[1]} this command reads",
+                             file=os.fspath(path), place=flag, fix="write it to another path")
 
 
-def _same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
-    """The same file (links of either kind followed), or, when one does not exist yet, the
-    same path once links are resolved."""
+def _identity(path: str | os.PathLike[str], folders: dict[str, str]) -> tuple[Any, ...] | None:
+    """What makes two paths the same file: an existing file's device and inode (links of
+    either kind followed); a path to no file yet, the path once links are resolved (it can
+    only be the same as another path to no file). None when the path cannot be looked at
+    (a NUL byte, a folder that cannot be read): the reader says so. ``folders`` keeps the
+    resolved folders, as a batch's receipts share one."""
     try:
+        status = os.stat(path)
+    except FileNotFoundError:
         try:
-            return os.path.samefile(a, b)
-        except FileNotFoundError:
-            return os.path.realpath(a) == os.path.realpath(b)
-    except (OSError, ValueError):  # no path at all (a NUL byte): the reader says so
-        return False
+            return ("path", _resolved(os.fspath(path), folders))
+        except (OSError, ValueError):
+            return None
+    except (OSError, ValueError):
+        return None
+    return ("file", status.st_dev, status.st_ino)
+
+
+def _resolved(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath`` of a path to no file, its folder resolved once per call."""
+    folder, name = os.path.split(path)
+    if name in ("", ".", "..") or os.path.islink(path):  # realpath follows a dangling link
+        return os.path.realpath(path)
+    if folder not in folders:
+        folders[folder] = os.path.realpath(folder or ".")
+    return os.path.join(folders[folder], name)

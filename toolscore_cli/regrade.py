@@ -66,6 +66,8 @@ NOTHING_RERUN = "Nothing was re-run: same traces, new contract or weights."
 @click.option("--fail-under", metavar="SCORE|RATE",
               help="Exit 1 when a new score is below SCORE (0.8, 80% or a grade), or for "
                    "agent-run JSONL, when the regraded pass rate is below RATE.")
+@click.option("--no-progress", is_flag=True,
+              help="Agent-run JSONL only: no progress bar (drawn only on a terminal).")
 @otel_options
 @click.pass_context
 def regrade_command(
@@ -77,7 +79,7 @@ def regrade_command(
     jobs: int, engine: str,
     ray_address: str | None, judge_model: str | None, judge_base_url: str | None,
     judge_timeout: float, judge_retries: int, junit_path: str | None, fail_under: str | None,
-    otel: bool, otel_file: str | None,
+    otel: bool, otel_file: str | None, no_progress: bool,
 ) -> None:
     """Re-score each SOURCE (a receipt, or a trace with --gold) without re-running anything.
 
@@ -110,7 +112,7 @@ def regrade_command(
                                 weights=overrides, jobs=jobs, engine=engine, judge=judge,
                                 ray_address=ray_address, json_path=json_path,
                                 junit_path=junit_path, fail_under=fail_under, otel=otel,
-                                otel_file=otel_file))
+                                otel_file=otel_file, no_progress=no_progress))
         return
     for name, value in (("--spec", spec), ("-o/--output", output), ("--junit", junit_path),
                         ("--engine ray", "ray" if engine == "ray" else None),
@@ -175,6 +177,8 @@ def regrade_command(
                 sign_receipt(result.receipt, sign_key, result.receipt_path)
     out = err if json_path == "-" else console.stdout()
     out.print(_table(results))
+    for line in _change_lines(results):
+        out.print(line, markup=False, soft_wrap=True)
     out.print(NOTHING_RERUN, markup=False, soft_wrap=True)
     for result in results:
         if result.receipt_path is not None:
@@ -219,6 +223,26 @@ def _table(results: Sequence[Regrade]) -> Any:
         table.add_row(escape(visible(result.source)), escape(before),
                       score_text(result.result.score, result.result.grade), change)
     return table
+
+
+def _change_lines(results: Sequence[Regrade]) -> list[str]:
+    """Under the table, per source: each check that flipped (``answer-correct pass →
+    unknown: reason``) and each metric that moved, or why there is nothing to compare."""
+    from toolscore_formats.reports.text import visible
+
+    lines = []
+    for result in results:
+        name = visible(result.source)
+        if result.changes is None:
+            lines.append(f"{name}: no before to compare with: "
+                         f"{visible(result.changes_unknown or '')}")
+        elif not result.changes.checks and not result.changes.metrics:
+            lines.append(f"{name}: no check or metric changed")
+        else:
+            lines.append(f"{name}:")
+            lines += [f"  check {visible(str(c))}" for c in result.changes.checks]
+            lines += [f"  metric {visible(str(m))}" for m in result.changes.metrics]
+    return lines
 
 
 def _recorded_score(previous: Any) -> str:
@@ -300,6 +324,7 @@ def _regrade_jsonl(
     weights: dict[str, float] | None, jobs: int, engine: str, ray_address: str | None,
     judge: Any = None, json_path: str | None = None, junit_path: str | None = None,
     fail_under: str | None = None, otel: bool = False, otel_file: str | None = None,
+    no_progress: bool = False,
 ) -> int:
     if output is not None and len(sources) > 1:
         raise InputError("-o/--output takes one JSONL source", place="-o",
@@ -317,5 +342,5 @@ def _regrade_jsonl(
                                        weights=weights, jobs=jobs, engine=engine,
                                        ray_address=ray_address, judge=judge, json_path=json_path,
                                        junit_path=junit_path, fail_under=fail_under, otel=otel,
-                                       otel_file=otel_file))
+                                       otel_file=otel_file, no_progress=no_progress))
     return code

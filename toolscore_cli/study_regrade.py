@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -16,7 +17,7 @@ def regrade_jsonl(
     ray_address: str | None = None, judge: Any = None, k: int | None = None,
     json_path: str | None = None, markdown_path: str | None = None,
     html_path: str | None = None, junit_path: str | None = None, fail_under: str | None = None,
-    otel: bool = False, otel_file: str | None = None,
+    otel: bool = False, otel_file: str | None = None, no_progress: bool = False,
 ) -> int:
     """Regrade every run in ``source`` into ``output``; print before/after; return the exit code.
 
@@ -25,7 +26,8 @@ def regrade_jsonl(
 
     Rows that cannot be regraded (not JSON, task missing from the new spec) are written
     through unchanged and listed with their line numbers. With ``otel``/``otel_file`` the
-    regraded rows' verdicts are sent/written as OpenTelemetry evaluation events.
+    regraded rows' verdicts are sent/written as OpenTelemetry evaluation events. On a
+    terminal a bar on stderr shows the rows done (``no_progress`` hides it).
     """
     from toolscore_cli.options import check_otel, gate_ks, parse_study_gate, write_otel
     from toolscore_cli.summary import (
@@ -51,8 +53,19 @@ def regrade_jsonl(
     refuse_outputs_over_inputs(reports, [("runs file", output)])
     settings = RegradeSettings(spec=spec, gold=gold, judge=judge,
                                weights=dict(weights) if isinstance(weights, Mapping) else None)
-    summary = regrade_file(source, output, settings, jobs=jobs, engine=engine,
-                           ray_address=ray_address)
+    from toolscore_cli.progress import progress_bar
+
+    with progress_bar("rows", os.path.getsize(source), disable=no_progress, count=False,
+                      status="{task.fields[rows]} done", timing=True, rows=0) as advance:
+        done = 0
+
+        def progress(rows: int, read: int) -> None:
+            nonlocal done
+            done += rows
+            advance(read, rows=done)
+
+        summary = regrade_file(source, output, settings, jobs=jobs, engine=engine,
+                               ray_address=ray_address, progress=progress)
     data = summary.to_dict(k, gate_ks(fail_under))
     err = stdout_taken(json_path, markdown_path, junit_path)
     print_summary(data["after"], err=err)

@@ -88,7 +88,7 @@ def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
 
     from toolscore_formats.reports.text import visible
     from toolscore_secrets.redaction import redact_text
-    from toolscore_studies.render import regrade_cells
+    from toolscore_studies.render import CHECK_FLIP_COLUMNS, check_flip_cells, regrade_cells
 
     out = _console(err)
     table = Table(title="Regrade", header_style="bold")
@@ -103,6 +103,15 @@ def print_regrade(data: Mapping[str, Any], *, err: bool = False) -> None:
               "written through unchanged. "
               + (f"Flipped: {visible(', '.join(flipped))}." if flipped else "No task flipped."),
               markup=False)
+    if data["check_flips"]:
+        flips = Table(title="Checks that flipped", header_style="bold")
+        for i, name in enumerate(CHECK_FLIP_COLUMNS):
+            flips.add_column(name, justify="right" if i == 3 else "left")
+        for flip in data["check_flips"]:
+            flips.add_row(*(escape(visible(c)) for c in check_flip_cells(flip)))
+        out.print(flips)
+    else:
+        out.print("No check flipped.", markup=False)
     for problem in data["problems"]:
         reason = visible(redact_text(problem["problem"]))
         console.stderr().print(f"line {problem['line']}: {reason} (written through unchanged)",

@@ -63,6 +63,33 @@ class RegradedFrom:
 
 
 @frozen
+class ReceiptCheckChange:
+    """A check whose status a regrade changed, as a regraded receipt lists it."""
+
+    check: str
+    before: str | None
+    after: str | None
+    reason: str
+
+
+@frozen
+class ReceiptMetricChange:
+    """A metric whose value a regrade changed, as a regraded receipt lists it."""
+
+    metric: str
+    before: Any
+    after: Any
+
+
+@frozen
+class ReceiptChanges:
+    """What a regrade changed since the parent receipt's evaluation."""
+
+    checks: tuple[ReceiptCheckChange, ...]
+    metrics: tuple[ReceiptMetricChange, ...]
+
+
+@frozen
 class ReceiptSettings:
     """The settings the evaluation ran under: what a regrade repeats."""
 
@@ -108,11 +135,16 @@ class Receipt:
     result: ReceiptResult
     receipt_sha256: Any
     components: Mapping[str, str | None] | None = None  # absent in receipts made before it
+    changes: ReceiptChanges | None = None
+    """A regraded receipt's changes since its parent's evaluation (null when there was none
+    to compare with); absent in a receipt that was not regraded."""
 
 
 for _record, _noun in ((Receipt, "a receipt"), (ReceiptSettings, "'settings'"),
                       (ReceiptResult, "'result'"), (InputFile, "an input"),
-                      (RegradedFrom, "'regraded_from'"), (ReceiptPlugin, "a plugin")):
+                      (RegradedFrom, "'regraded_from'"), (ReceiptPlugin, "a plugin"),
+                      (ReceiptChanges, "'changes'"), (ReceiptCheckChange, "a check change"),
+                      (ReceiptMetricChange, "a metric change")):
     # closed: a key this toolscore does not know is a field no verify could check
     shape(_record, _noun, "give a file written by `toolscore eval --receipt`")
 shape(ReceiptInputs, "'inputs'", "inputs are " + ", ".join(INPUT_ROLES))
@@ -160,6 +192,7 @@ def build_receipt(
     receipt_path: str | os.PathLike[str] | None = None,
     regraded_from: Mapping[str, Any] | None = None,
     created_at: str | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A sealed receipt (with ``receipt_sha256``) for ``evaluation``.
 
@@ -168,6 +201,8 @@ def build_receipt(
     when no receipt path is given). ``final_answer`` is the answer given apart from the
     trace (``--final-answer``); when omitted, an evaluation whose final answer differs from
     its trace's records the hash of the one it used. ``judgments`` defaults to the judge's.
+    A regraded receipt (``regraded_from``) holds ``changes``: the checks and metrics that
+    changed since its parent's evaluation, null when there was none to compare with.
     """
     base = Path(receipt_path).parent if receipt_path is not None else Path(".")
     judge = evaluation.context.options.judge
@@ -205,6 +240,8 @@ def build_receipt(
             "record_sha256": evaluation.record_sha256,
         },
     }
+    if regraded_from is not None:
+        receipt["changes"] = None if changes is None else dict(changes)
     return seal(receipt)
 
 

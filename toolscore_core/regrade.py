@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from attrs import frozen
 
+from toolscore_core.changes import Changes
 from toolscore_core.context import Evaluation
 from toolscore_core.documents import parse_json
 from toolscore_core.errors import InputError, ToolscoreError
@@ -25,6 +26,7 @@ from toolscore_core.receipts import (
 from toolscore_core.scoring import DIGITS
 from toolscore_core.verify import (
     Problem,
+    changes_since,
     check_final_answer,
     check_inputs,
     check_seal,
@@ -86,6 +88,13 @@ class Regrade:
     """What did not verify (only non-empty when regraded with ``verify=False``)."""
     receipt_path: Path | None = None
     """Where the new receipt was written; null without a receipt folder."""
+    changes: Changes | None = None
+    """The checks that flipped and the metrics that moved since the recorded evaluation
+    (re-derived from the receipt's inputs and settings); null when there is none to compare
+    with (see ``changes_unknown``)."""
+    changes_unknown: str | None = None
+    """Why ``changes`` is null: a bare trace records no evaluation, or the receipt's
+    evaluation no longer reproduces from its inputs."""
 
     def to_dict(self) -> dict[str, Any]:
         before = None if self.previous is None else {
@@ -98,6 +107,8 @@ class Regrade:
             "after": {"score": self.result.score, "grade": self.result.grade,
                       "record_sha256": self.result.record_sha256},
             "change": self.score_delta,
+            "changes": None if self.changes is None else self.changes.to_dict(),
+            "changes_unknown": self.changes_unknown,
             "problems": [p.to_dict() for p in self.problems],
             "receipt": None if self.receipt_path is None else self.receipt_path.as_posix(),
         }
@@ -210,18 +221,35 @@ def regrade_checked(
     if checked.receipt is not None:
         regraded_from = {"path": relative_path(checked.source, nominal.parent),
                          "receipt_sha256": checked.receipt.get("receipt_sha256")}
+    changes, unknown = _changes(checked, evaluation, overridden=(
+        gold, weights, forbidden, config), final_answer=final_answer, registry=registry)
     receipt = build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
         honesty_config=paths["honesty_config"], injected=paths["injected"],
         config=paths["config"], final_answer=final_answer, receipt_path=nominal,
-        regraded_from=regraded_from,
+        regraded_from=regraded_from, changes=None if changes is None else changes.to_dict(),
     )
     if target is not None:
         write_receipt(receipt, target)
     return Regrade(source=checked.source, kind=checked.kind, result=evaluation,
                    receipt=receipt, previous=previous,
                    score_delta=_delta(previous, evaluation), problems=checked.problems,
-                   receipt_path=target)
+                   receipt_path=target, changes=changes, changes_unknown=unknown)
+
+
+def _changes(
+    checked: SourceCheck, evaluation: Evaluation, *, overridden: tuple[Any, ...],
+    final_answer: str | None, registry: Registry | None,
+) -> tuple[Changes | None, str | None]:
+    """What changed since the evaluation the source receipt recorded (see
+    :func:`toolscore_core.verify.changes_since`)."""
+    if checked.receipt is None:
+        return None, "a bare trace records no evaluation to compare with"
+    # nothing replaced: the regrade is the recorded run again, no second run needed
+    same = all(value is None for value in overridden)
+    return changes_since(checked.receipt, checked.folder, evaluation, final_answer=final_answer,
+                         registry=registry, source=checked.source,
+                         before=evaluation if same else None)
 
 
 def _evaluate(

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from attrs import frozen
 
 from toolscore_core.canonical import canonical_json, canonical_sha256
+from toolscore_core.changes import Changes, compare
 from toolscore_core.components import toolscore_version
 from toolscore_core.context import Evaluation, Judging
 from toolscore_core.contracts import contract_json
@@ -473,6 +474,32 @@ def evaluate_bound(
     return evaluation, paths
 
 
+def changes_since(
+    parent: Mapping[str, Any], folder: str | os.PathLike[str], after: Evaluation, *,
+    final_answer: str | None = None, registry: Registry | None = None,
+    source: str | None = None, before: Evaluation | None = None,
+) -> tuple[Changes | None, str | None]:
+    """The checks and metrics that changed between the evaluation the ``parent`` receipt
+    recorded and ``after``; or null and why there is nothing to compare with.
+
+    The recorded evaluation is re-derived offline from the parent's bound inputs and
+    settings (``folder`` is where its paths start) by :func:`evaluate_bound`, the run
+    ``--recompute`` makes; ``before`` is that run when the caller has it already. It is
+    the recorded one only when it gives the parent's ``record_sha256``.
+    """
+    recorded = parent["result"].get("record_sha256")
+    if before is None:
+        try:
+            before, _ = evaluate_bound(parent, folder, final_answer=final_answer,
+                                       registry=registry, source=source)
+        except InputError as exc:
+            return None, f"the recorded evaluation cannot be re-run: {exc.one_line()}"
+    if before.record_sha256 != recorded:
+        return None, (f"the receipt's inputs and settings no longer give its record "
+                      f"(record_sha256 {before.record_sha256}, recorded {recorded})")
+    return compare(before, after), None
+
+
 def recompute_receipt(
     receipt: Mapping[str, Any],
     base: str | os.PathLike[str],
@@ -521,6 +548,12 @@ def recompute_receipt(
             f"{settings.get('validate_side_effects')!r}, settings.judge_model "
             f"{settings.get('judge_model')!r})"))
     rebuilt = _rebuild(receipt, evaluation, paths, base, final_answer)
+    if "changes" in rebuilt:  # a regraded receipt
+        if "changes" in receipt:
+            rebuilt["changes"] = _changes_again(receipt, base, evaluation, final_answer,
+                                                registry)
+        else:
+            del rebuilt["changes"]  # regraded before changes were recorded
     found = derived_differences(receipt, rebuilt)
     recorded = receipt["result"]["record_sha256"]
     new = evaluation.record_sha256
@@ -559,9 +592,26 @@ def _rebuild(
 
     settings = receipt["settings"]
     return build_receipt(
-        evaluation, **{role: paths[role] for role in INPUT_ROLES},
-        final_answer=final_answer, receipt_path=Path(base) / "receipt.json",
+        evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
+        honesty_config=paths["honesty_config"], injected=paths["injected"],
+        config=paths["config"], judgments=paths["judgments"], final_answer=final_answer,
+        receipt_path=Path(base) / "receipt.json",
         regraded_from=settings.get("regraded_from"), created_at=receipt.get("created_at"))
+
+
+def _changes_again(
+    receipt: Mapping[str, Any], base: str | os.PathLike[str], evaluation: Evaluation,
+    final_answer: str | None, registry: Registry,
+) -> Any:
+    """A regraded receipt's ``changes`` derived again from its parent's inputs and this
+    re-run; the recorded value when the parent is not found (a problem of its own)."""
+    at, _ = check_parent(receipt, base)
+    if at is None:
+        return receipt["changes"]
+    parent = load_receipt(at)
+    found, _ = changes_since(parent, at.parent, evaluation, final_answer=final_answer,
+                             registry=registry, source=str(at))
+    return None if found is None else found.to_dict()
 
 
 def derived_differences(

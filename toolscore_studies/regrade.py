@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,7 +41,7 @@ from toolscore_studies.records import (
 )
 from toolscore_studies.row_json import decode_row, evaluation_piece, join_object
 from toolscore_studies.spec import DEFAULT_PASS_THRESHOLD, Study, Task, load_study
-from toolscore_studies.summary import RegradeSummary, row_facts
+from toolscore_studies.summary import CheckFlip, RegradeSummary, check_flips, row_facts
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -58,10 +58,16 @@ EVIDENCE_KEYS = ("calls", "final_answer", "trace", "injected", "judge")
 """The row fields an evaluation reads: the recorded evidence (the judge's verdicts too)."""
 
 Facts = tuple[str, str, float | None, dict[str, int] | None, float | None, float | None]
-Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None]
-"""The regraded fields as canonical JSON, with the outcome, score and evidence counts."""
-Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None]]]
-"""A chunk's regraded lines as one blob, and per line what the summary needs."""
+Verdict = tuple[dict[str, str], str, float | None, dict[str, int] | None,
+                dict[str, str] | None]
+"""The regraded fields as canonical JSON, with the outcome, score, evidence counts and each
+check's status (null for a run that errored: no check ran)."""
+Packed = tuple[bytes, list[tuple[str | None, Facts | None, Facts | None, str | None,
+                                 tuple[CheckFlip, ...]]], int]
+"""A chunk's regraded lines as one blob, per line what the summary needs, and the bytes of
+the chunk as read (for the progress of the whole file)."""
+Progress = Callable[[int, int], None]
+"""Told after each chunk is written: its lines and the bytes of the file they took."""
 
 
 @frozen
@@ -85,6 +91,8 @@ class RowResult:
     before: Facts | None = None
     after: Facts | None = None
     study: str | None = None
+    flips: tuple[CheckFlip, ...] = ()
+    """The checks whose status the regrade changed: (check, before, after)."""
 
 
 class RowRegrader:
@@ -203,13 +211,14 @@ class RowRegrader:
                              "finite numbers have canonical JSON)", before=before)
         if isinstance(found, str):
             return RowResult(line=line, problem=found, before=before)
-        fields, outcome, score, evidence = found
+        fields, outcome, score, evidence, statuses = found
         pieces.update(fields)
         pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
         after = (before[0], outcome, score, evidence, before[4], before[5])
         study = row.get("study")
         return RowResult(line=join_object(pieces).encode("utf-8") + b"\n", before=before,
-                         after=after, study=study if isinstance(study, str) else None)
+                         after=after, study=study if isinstance(study, str) else None,
+                         flips=check_flips(row.get("evaluation"), statuses))
 
     def _verdict(self, row: Mapping[str, Any], pieces: Mapping[str, str]) -> Verdict | str:
         """The row's regraded fields, or why it cannot be regraded.
@@ -241,7 +250,7 @@ class RowRegrader:
         if error:
             result = verdict(None, task.pass_threshold)
             fields.update({k: canonical_json(v) for k, v in result.items()})
-            return fields, "error", None, None
+            return fields, "error", None, None, None
         judge = self._judge_for(row)
         evaluation = evaluate_trace(task.contract, trace_from_row(row), weights=task.weights,
                                     honesty=task.honesty, validate_side_effects=False,
@@ -254,7 +263,8 @@ class RowRegrader:
         fields.update({"evaluation": text,
                        "record_sha256": canonical_json(sha256_hex(text.encode("utf-8"))),
                        "outcome": canonical_json(outcome), "passed": canonical_json(passed)})
-        return fields, outcome, evaluation.score, dict(evaluation.evidence.counts)
+        return (fields, outcome, evaluation.score, dict(evaluation.evidence.counts),
+                {c.check: c.status for c in evaluation.evidence.checks})
 
     def _judge_for(self, row: Mapping[str, Any]) -> Judging | None:
         """The judge of a row's evaluation: its stored judgments, under its judge's model
@@ -293,7 +303,8 @@ def regrade_chunk(regrader: RowRegrader, lines: list[bytes]) -> Packed:
     """One chunk of lines regraded, on either engine."""
     results = [regrader.regrade(line) for line in lines]
     return (b"".join(r.line for r in results),
-            [(r.problem, r.before, r.after, r.study) for r in results])
+            [(r.problem, r.before, r.after, r.study, r.flips) for r in results],
+            sum(map(len, lines)))
 
 
 _REGRADER: RowRegrader | None = None
@@ -341,9 +352,10 @@ def _in_order(pool: ProcessPoolExecutor, chunks: Iterable[list[bytes]],
 def regrade_file(
     source: str | os.PathLike[str], output: str | os.PathLike[str],
     settings: RegradeSettings, *, jobs: int = 1, registry: Registry | None = None,
-    engine: str = "local", ray_address: str | None = None,
+    engine: str = "local", ray_address: str | None = None, progress: Progress | None = None,
 ) -> RegradeSummary:
     """Regrade every row of ``source`` into ``output`` (atomically); return the summary.
+    ``progress`` is told the lines and bytes of each chunk once it is written.
 
     ``engine="ray"`` regrades chunks as Ray tasks (see ``toolscore_studies.ray_engine``),
     in the same order, into the same bytes.
@@ -369,12 +381,12 @@ def regrade_file(
                 atomic_writer(out, mode="wb") as handle:
             chunks = _chunks(src, ray_engine.CHUNK_BYTES)
             _write(handle, ray_engine.regrade_chunks(ray, partial(regrade_chunk, regrader),
-                                                     chunks, jobs=jobs), summary)
+                                                     chunks, jobs=jobs), summary, progress)
         return summary
     with atomic_writer(out, mode="wb") as handle:
         if jobs == 1:
             _write(handle, (regrade_chunk(regrader, lines) for lines in _chunks(src, CHUNK_BYTES)),
-                   summary)
+                   summary, progress)
         else:
             from concurrent.futures import ProcessPoolExecutor
 
@@ -382,18 +394,21 @@ def regrade_file(
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:
                 _write(handle, _in_order(pool, _chunks(src, CHUNK_BYTES), jobs * WINDOW_PER_JOB),
-                       summary)
+                       summary, progress)
             finally:
                 pool.shutdown(cancel_futures=True)
     return summary
 
 
-def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary) -> None:
+def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary,
+           progress: Progress | None) -> None:
     """Write the regraded chunks and count each line's facts into the summary."""
     number = 0
-    for blob, facts in packs:
+    for blob, facts, read in packs:
         handle.write(blob)
-        for problem, before, after, study in facts:
+        if progress is not None:
+            progress(len(facts), read)
+        for problem, before, after, study, flips in facts:
             number += 1
             if before is None and problem is None:
                 continue  # a blank line: kept, not a row
@@ -412,3 +427,5 @@ def _write(handle: Any, packs: Iterable[Packed], summary: RegradeSummary) -> Non
             summary.before.add(*before)
             summary.after.add(*after)
             summary.flip(before[0], before[1], after[1])
+            for flip in flips:
+                summary.check_flips[flip] = summary.check_flips.get(flip, 0) + 1

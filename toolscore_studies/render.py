@@ -95,11 +95,28 @@ def regrade_markdown(data: Mapping[str, Any]) -> str:
              "Mean score after | Flipped |", "|---|---|---|---|---|---|---|"]
     for task in data["tasks"]:
         lines.append("| " + " | ".join(_md(c) for c in regrade_cells(task)) + " |")
+    if data["check_flips"]:
+        lines += ["", "Checks that flipped:", "", "| Check | Before | After | Runs |",
+                  "|---|---|---|---|"]
+        lines += ["| " + " | ".join(_md(c) for c in check_flip_cells(flip)) + " |"
+                  for flip in data["check_flips"]]
+    else:
+        lines += ["", "No check flipped."]
     if data["problems"]:
         lines += ["", "Rows written through unchanged:", ""]
         lines += [f"- line {p['line']}: {_md(redact_text(p['problem']))}"
                   for p in data["problems"]]
     return "\n".join(lines) + "\n"
+
+
+CHECK_FLIP_COLUMNS = ("Check", "Before", "After", "Runs")
+
+
+def check_flip_cells(flip: Mapping[str, Any]) -> list[str]:
+    """A row of the checks-that-flipped table: a status, or ``(not run)`` on the side where
+    the check did not run."""
+    return [redact_text(str(flip["check"])), flip["before"] or "(not run)",
+            flip["after"] or "(not run)", str(flip["runs"])]
 
 
 def regrade_cells(task: Mapping[str, Any]) -> list[str]:
@@ -183,6 +200,16 @@ def summary_html(summary: Mapping[str, Any], *, regrade: Mapping[str, Any] | Non
                  f'{regrade["written_through"]} written through unchanged.</p>',
                  f'<table class="regrade"><thead><tr>{head}</tr></thead>'
                  f"<tbody>{cells}</tbody></table>"]
+        if regrade["check_flips"]:
+            head = "".join(f"<th>{escape(c)}</th>" for c in CHECK_FLIP_COLUMNS)
+            cells = "".join(
+                "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in check_flip_cells(f)) + "</tr>"
+                for f in regrade["check_flips"])
+            body += ["<h2>Checks that flipped</h2>",
+                     f'<table class="check-flips"><thead><tr>{head}</tr></thead>'
+                     f"<tbody>{cells}</tbody></table>"]
+        else:
+            body.append('<p class="note">No check flipped.</p>')
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{escape(redact_text(title))}</title><style>{_CSS}</style></head><body>"
             + "".join(body) + "</body></html>\n")

@@ -154,6 +154,38 @@ def evaluation_facts(evaluation: Any) -> tuple[float | None, dict[str, int] | No
     return score, evidence
 
 
+CheckFlip = tuple[str, str | None, str | None]
+"""A check whose status changed in a regrade: (check, before, after); null on the side where
+it did not run."""
+
+
+def check_statuses(evaluation: Any) -> dict[str, str] | None:
+    """Each check's status in a run record's evaluation; null when the record holds no
+    readable list of checks (then nothing is known to have flipped)."""
+    found = evaluation.get("evidence") if isinstance(evaluation, Mapping) else None
+    checks = found.get("checks") if isinstance(found, Mapping) else None
+    if not isinstance(checks, list):
+        return None
+    statuses: dict[str, str] = {}
+    for check in checks:
+        if not isinstance(check, Mapping) or not isinstance(check.get("check"), str) \
+                or check.get("status") not in STATUSES:
+            return None
+        statuses[check["check"]] = check["status"]
+    return statuses
+
+
+def check_flips(recorded: Any, after: Mapping[str, str] | None) -> tuple[CheckFlip, ...]:
+    """The checks whose status differs between a row's recorded evaluation and the new
+    statuses, in the new order then the recorded one; none when either side is unknown."""
+    before = check_statuses(recorded)
+    if before is None or after is None:
+        return ()
+    names = [*after, *(name for name in before if name not in after)]
+    return tuple((name, before.get(name), after.get(name)) for name in names
+                 if before.get(name) != after.get(name))
+
+
 def _number(value: Any) -> float | None:
     """A recorded number as a float; null for anything else (true is not 1)."""
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
@@ -287,6 +319,8 @@ class RegradeSummary:
     written_through: int = 0
     problems: list[tuple[int, str]] = field(factory=list)
     """(line number, problem) of rows written through unchanged, the first ``MAX_PROBLEMS``."""
+    check_flips: dict[CheckFlip, int] = field(factory=dict)
+    """Regraded rows per check whose status changed, by (check, before, after)."""
 
     MAX_PROBLEMS = 200
 
@@ -331,8 +365,19 @@ class RegradeSummary:
             "problems": [{"line": line, "problem": text} for line, text in self.problems],
             "flipped_tasks": [t["task_id"] for t in tasks
                               if t["flipped_to_pass"] or t["flipped_to_fail"]],
+            "check_flips": [{"check": check, "before": before, "after": after, "runs": runs}
+                            for (check, before, after), runs in sorted(
+                                self.check_flips.items(), key=_flip_order)],
             "tasks": tasks, "before": before, "after": after,
         }
+
+
+_STATUS_ORDER = {"pass": 0, "fail": 1, "unknown": 2, None: 3}
+
+
+def _flip_order(item: tuple[CheckFlip, int]) -> tuple[str, int, int]:
+    (check, before, after), _ = item
+    return check, _STATUS_ORDER[after], _STATUS_ORDER[before]
 
 
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any, str | None]]:

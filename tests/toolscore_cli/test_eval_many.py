@@ -101,3 +101,62 @@ def test_a_failed_gate_is_a_failed_junit_case_for_one_trace_too(tmp_path: Path) 
     assert gates == {"--fail-under": "score 87.5% B is below --fail-under A",
                      "--fail-on-evidence": "evidence: call-errors fail (--fail-on-evidence)"}
     assert root.get("failures") == "4"  # required-calls, call-errors and the two gates
+
+
+def _refused(folder: Path, *args: str) -> str:
+    from tests.conftest import run_cli
+
+    result = run_cli("eval", *args, cwd=folder)
+    assert result.returncode == 2 and result.stdout == "", result.stdout
+    return result.stderr.strip()
+
+
+def test_no_output_of_a_batch_overwrites_a_file_it_reads(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    kept = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert _refused(folder, "gold.json", "good.json", "wrong.json", "--json", "./good.json") \
+        == ("error: ./good.json: --json: --json would overwrite the trace this command "
+            "reads; write it to another path")
+    (folder / "linked.xml").hardlink_to(folder / "gold.json")
+    assert "--junit would overwrite the gold file" in _refused(
+        folder, "gold.json", "good.json", "wrong.json", "--junit", "linked.xml")
+    (folder / "rules").mkdir()
+    rules = folder / "rules" / "wrong.json.receipt.json"  # the name wrong.json's receipt takes
+    rules.write_text("[]")
+    assert "--receipt-dir would overwrite the forbidden rules" in _refused(
+        folder, "gold.json", "good.json", "wrong.json", "--forbidden", str(rules),
+        "--receipt-dir", "rules", "--json", "out.json")
+    assert not (folder / "rules" / "good.json.receipt.json").exists()
+    assert not (folder / "out.json").exists()
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.name in kept} == kept
+
+
+def test_no_receipt_of_a_case_overwrites_a_file_of_another_case(tmp_path: Path) -> None:
+    for name in ("lyon", "paris"):
+        case = tmp_path / "cases" / name
+        case.mkdir(parents=True)
+        (case / "contract.json").write_text(json.dumps([{"tool": "get_weather",
+                                                         "args": {"city": "Paris"}}]))
+        (case / "trace.json").write_text(json.dumps({"calls": GOOD}))
+    answer = tmp_path / "cases" / "paris" / "final_answer.txt"
+    answer.write_text("18 degrees in Paris.\n")
+    (tmp_path / "receipts").mkdir()
+    (tmp_path / "receipts" / "lyon.receipt.json").symlink_to(answer)
+    assert "--receipt-dir would overwrite the final answer file" in _refused(
+        tmp_path, "--cases", "cases", "--receipt-dir", "receipts")
+    assert answer.read_text() == "18 degrees in Paris.\n"
+    assert sorted(p.name for p in (tmp_path / "receipts").iterdir()) == ["lyon.receipt.json"]
+
+
+def test_a_bar_on_a_terminal_and_none_with_no_progress(tmp_path: Path) -> None:
+    from tests.conftest import run_cli
+
+    folder = _folder(tmp_path)
+    terminal = {"TTY_COMPATIBLE": "1"}  # rich's way to say stderr is a terminal
+    args = ("eval", "gold.json", "good.json", "wrong.json")
+    shown = run_cli(*args, cwd=folder, env=terminal)
+    assert shown.returncode == 0 and "traces" in shown.stderr and "2/2" in shown.stderr
+    assert "0 failing a gate" in shown.stderr
+    hidden = run_cli(*args, "--no-progress", cwd=folder, env=terminal)
+    assert hidden.returncode == 0 and hidden.stderr == ""
+    assert run_cli(*args, cwd=folder).stderr == ""  # not a terminal: no bar

@@ -24,6 +24,10 @@ CASES = {
     "eval --junit": ([*EVAL, "--junit", "{out}"], "forbidden.json", "--junit"),
     "eval --report": ([*EVAL, "--report", "markdown={out}"], "trace.json", "--markdown"),
     "eval --receipt": ([*EVAL, "--receipt", "{out}"], "trace.json", "--receipt"),
+    "eval many --json": (["eval", "gold.json", "trace.json", "contract.json", "--json",
+                          "{out}"], "contract.json", "--json"),
+    "eval many --junit": (["eval", "gold.json", "trace.json", "contract.json", "--junit",
+                           "{out}"], "gold.json", "--junit"),
     "regrade --json": (["regrade", "run.receipt.json", "--json", "{out}"], "run.receipt.json",
                        "--json"),
     "regrade --json over a bound input": (["regrade", "run.receipt.json", "--json", "{out}"],
@@ -91,3 +95,23 @@ def test_no_output_over_an_input(folder: Path, capsys: pytest.CaptureFixture[str
     assert err.startswith(f"error: {out}: {flag}: {flag} would overwrite the "), err
     assert err.rstrip("\n").endswith("; write it to another path") and err.count("\n") == 1
     assert (folder / target).read_bytes() == before
+
+
+def test_paths_to_no_file_yet_are_the_same_once_resolved(tmp_path: Path) -> None:
+    from toolscore_cli.paths import refuse_outputs_over_inputs
+    from toolscore_core.errors import InputError
+
+    (tmp_path / "out").mkdir()
+    missing = tmp_path / "later.json"
+    with pytest.raises(InputError, match="--json would overwrite the trace"):
+        refuse_outputs_over_inputs([("--json", tmp_path / "out" / ".." / "later.json")],
+                                   [("trace", missing)])
+    (tmp_path / "dangling").symlink_to(missing)
+    with pytest.raises(InputError, match="--json would overwrite the trace"):
+        refuse_outputs_over_inputs([("--json", tmp_path / "dangling")], [("trace", missing)])
+    (tmp_path / "elsewhere").symlink_to(tmp_path / "out")
+    with pytest.raises(InputError, match="--json would overwrite the trace"):
+        refuse_outputs_over_inputs([("--json", tmp_path / "elsewhere" / "r.json")],
+                                   [("trace", tmp_path / "out" / "r.json")])
+    refuse_outputs_over_inputs([("--json", tmp_path / "out" / "r.json")],
+                               [("trace", missing), ("gold file", tmp_path / "out")])

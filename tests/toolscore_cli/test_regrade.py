@@ -235,3 +235,23 @@ def test_a_bad_config_is_refused_before_anything_is_written(
     assert code == 2 and out == "" and not (folder / "v2").exists()
     assert err.strip() == ("error: toolscore.yaml: $.disclosure.word: unknown option 'word' "
                            "of disclosure; disclosure takes words, injected")
+
+
+def test_the_table_and_json_show_what_changed(folder: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    _eval(capsys)
+    code, out, _ = run(["regrade", "run.receipt.json", "trace.json", "--gold", "contract.json",
+                        "--json", "table.json"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    at = lines.index("run.receipt.json:")
+    assert lines[at + 1].startswith("  check required-calls fail → pass: ")
+    assert "  metric argument_f1 0.146666666667 → 1.0" in lines
+    assert ("trace.json: no before to compare with: a bare trace records no evaluation to "
+            "compare with") in lines
+    receipt_row, trace_row = read_json(Path("table.json"))["regrade"]
+    assert [(c["check"], c["before"], c["after"]) for c in receipt_row["changes"]["checks"]] \
+        == [("required-calls", "fail", "pass")]
+    assert {"metric": "argument_f1", "before": 0.146666666667, "after": 1.0} in \
+        receipt_row["changes"]["metrics"]
+    assert trace_row["changes"] is None

@@ -222,3 +222,52 @@ def test_the_ray_engine_is_refused_for_receipts(examples: Path) -> None:
                      str(examples / "gold.json"), "--engine", "ray")
     assert result.returncode == 2
     assert result.stderr.startswith("error: --engine ray: --engine ray is for agent-run JSONL")
+
+
+def _statuses(row: dict[str, Any]) -> dict[str, str]:
+    return {c["check"]: c["status"] for c in row["evaluation"]["evidence"]["checks"]}
+
+
+def test_the_summary_counts_the_flips_of_each_check(recorded: Path, tmp_path: Path) -> None:
+    runs, out, table = recorded / "runs.jsonl", tmp_path / "runs.v3.jsonl", tmp_path / "t.json"
+    # v3: booking is now forbidden, and weather wants a tool the agent never calls
+    spec = tmp_path / "study-v3.yaml"
+    spec.write_text((recorded / "study-v2.yaml").read_text()
+                    .replace("tool: delete_everything", "tool: book_flight")
+                    .replace("tool: get_weather", "tool: get_forecast"))
+    result = run_cli("regrade", str(runs), "--spec", str(spec), "-o", str(out),
+                     "--json", str(table))
+    assert result.returncode == 0, result.stderr
+    counted: dict[tuple[str, str | None, str | None], int] = {}
+    for old, new in zip(_rows(runs), _rows(out), strict=True):
+        if "regraded" not in new:
+            continue
+        before, after = _statuses(old), _statuses(new)
+        for check in {*before, *after}:
+            if before.get(check) != after.get(check):
+                key = (check, before.get(check), after.get(check))
+                counted[key] = counted.get(key, 0) + 1
+    assert {check for check, _, _ in counted} >= {"required-calls", "forbidden-calls"}
+    flips = json.loads(table.read_text())["check_flips"]
+    assert {(f["check"], f["before"], f["after"]): f["runs"] for f in flips} == counted
+    assert "Checks that flipped" in result.stdout
+    for (check, before, after), runs_flipped in counted.items():
+        cells = [check, before or "(not run)", after or "(not run)", str(runs_flipped)]
+        assert any(all(cell in line for cell in cells) for line in result.stdout.splitlines())
+
+
+def test_a_bar_shows_the_rows_done_on_a_terminal(recorded: Path, tmp_path: Path) -> None:
+    runs = recorded / "runs.jsonl"
+    terminal = {"TTY_COMPATIBLE": "1"}  # rich's way to say stderr is a terminal
+    shown = run_cli("regrade", str(runs), "--spec", str(recorded / "study-v2.yaml"),
+                    "-o", str(tmp_path / "a.jsonl"), env=terminal)
+    assert shown.returncode == 0, shown.stderr
+    assert "rows" in shown.stderr and "6 done" in shown.stderr
+    hidden = run_cli("regrade", str(runs), "--spec", str(recorded / "study-v2.yaml"),
+                     "-o", str(tmp_path / "b.jsonl"), "--no-progress", env=terminal)
+    assert hidden.returncode == 0 and "done" not in hidden.stderr
+    piped = run_cli("regrade", str(runs), "--spec", str(recorded / "study-v2.yaml"),
+                    "-o", str(tmp_path / "c.jsonl"))
+    assert "done" not in piped.stderr
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes() \
+        == (tmp_path / "c.jsonl").read_bytes()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,57 @@ def test_receipt_dir_never_overwrites_the_source(folder: Path) -> None:
     with pytest.raises(InputError, match="overwrite its source"):
         regrade(path, receipt_dir=folder)
     assert verify_receipt(path).ok
+
+
+def test_changes_name_the_checks_that_flipped_and_the_metrics_that_moved(
+        folder: Path) -> None:
+    path = _receipt(folder)
+    recorded = evaluate_files(folder / "gold.json", folder / "trace.json")
+    result = regrade(path, gold=folder / "contract.json")
+    assert result.changes is not None and result.changes_unknown is None
+    [flip] = result.changes.checks
+    new = result.result.evidence.get("required-calls")
+    assert new is not None
+    assert (flip.check, flip.before, flip.after, flip.reason) == (
+        "required-calls", "fail", "pass", new.reason)
+    assert str(flip) == f"required-calls fail → pass: {new.reason}"
+    moved = {m.metric: (m.before, m.after) for m in result.changes.metrics}
+    before = {m.id: m.value for m in recorded.metric_results}
+    after = {m.id: m.value for m in result.result.metric_results}
+    assert moved == {k: (before[k], after[k]) for k in after if before[k] != after[k]}
+    assert moved["argument_f1"] == (before["argument_f1"], 1.0)
+    assert result.to_dict()["changes"]["checks"] == [
+        {"check": "required-calls", "before": "fail", "after": "pass", "reason": new.reason}]
+
+
+def test_new_forbidden_rules_flip_the_check_with_its_new_reason(folder: Path) -> None:
+    path = _receipt(folder, forbidden=True)
+    rules = folder / "no-email.json"
+    rules.write_text(json.dumps([{"tool": "send_email", "reason": "no mail today"}]))
+    result = regrade(path, forbidden=rules)
+    assert result.changes is not None
+    [flip] = result.changes.checks
+    assert (flip.before, flip.after) == ("pass", "fail")
+    assert "send_email" in flip.reason
+    assert flip.reason == result.result.evidence.get(flip.check).reason  # type: ignore[union-attr]
+
+
+def test_an_unchanged_regrade_changes_nothing(folder: Path) -> None:
+    result = regrade(_receipt(folder))
+    assert result.changes is not None
+    assert result.changes.to_dict() == {"checks": [], "metrics": []}
+
+
+def test_no_before_for_a_bare_trace_or_a_receipt_that_no_longer_reproduces(
+        folder: Path) -> None:
+    bare = regrade(folder / "trace.json", gold=folder / "contract.json")
+    assert bare.changes is None and bare.to_dict()["changes"] is None
+    assert bare.changes_unknown == "a bare trace records no evaluation to compare with"
+    path = _receipt(folder)
+    trace = folder / "trace.json"
+    trace.write_bytes(trace.read_bytes().replace(b'"u_4821"', b'"u_4822"', 1))
+    result = regrade(path, gold=folder / "contract.json", verify=False)
+    assert result.changes is None
+    recorded = read_json(path)["result"]["record_sha256"]
+    assert result.changes_unknown is not None
+    assert f"recorded {recorded})" in result.changes_unknown

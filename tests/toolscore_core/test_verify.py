@@ -217,3 +217,67 @@ def test_a_trace_format_that_cannot_read_the_trace_is_named(
     result = verify_receipt(_written(folder, seal(forged)), recompute=True)
     assert result.recompute is not None and result.recompute.status == "cannot reproduce"
     assert "settings.trace_format 'openai_chat'" in result.recompute.reason
+
+
+@pytest.fixture
+def regraded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, Any]]:
+    """A receipt of the contracts example regraded under the other contract."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("gold.json", "trace.json", "contract.json"):
+        shutil.copy(EXAMPLES / "contracts" / name, tmp_path / name)
+    first = tmp_path / "run.receipt.json"
+    write_evaluation_receipt(first, evaluate_files(tmp_path / "gold.json",
+                                                   tmp_path / "trace.json"),
+                             gold=tmp_path / "gold.json", trace=tmp_path / "trace.json")
+    result = regrade(first, gold=tmp_path / "contract.json", receipt_dir=tmp_path / "v2")
+    assert result.receipt_path is not None and result.changes is not None
+    receipt = read_json(result.receipt_path)
+    assert receipt["changes"] == result.changes.to_dict()
+    return result.receipt_path, receipt
+
+
+def test_a_regraded_receipt_holds_its_changes_and_verifies(
+        regraded: tuple[Path, dict[str, Any]]) -> None:
+    path, receipt = regraded
+    assert [c["check"] for c in receipt["changes"]["checks"]] == ["required-calls"]
+    assert verify_receipt(path, recompute=True).ok
+    links, broken = verify_chain(path)
+    assert broken == [] and len(links) == 2 and all(link.verification.ok for link in links)
+    assert "changes" not in read_json(links[1].path)  # a first evaluation has none
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(lambda c: c["checks"][0].update(before="pass"), id="a status"),
+    pytest.param(lambda c: c["checks"].clear(), id="a flip left out"),
+    pytest.param(lambda c: c["metrics"][0].update(after=0.5), id="a metric's value"),
+    pytest.param(lambda c: c["checks"][0].update(reason="looks fine"), id="a reason"),
+])
+def test_edited_changes_are_named_by_the_recompute(
+        regraded: tuple[Path, dict[str, Any]], edit: Any) -> None:
+    path, receipt = regraded
+    forged = copy.deepcopy(receipt)
+    edit(forged["changes"])
+    write_json(path, forged)
+    assert [p.kind for p in verify_receipt(path).problems] == ["receipt_edited"]
+    write_json(path, seal(forged))
+    result = verify_receipt(path, recompute=True)
+    assert result.recompute is not None and result.recompute.status == "differs"
+    assert [f.field.split(".")[0] for f in result.recompute.fields] == ["changes"]
+    assert not result.ok
+
+
+def test_changes_cannot_be_forged_into_a_receipt_that_was_not_regraded(
+        made: tuple[Path, dict[str, Any]]) -> None:
+    folder, receipt = made
+    forged = {**copy.deepcopy(receipt), "changes": {"checks": [], "metrics": []}}
+    result = verify_receipt(_written(folder, seal(forged)), recompute=True)
+    assert result.recompute is not None
+    assert "changes: receipt" in "\n".join(str(f) for f in result.recompute.fields)
+
+
+def test_a_receipt_regraded_before_changes_were_recorded_still_verifies(
+        regraded: tuple[Path, dict[str, Any]]) -> None:
+    path, receipt = regraded
+    older = {k: v for k, v in receipt.items() if k != "changes"}
+    write_json(path, seal(older))
+    assert verify_receipt(path, recompute=True).ok

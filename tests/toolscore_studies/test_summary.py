@@ -135,3 +135,21 @@ def test_summary_of_a_hundred_thousand_runs_computes_no_more_than_it_shows() -> 
     assert data["k"] == 10_000
     assert data["total"]["pass_hat_k"] == {"1": 0.9, "10000": 0.0}
     assert data["tasks"][0]["pass_hat_k"] == {"1": 0.9, "10000": 0.0}
+
+
+def _evaluation(**statuses: str) -> dict:
+    return {"evidence": {"checks": [{"check": c, "status": s, "reason": "r"}
+                                    for c, s in statuses.items()]}}
+
+
+def test_check_flips_name_each_changed_status_and_never_guess_a_before() -> None:
+    from toolscore_studies.summary import check_flips
+
+    after = {"a": "pass", "b": "unknown", "c": "fail"}
+    assert check_flips(_evaluation(a="pass", b="pass", d="fail"), after) == (
+        ("b", "pass", "unknown"), ("c", None, "fail"), ("d", "fail", None))
+    # a row without a readable list of checks has no before: nothing is said to have flipped
+    assert check_flips({"score": 1.0}, after) == ()
+    assert check_flips(_evaluation(a="maybe"), after) == ()
+    assert check_flips(None, after) == ()
+    assert check_flips(_evaluation(a="pass"), None) == ()
