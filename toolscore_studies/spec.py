@@ -21,7 +21,8 @@ DEFAULT_PASS_THRESHOLD = 0.8
 
 JUDGMENT_KEYS = ("match", "judge_tools", "ignore_tools", "closed", "error_when",
                  "expected_outputs")
-"""A task's keys read exactly as a contract's (the converter's Contract shape)."""
+"""A task's keys read exactly as a contract's (the converter's Contract shape); in the
+study's ``defaults`` they are every task's unless the task gives the key itself."""
 
 
 @frozen
@@ -168,7 +169,14 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
     """Validate a decoded spec; an error names the task id and the field."""
     if isinstance(document, Study):
         return document
+    shared: dict[str, Any] = {}
+    if isinstance(document, Mapping) and isinstance(document.get("defaults"), Mapping):
+        shared = {k: v for k, v in document["defaults"].items() if k in JUDGMENT_KEYS}
+        document = {**document, "defaults": {k: v for k, v in document["defaults"].items()
+                                             if k not in JUDGMENT_KEYS}}
     spec = structure(document, StudySpec, source=file)
+    if shared:  # refused here, at its own place, rather than under the first task
+        structure(shared, Contract, source=file, place="$.defaults")
     defaults = spec.defaults or Defaults()
     tasks = {}
     for task_id, body in spec.tasks.items():
@@ -176,7 +184,7 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
         try:
             task = structure({k: v for k, v in body.items() if k not in JUDGMENT_KEYS},
                              TaskSpec, source=file, place=place)
-            judged = {k: body[k] for k in JUDGMENT_KEYS if k in body}
+            judged = {**shared, **{k: body[k] for k in JUDGMENT_KEYS if k in body}}
             rest = structure(judged, Contract, source=file, place=place) if judged else Contract()
             if "expected" not in body:
                 raise InputError('missing "expected"', file=file,

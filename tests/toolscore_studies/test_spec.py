@@ -188,3 +188,19 @@ def test_a_study_default_forbidden_rule_a_task_does_not_judge_names_the_defaults
     with pytest.raises(InputError) as info:
         parse_study(doc)
     assert info.value.place == "$.defaults.forbidden[1].tool"
+
+
+def test_study_defaults_give_the_trajectory_keys_a_task_may_override() -> None:
+    doc = {"study": "s",
+           "defaults": {"match": "unordered", "judge_tools": ["a", "b"], "closed": True},
+           "tasks": {"t1": {"prompt": "p", "expected": [{"tool": "a"}]},
+                     "t2": {"prompt": "q", "expected": [{"tool": "c"}], "match": "superset",
+                            "judge_tools": None, "closed": False}}}
+    study = parse_study(doc)
+    t1, t2 = study.tasks["t1"].contract, study.tasks["t2"].contract
+    assert (t1.match, t1.judge_tools, t1.closed) == ("unordered", ("a", "b"), True)
+    assert (t2.match, t2.judge_tools, t2.closed) == ("superset", None, False)
+    bad = {**doc, "defaults": {"match": "loose"}}
+    with pytest.raises(InputError) as info:
+        parse_study(bad)
+    assert info.value.place == "$.defaults.match"
