@@ -1,9 +1,11 @@
-"""examples/benchmarks/: the commands its README shows give the verdicts it states."""
+"""examples/benchmarks/: the contracts that state each benchmark's rules give, run by run,
+the benchmark's own verdicts, for the reasons the benchmark gives."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import EXAMPLES
 from toolscore_studies.importing import import_runs
@@ -12,14 +14,18 @@ from toolscore_studies.regrade import RegradeSettings, regrade_file
 HERE = EXAMPLES / "benchmarks"
 
 
-def _outcomes(path: Path) -> dict[tuple[str, int], str]:
+def _rows(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    return {(r["task_id"], r["trial"]): r["outcome"] for r in rows}
+    return {(r["task_id"], r["trial"]): r for r in rows}
 
 
-def test_bfcl_differs_only_where_a_rule_is_not_statable_today(tmp_path: Path) -> None:
+def _check(row: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(c for c in row["evaluation"]["evidence"]["checks"] if c["check"] == name)
+
+
+def test_bfcl_verdicts_agree_answer_by_answer(tmp_path: Path) -> None:
     bfcl = HERE / "bfcl"
-    flips = {}
+    rows: dict[tuple[str, int], dict[str, Any]] = {}
     for category in ("simple_python", "multiple", "parallel"):
         runs = tmp_path / f"{category}.jsonl"
         import_runs("bfcl", str(bfcl / "result" / f"BFCL_v4_{category}_result.json"), str(runs),
@@ -27,20 +33,46 @@ def test_bfcl_differs_only_where_a_rule_is_not_statable_today(tmp_path: Path) ->
                             "questions": str(bfcl / f"BFCL_v4_{category}.json")})
         summary = regrade_file(runs, tmp_path / f"{category}.v2.jsonl",
                                RegradeSettings(spec=str(bfcl / "study.yaml")))
-        assert summary.written_through == 0
-        flips.update({task: (f.to_pass, f.to_fail) for task, f in summary.flips.items()})
-    # the float interval answered as integers: BFCL fails it, equality takes 1 == 1.0
-    assert flips == {"simple_python_13": (1, 0)}
+        assert summary.written_through == 0 and not summary.flips
+        rows.update(_rows(tmp_path / f"{category}.v2.jsonl"))
+    outcomes = {task: r["outcome"] for (task, _), r in rows.items()}
+    assert outcomes == {task: "passed" if r["imported"]["verdict"]["valid"] else "failed"
+                        for (task, _), r in rows.items()}
+    assert outcomes == {"simple_python_0": "passed", "simple_python_2": "passed",
+                        "simple_python_13": "failed", "simple_python_51": "failed",
+                        "multiple_0": "passed", "multiple_10": "failed", "parallel_0": "failed"}
+    # the failures the checker names, each by the contract's own rule
+    for task in ("simple_python_13", "simple_python_51", "multiple_10"):
+        assert _check(rows[(task, 1)], "trajectory")["status"] == "fail"
+    # [1, 3] for a list of floats (type_error:nested), isothermal false where only true may
+    # be given (value_error:others): the argument that differs
+    assert rows[("simple_python_13", 1)]["evaluation"]["metrics"]["argument_f1"] == 0.5
+    assert rows[("simple_python_51", 1)]["evaluation"]["metrics"]["argument_f1"] == 0.75
+    # a call of the function not asked for (wrong_func_name)
+    assert "database_create_backup" in _check(rows[("multiple_10", 1)], "trajectory")["reason"]
+    # one call of the two (wrong_count): the left-out call is optional, since a BFCL
+    # answer has no outcome, so the score (argument F1 of the pair) fails it
+    assert rows[("parallel_0", 1)]["evaluation"]["score"] < 1.0
 
 
-def test_tau_bench_agrees_on_the_write_task_and_cannot_pass_the_others(tmp_path: Path) -> None:
+def test_tau_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
     runs = tmp_path / "tau.jsonl"
     import_runs("tau_bench", str(HERE / "tau_bench" / "gpt-4o-airline.json"), str(runs))
-    before = _outcomes(runs)
-    regrade_file(runs, tmp_path / "tau.v2.jsonl",
-                 RegradeSettings(spec=str(HERE / "tau_bench" / "study.yaml")))
-    after = _outcomes(tmp_path / "tau.v2.jsonl")
-    assert {k: v for k, v in after.items() if k[0] == "1"} == {
-        k: v for k, v in before.items() if k[0] == "1"}
-    assert before[("1", 2)] == "passed"
-    assert {v for k, v in after.items() if k[0] in ("35", "44")} == {"failed"}
+    summary = regrade_file(runs, tmp_path / "tau.v2.jsonl",
+                           RegradeSettings(spec=str(HERE / "tau_bench" / "study.yaml")))
+    assert summary.written_through == 0 and not summary.flips
+    rows = _rows(tmp_path / "tau.v2.jsonl")
+    assert len(rows) == 12
+    assert {k: r["outcome"] for k, r in rows.items()} == {
+        k: "passed" if r["imported"]["verdict"]["passed"] else "failed" for k, r in rows.items()}
+    assert [k for k, r in sorted(rows.items()) if r["passed"]] == [
+        ("1", 2), ("35", 1), ("35", 2), ("35", 3), ("35", 4), ("44", 1), ("44", 3)]
+    # task 1: the cancellation not made fails by the trajectory (r_actions 0)
+    for trial in (1, 3, 4):
+        assert _check(rows[("1", trial)], "trajectory")["status"] == "fail"
+    # task 35: no write, and transfer_to_human_agents is not judged
+    assert [c["tool"] for c in rows[("35", 4)]["evaluation"]["calls"]["ignored"]] == [
+        "transfer_to_human_agents"]
+    # task 44: "4" in no reply (r_outputs 0), found in a reply, not the final answer
+    for trial, status in ((1, "pass"), (2, "fail"), (3, "pass"), (4, "fail")):
+        assert _check(rows[("44", trial)], "expected-outputs")["status"] == status

@@ -52,7 +52,7 @@ def parse_contract(data: Any, *, file: str | None = None) -> Contract:
                          place="$.expected", fix='write [{"tool": "name", "args": {...}}]')
     contract = evolve(rest, expected=parse_expected(data["expected"], file=file,
                                                     path="$.expected"))
-    _check_judgment(contract, file)
+    check_judgment(contract, file)
     return contract
 
 
@@ -66,30 +66,34 @@ def unjudged_rule(tool: str) -> str:
             "fire: its calls are left out of every check")
 
 
-def _check_judgment(contract: Contract, file: str | None) -> None:
-    """Refuse what the trajectory keys cannot mean together."""
+def check_judgment(contract: Contract, file: str | None, path: str = "$",
+                   forbidden_places: tuple[str, ...] | None = None) -> None:
+    """Refuse what the trajectory keys cannot mean together. ``path`` is the contract's
+    place in its file; ``forbidden_places``, the place of each forbidden rule when they do
+    not all sit under ``path`` (a study's defaults and its task's)."""
     if contract.judge_tools is not None and contract.ignore_tools is not None:
         raise InputError('"judge_tools" and "ignore_tools" cannot both be given', file=file,
-                         place="$.ignore_tools",
+                         place=f"{path}.ignore_tools",
                          fix="keep one: the tools that count, or the tools left out")
     for i, call in enumerate(contract.expected):
         if not contract.judges(call.tool):
             raise InputError(
                 f"the expected call of {call.tool!r} is of a tool the contract does not judge",
-                file=file, place=f"$.expected[{i}].tool",
+                file=file, place=f"{path}.expected[{i}].tool",
                 fix=f"add {call.tool!r} to judge_tools (or take it out of ignore_tools), or "
                     "remove the expected call")
         if call.closed and contract.match is None:
             raise InputError('"closed" is judged by the trajectory check, which needs "match"',
-                             file=file, place=f"$.expected[{i}].closed",
+                             file=file, place=f"{path}.expected[{i}].closed",
                              fix='add "match": "superset" (or another mode) to the contract')
     for i, rule in enumerate(contract.forbidden):
         if isinstance(rule.tool, str) and not contract.judges(rule.tool):
-            raise InputError(unjudged_rule(rule.tool), file=file, place=f"$.forbidden[{i}].tool",
+            where = f"{path}.forbidden[{i}]" if forbidden_places is None else forbidden_places[i]
+            raise InputError(unjudged_rule(rule.tool), file=file, place=f"{where}.tool",
                              fix=UNJUDGED_FIX)
     if contract.closed and contract.match is None:
         raise InputError('"closed" is judged by the trajectory check, which needs "match"',
-                         file=file, place="$.closed",
+                         file=file, place=f"{path}.closed",
                          fix='add "match": "superset" (or another mode) to the contract')
 
 

@@ -125,14 +125,19 @@ def unknowns(calls: Sequence[ToolCall] | None, final_answer: str | None,
     return sorted(missing)
 
 
-def trace_json(trace: Trace) -> dict[str, Any]:
-    """The run-level data of a trace that is not calls or the final answer."""
-    return {
+def trace_json(trace: Trace, *, replies: bool = False) -> dict[str, Any]:
+    """The run-level data of a trace that is not calls or the final answer; with
+    ``replies``, the agent's replies too (null when the format cannot tell them apart), so
+    a regrade under ``expected_outputs`` searches what the first grade searched."""
+    data: dict[str, Any] = {
         "format": trace.format, "model": trace.model,
         "usage": None if trace.usage is None else dict(trace.usage),
         "run_cost": trace.run_cost, "run_duration": trace.run_duration,
         "notes": list(trace.notes),
     }
+    if replies:  # only then: the records of other runs keep their bytes
+        data["replies"] = None if trace.replies is None else list(trace.replies)
+    return data
 
 
 def run_judge(client: Any) -> Judging | None:
@@ -204,7 +209,8 @@ def build_record(
         "calls": None if calls is None else [call_dict(c) for c in calls],
         "final_answer": final_answer,
         "final_answer_source": final_answer_source if final_answer is not None else None,
-        "trace": None if trace is None else trace_json(trace),
+        "trace": None if trace is None else trace_json(
+            trace, replies=bool(task.contract.expected_outputs)),
         "injected": None if injected is None else dict(injected),
         "started_at": started_at,
         "duration": duration,
@@ -241,7 +247,7 @@ them: a row holding another is reported with its place, not evaluated."""
 _TRACE_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
     ("format", (str,), "a string"), ("model", (str,), "a string"),
     ("run_cost", _NUMBER, "a number (USD)"), ("run_duration", _NUMBER, "a number of seconds"),
-    ("notes", (list,), "a list of strings"),
+    ("notes", (list,), "a list of strings"), ("replies", (list,), "a list of strings"),
 )
 """The same for a record's ``trace`` object."""
 
@@ -300,4 +306,5 @@ def trace_from_row(row: Mapping[str, Any], *, place: str = "$") -> Trace:
         final_answer=final_answer, format=info.get("format"), model=info.get("model"),
         usage=usage if isinstance(usage, Mapping) else None, run_cost=info.get("run_cost"),
         run_duration=info.get("run_duration"), notes=tuple(info.get("notes") or ()),
+        replies=None if info.get("replies") is None else tuple(info["replies"]),
     )

@@ -6,10 +6,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from toolscore_core.canonical import sha256_hex
-from toolscore_core.contracts import judgment_json, parse_expected
+from toolscore_core.contracts import check_judgment, judgment_json, parse_expected
 from toolscore_core.documents import YAML_SUFFIXES, parse_json, parse_yaml, read_bytes, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import to_json
@@ -18,6 +18,11 @@ from toolscore_core.structure import Refusal, at_least, shape, structure
 
 DEFAULT_PASS_THRESHOLD = 0.8
 """A run passes at grade B or better unless the spec says otherwise."""
+
+JUDGMENT_KEYS = ("match", "judge_tools", "ignore_tools", "closed", "error_when",
+                 "expected_outputs")
+"""A task's keys read exactly as a contract's (the converter's Contract shape); in the
+study's ``defaults`` they are every task's unless the task gives the key itself."""
 
 
 @frozen
@@ -164,28 +169,42 @@ def parse_study(document: Any, *, file: str | None = None, sha256: str | None = 
     """Validate a decoded spec; an error names the task id and the field."""
     if isinstance(document, Study):
         return document
+    shared: dict[str, Any] = {}
+    if isinstance(document, Mapping) and isinstance(document.get("defaults"), Mapping):
+        shared = {k: v for k, v in document["defaults"].items() if k in JUDGMENT_KEYS}
+        document = {**document, "defaults": {k: v for k, v in document["defaults"].items()
+                                             if k not in JUDGMENT_KEYS}}
     spec = structure(document, StudySpec, source=file)
+    if shared:  # refused here, at its own place, rather than under the first task
+        structure(shared, Contract, source=file, place="$.defaults")
     defaults = spec.defaults or Defaults()
     tasks = {}
     for task_id, body in spec.tasks.items():
+        place = f"$.tasks.{task_id}"
         try:
-            task = structure(body, TaskSpec, source=file, place=f"$.tasks.{task_id}")
+            task = structure({k: v for k, v in body.items() if k not in JUDGMENT_KEYS},
+                             TaskSpec, source=file, place=place)
+            judged = {**shared, **{k: body[k] for k in JUDGMENT_KEYS if k in body}}
+            rest = structure(judged, Contract, source=file, place=place) if judged else Contract()
             if "expected" not in body:
                 raise InputError('missing "expected"', file=file,
                                  place=f"$.tasks.{task_id}.expected",
                                  fix="add expected: [{tool: ..., args: {...}}]")
-            expected = parse_expected(body["expected"], file=file,
-                                      path=f"$.tasks.{task_id}.expected")
+            contract = evolve(
+                rest, expected=parse_expected(body["expected"], file=file,
+                                              path=f"{place}.expected"),
+                forbidden=defaults.forbidden + task.forbidden, side_effects=task.side_effects,
+                expected_answer=task.expected_answer)
+            check_judgment(contract, file, place, forbidden_places=(
+                tuple(f"$.defaults.forbidden[{i}]" for i in range(len(defaults.forbidden)))
+                + tuple(f"{place}.forbidden[{i}]" for i in range(len(task.forbidden)))))
         except InputError as exc:
             raise InputError(f"task {task_id!r}: {exc.problem}", file=exc.file, place=exc.place,
                              fix=exc.fix) from None
         weights = None if defaults.weights is None and task.weights is None else {
             **(defaults.weights or {}), **(task.weights or {})}
         tasks[task_id] = Task(
-            id=task_id, prompt=task.prompt,
-            contract=Contract(expected=expected, forbidden=defaults.forbidden + task.forbidden,
-                              side_effects=task.side_effects,
-                              expected_answer=task.expected_answer),
+            id=task_id, prompt=task.prompt, contract=contract,
             pass_threshold=(defaults.pass_threshold if task.pass_threshold is None
                             else task.pass_threshold),
             weights=weights,
@@ -214,7 +233,8 @@ class Defaults:
 
 @frozen
 class TaskSpec:
-    """A task as the spec writes it (``expected`` is read as a contract's)."""
+    """A task as the spec writes it (``expected`` and the ``JUDGMENT_KEYS`` are read as a
+    contract's)."""
 
     prompt: str
     expected: Any = None

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import default_registry
 from toolscore_studies.records import (
@@ -8,6 +11,7 @@ from toolscore_studies.records import (
     trace_from_row,
     unknowns,
 )
+from toolscore_studies.regrade import RegradeSettings, regrade_file
 from toolscore_studies.spec import Price, parse_study
 
 PRICES = {"m": Price(input_per_mtok=3.0, output_per_mtok=15.0)}
@@ -94,3 +98,27 @@ def test_credentials_in_the_agent_command_and_stderr_are_redacted() -> None:
                           started_at="x", duration=1.0, registry=default_registry(), error=error)
     assert key not in record["agent"] and key not in record["error"]["stderr_tail"]
     assert "sk-p…AA" in record["agent"]
+
+
+def test_a_task_with_expected_outputs_keeps_the_replies_a_regrade_searches(
+        tmp_path: Path) -> None:
+    spec = {"study": "s", "tasks": {"t": {
+        "prompt": "How many bags?", "expected": [], "expected_outputs": ["4"]}}}
+    study = parse_study(spec)
+    said = Trace(replies=("Let me look.", "You can take 4 bags."), final_answer="Anything else?",
+                 format="openai_chat")
+    record = build_record(study, study.tasks["t"], 1, agent="a", trace=said, started_at="x",
+                          duration=1.0, registry=default_registry())
+    assert record["trace"]["replies"] == ["Let me look.", "You can take 4 bags."]
+    assert trace_from_row(record) == said
+    assert record["outcome"] == "passed"
+    # regraded from the row alone: the reply is still there to find
+    (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+    (tmp_path / "runs.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    regrade_file(tmp_path / "runs.jsonl", tmp_path / "v2.jsonl",
+                 RegradeSettings(spec=str(tmp_path / "spec.json")))
+    again = json.loads((tmp_path / "v2.jsonl").read_text(encoding="utf-8"))
+    assert again["outcome"] == "passed"
+    assert again["evaluation"]["evidence"]["checks"] == record["evaluation"]["evidence"]["checks"]
+    # a task without expected_outputs keeps the record as it was
+    assert "replies" not in _record(said)["trace"]

@@ -137,3 +137,70 @@ def test_a_tasks_reference_answer_is_in_its_contract_and_stored_only_when_given(
     with pytest.raises(InputError, match="expected_answer"):
         parse_study({"study": "s", "tasks": {"a": {"prompt": "p", "expected": [],
                                                    "expected_answer": 3}}})
+
+
+def test_a_task_states_the_trajectory_keys_as_a_contract_does() -> None:
+    from toolscore_core.contracts import parse_contract
+    from toolscore_core.matchers import AllOf, Optional, Text
+
+    keys = {"match": "superset", "judge_tools": ["cancel", "book"], "closed": True,
+            "error_when": [{"result": "^Error:"}], "expected_outputs": ["4"]}
+    expected = [{"tool": "cancel", "args": {
+        "id": {"$all": [{"$type": "integer"}, 5]},
+        "note": {"$optional": {"$text": "full refund"}}}}]
+    doc = {"study": "s", "defaults": {"forbidden": [{"tool": "book"}]},
+           "tasks": {"t1": {"prompt": "p", "expected": expected, **keys}}}
+    task = parse_study(doc).tasks["t1"]
+    assert task.contract == parse_contract({"expected": expected, **keys,
+                                            "forbidden": [{"tool": "book"}]})
+    args = task.contract.expected[0].args
+    assert isinstance(args["id"], AllOf) and isinstance(args["note"], Optional)
+    assert isinstance(args["note"].value, Text)
+    # the run record's contract holds them, so a regrade reads the same contract back
+    assert {k: task.contract_json()[k] for k in keys} == keys
+
+
+@pytest.mark.parametrize(("task", "place", "words"), [
+    ({"match": "loose"}, "$.tasks.t1.match", ["loose"]),
+    ({"closed": True}, "$.tasks.t1.closed", ['"closed"', '"match"']),
+    ({"judge_tools": ["x"], "ignore_tools": ["y"]}, "$.tasks.t1.ignore_tools", ["cannot both"]),
+    ({"judge_tools": ["x"]}, "$.tasks.t1.expected[0].tool", ["does not judge"]),
+    ({"judge_tools": ["a"], "forbidden": [{"tool": "x"}]}, "$.tasks.t1.forbidden[0].tool",
+     ["could never fire"]),
+    ({"judge_tools": ["a", "x"], "ignore_tools": None, "expected_outputs": [""]},
+     "$.tasks.t1.expected_outputs", ["non-empty"]),
+    ({"error_when": [{"result": "("}]}, "$.tasks.t1.error_when[0].result",
+     ["regular expression"]),
+])
+def test_a_bad_trajectory_key_names_the_task_and_its_place(task: dict, place: str,
+                                                           words: list[str]) -> None:
+    doc = {"study": "s", "tasks": {"t1": {"prompt": "p", "expected": [{"tool": "a"}], **task}}}
+    with pytest.raises(InputError) as info:
+        parse_study(doc, file="spec.yaml")
+    assert info.value.place == place
+    assert "task 't1'" in info.value.problem
+    assert all(w in str(info.value) for w in words)
+
+
+def test_a_study_default_forbidden_rule_a_task_does_not_judge_names_the_defaults() -> None:
+    doc = {"study": "s", "defaults": {"forbidden": [{"tool": "a"}, {"tool": "rm"}]},
+           "tasks": {"t1": {"prompt": "p", "expected": [], "judge_tools": ["a"]}}}
+    with pytest.raises(InputError) as info:
+        parse_study(doc)
+    assert info.value.place == "$.defaults.forbidden[1].tool"
+
+
+def test_study_defaults_give_the_trajectory_keys_a_task_may_override() -> None:
+    doc = {"study": "s",
+           "defaults": {"match": "unordered", "judge_tools": ["a", "b"], "closed": True},
+           "tasks": {"t1": {"prompt": "p", "expected": [{"tool": "a"}]},
+                     "t2": {"prompt": "q", "expected": [{"tool": "c"}], "match": "superset",
+                            "judge_tools": None, "closed": False}}}
+    study = parse_study(doc)
+    t1, t2 = study.tasks["t1"].contract, study.tasks["t2"].contract
+    assert (t1.match, t1.judge_tools, t1.closed) == ("unordered", ("a", "b"), True)
+    assert (t2.match, t2.judge_tools, t2.closed) == ("superset", None, False)
+    bad = {**doc, "defaults": {"match": "loose"}}
+    with pytest.raises(InputError) as info:
+        parse_study(bad)
+    assert info.value.place == "$.defaults.match"
