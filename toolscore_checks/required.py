@@ -26,6 +26,9 @@ class Made(NamedTuple):
     """Why not, or why undecided: the argument that differs, or the judge's silence."""
 
 
+_new_made = tuple.__new__
+
+
 def required_made(context: EvaluationContext) -> tuple[Made, ...]:
     """Each required expected call, in order: made with its arguments or not. A call that
     differs only in ``$judge`` arguments is made as the judge rules. Found once per
@@ -52,8 +55,8 @@ def _required_made(context: EvaluationContext) -> list[Made]:
         if not call.required:
             continue
         j = exact.get(i)
-        if j is not None:
-            found.append(Made(i, j, True))
+        if j is not None:  # most calls: built as a plain tuple, without Made's Python __new__
+            found.append(_new_made(Made, (i, j, True, None)))
             continue
         near = context.paired.get(i)
         if near is None:
