@@ -3,6 +3,7 @@ required_call_recall both ask."""
 
 from __future__ import annotations
 
+import weakref
 from typing import NamedTuple
 
 from toolscore import EvaluationContext
@@ -11,7 +12,7 @@ from toolscore_core.pairing import arguments_differ
 
 class Made(NamedTuple):
     """Whether one required expected call was made, with its arguments (a tuple: one per
-    required call, made twice per evaluation)."""
+    required call of every evaluation)."""
 
     expected: int
     """The expected call's index."""
@@ -25,9 +26,27 @@ class Made(NamedTuple):
     """Why not, or why undecided: the argument that differs, or the judge's silence."""
 
 
-def required_made(context: EvaluationContext) -> list[Made]:
+_new_made = tuple.__new__
+
+
+def required_made(context: EvaluationContext) -> tuple[Made, ...]:
     """Each required expected call, in order: made with its arguments or not. A call that
-    differs only in ``$judge`` arguments is made as the judge rules."""
+    differs only in ``$judge`` arguments is made as the judge rules. Found once per
+    evaluation: the check and the metric both ask, in turn, of the same context."""
+    last = _LAST[0]
+    if last is not None and last[0]() is context:
+        return last[1]
+    found = tuple(_required_made(context))
+    _LAST[0] = (weakref.ref(context), found)
+    return found
+
+
+_LAST: list[tuple[weakref.ref[EvaluationContext], tuple[Made, ...]] | None] = [None]
+"""The last context asked and its answer (a weak reference: a context is not kept alive;
+unhashable, it cannot key a dict)."""
+
+
+def _required_made(context: EvaluationContext) -> list[Made]:
     expected, calls = context.expected, context.calls
     exact = context.made_exactly
     found: list[Made] = []
@@ -36,8 +55,8 @@ def required_made(context: EvaluationContext) -> list[Made]:
         if not call.required:
             continue
         j = exact.get(i)
-        if j is not None:
-            found.append(Made(i, j, True))
+        if j is not None:  # most calls: built as a plain tuple, without Made's Python __new__
+            found.append(_new_made(Made, (i, j, True, None)))
             continue
         near = context.paired.get(i)
         if near is None:

@@ -183,8 +183,10 @@ def _tools_to_repair(
     arguments, found by their hash. With matchers or omitted ``args`` (the left-out call's
     or a holder's) the tool is paired again. The cost stays linear in the trace."""
     held = set(exact.values())
-    flexible = {expected[i].tool for i in exact
-                if expected[i].args is None or has_matcher(expected[i].args)}
+    # a matcher never equals a value: arguments equal to the call's hold none
+    flexible = {expected[i].tool for i, j in exact.items()
+                if expected[i].args is None
+                or (expected[i].args != calls[j].args and has_matcher(expected[i].args))}
     free_of_tool: dict[str, list[int]] = {}
     free_by_args: dict[tuple[str, Any], list[int]] = {}
     for j, call in enumerate(calls):

@@ -8,7 +8,7 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
-from toolscore_core.documents import load_document, type_name
+from toolscore_core.documents import parse_document, read_bytes, type_name
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Matcher, from_json, to_json
 from toolscore_core.models import (
@@ -24,8 +24,22 @@ from toolscore_core.structure import Refusal, at_least, get_converter, shape, st
 
 
 def load_contract(path: str | os.PathLike[str]) -> Contract:
-    """Read a gold file (JSON or YAML) into a Contract."""
-    return parse_contract(load_document(path, what="gold file"), file=str(path))
+    """Read a gold file (JSON or YAML) into a Contract. The last few contracts read are
+    kept by file name and bytes (a contract is immutable): a batch that evaluates many
+    traces against one gold file reads it every time but parses it once."""
+    name = str(path)
+    data = read_bytes(path, what="gold file")
+    found = _READ.get((name, data))
+    if found is None:
+        found = parse_contract(parse_document(data, file=name), file=name)
+        if len(_READ) >= _KEPT:
+            del _READ[next(iter(_READ))]
+        _READ[name, data] = found
+    return found
+
+
+_READ: dict[tuple[str, bytes], Contract] = {}
+_KEPT = 8
 
 
 def parse_contract(data: Any, *, file: str | None = None) -> Contract:

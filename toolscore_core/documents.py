@@ -391,11 +391,14 @@ _NESTED = frozenset((float, dict, list))
 def load_document(path: str | os.PathLike[str], *, what: str = "file") -> Any:
     """Read a JSON or YAML file people write (YAML by suffix ``.yaml``/``.yml``, else JSON):
     a contract, rules, a config. A key named twice in one object is an error."""
-    data = read_bytes(path, what=what)
-    name = str(path)
-    if name.lower().endswith(YAML_SUFFIXES):
-        return parse_yaml(data, file=name, unique_keys=True)
-    return parse_json(data, file=name, unique_keys=True)
+    return parse_document(read_bytes(path, what=what), file=str(path))
+
+
+def parse_document(data: bytes, *, file: str) -> Any:
+    """:func:`load_document`'s reading of the bytes of the file named ``file``."""
+    if file.lower().endswith(YAML_SUFFIXES):
+        return parse_yaml(data, file=file, unique_keys=True)
+    return parse_json(data, file=file, unique_keys=True)
 
 
 def type_name(value: Any) -> str:

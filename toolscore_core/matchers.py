@@ -565,6 +565,9 @@ def decide(expected: Any, actual: Any) -> Decision:
     ``true`` never equals ``1``; ``1`` equals ``1.0``; objects need the same keys, except
     that a key whose expected value is :class:`Optional` may be absent.
     """
+    kind = type(expected)
+    if kind is type(actual) and kind in _SCALARS:  # most values: no isinstance against ABCs
+        return expected == actual
     if isinstance(expected, Matcher):
         return expected.decide(actual)
     if isinstance(expected, bool) or isinstance(actual, bool):
@@ -580,6 +583,9 @@ def decide(expected: Any, actual: Any) -> Decision:
     if isinstance(expected, int | float):
         return isinstance(actual, int | float) and expected == actual
     return type(expected) is type(actual) and bool(expected == actual)
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def values_match(expected: Any, actual: Any) -> bool:

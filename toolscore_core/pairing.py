@@ -30,8 +30,8 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from itertools import accumulate
-from operator import attrgetter
+from itertools import accumulate, repeat
+from operator import add, attrgetter, mul, truediv
 from typing import Any, NamedTuple
 
 from attrs import frozen
@@ -272,13 +272,14 @@ def args_key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
 
 def has_matcher(value: Any) -> bool:
     """Whether a matcher stands anywhere in an expected value (arguments, a nested list)."""
-    if isinstance(value, Matcher):
-        return True
+    if type(value) in _PLAIN:  # most values: no isinstance against the abstract Matcher
+        return False
     if isinstance(value, dict):
-        return any(map(has_matcher, value.values()))
-    if isinstance(value, list | tuple):
-        return any(map(has_matcher, value))
-    return False
+        value = value.values()
+    elif not isinstance(value, list | tuple):
+        return isinstance(value, Matcher)
+    # members all plain (most arguments): told by one C pass over their types
+    return not _PLAIN.issuperset(map(type, value)) and any(map(has_matcher, value))
 
 
 def _json_key(args: dict[str, Any] | None) -> str | None:
@@ -556,7 +557,8 @@ def _block_scores(
             matched.append([0] * n_cols)
             continue
         counts = [0] * n_cols
-        sizes_here = [len(want) + size for size in sizes]
+        # the F1's denominators, element by element in C passes (map) as the block is wide
+        sizes_here = list(map(add, repeat(len(want), n_cols), sizes))
         for name, value in want.items():
             if type(value) is Optional:  # left out, it counts on neither side
                 for c, j in enumerate(block_a):
@@ -574,8 +576,11 @@ def _block_scores(
                 held = actual[j].args
                 if held and name in held and values_match(value, held[name]):
                     counts[c] += 1
-        scores.append([2.0 * m / size if size else 1.0
-                       for m, size in zip(counts, sizes_here, strict=True)])
+        if 0 in sizes_here:  # nothing on either side: a full match
+            scores.append([2.0 * m / size if size else 1.0
+                           for m, size in zip(counts, sizes_here, strict=True)])
+        else:
+            scores.append(list(map(truediv, map(mul, repeat(2.0, n_cols), counts), sizes_here)))
         matched.append(counts)
     return scores, matched
 
@@ -592,7 +597,7 @@ def _assign(
     scores, matched = _block_scores(expected, actual, block_e, block_a)
     # A successful call is preferred over a failed one of equal argument score.
     bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
-    weights = [[s + b for s, b in zip(row, bonus, strict=True)] for row in scores]
+    weights = [list(map(add, row, bonus)) for row in scores]
     if exact_first:
         # an exact pair outweighs any F1 the others of the block can add up to, and an
         # exact pair of a required call any number of other exact pairs

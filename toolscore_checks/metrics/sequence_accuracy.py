@@ -34,8 +34,7 @@ def distance(expected: Sequence[str], actual: Sequence[str]) -> int:
 
 
 def compute(context: EvaluationContext) -> MetricOutcome:
-    expected = [call.tool for call in context.expected]
-    actual = [call.tool for call in context.calls]
+    expected, actual = context.expected_tools, context.tools
     longest = max(len(expected), len(actual))
     if longest == 0:
         return MetricOutcome(value=1.0, score=1.0)
