@@ -15,21 +15,28 @@ kept-alive upstream connections.
 from __future__ import annotations
 
 import http.client
-import ipaddress
 import itertools
 import queue
 import re
-import signal
 import socket
 import sys
 import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import FrameType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
 from toolscore_core.errors import InputError
+from toolscore_core.serving import (
+    LocalServer,
+    Refused,
+    check_allowed_host,
+    declared_length,
+    host_name,
+    is_loopback,
+    listen,
+    serve_until_stopped,
+)
 from toolscore_mcp import DEFAULT_MAX_BODY
 from toolscore_mcp.relay import Relay, from_client, from_server, upstream_failed
 from toolscore_mcp.session import Channel
@@ -44,51 +51,7 @@ _STALE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 _CHUNK = 1 << 16
 _WORKER_IDLE = 60.0
 """Seconds an idle worker thread waits for another connection before it ends."""
-_AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::([0-9]{1,5}))?")
-_DIGITS = re.compile(r"[0-9]+")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
-
-
-def host_name(authority: str) -> str | None:
-    """The host name of a ``Host`` header or an authority (lowercase, no port or brackets),
-    or None when it is not one."""
-    match = _AUTHORITY.fullmatch(authority.strip())
-    if match is None or (match.group(2) is not None and int(match.group(2)) > 65535):
-        return None
-    return match.group(1).strip("[]").lower()
-
-
-def is_loopback(name: str) -> bool:
-    """Whether a host name is ``localhost`` or a loopback address."""
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def check_allowed_host(value: str) -> str:
-    """An ``--allow-host`` value (a name or an address, no port) as the name compared, or
-    an InputError."""
-    text = value.strip()
-    if ":" in text and not text.startswith("["):  # a bare IPv6 address
-        text = f"[{text}]"
-    match = _AUTHORITY.fullmatch(text)
-    if match is None or match.group(2) is not None:
-        raise InputError(f"bad host name {value!r}", place="--allow-host",
-                         fix="give a host name or address without a port, e.g. mcp.internal "
-                             "or 10.0.0.5")
-    return match.group(1).strip("[]").lower()
-
-
-class _Refused(Exception):
-    """A request answered here with an error status, never relayed."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-        self.reason = reason
 
 
 def check_upstream(url: str) -> tuple[str, str, int, str]:
@@ -104,11 +67,10 @@ def check_upstream(url: str) -> tuple[str, str, int, str]:
     return parts.scheme, parts.hostname, port, parts.path or "/"
 
 
-class ProxyServer(ThreadingHTTPServer):
+class ProxyServer(LocalServer):
     """The listening side; holds what every handler shares."""
 
-    daemon_threads = True
-    allow_reuse_address = True
+    program = "toolscore mcp record"
 
     def __init__(self, address: tuple[str, int], relay: Relay, upstream: str, *,
                  allowed_hosts: Iterable[str] = (), max_body: int = DEFAULT_MAX_BODY) -> None:
@@ -120,14 +82,9 @@ class ProxyServer(ThreadingHTTPServer):
             upstream)
         self.upstream_is_loopback = is_loopback(self.upstream_host.lower())
         listened = address[0].strip("[]").lower()
-        self.allowed_hosts = frozenset(
-            {check_allowed_host(h) for h in allowed_hosts}
-            | ({listened} if listened not in ("", "0.0.0.0", "::") else set()))
         self.max_body = max_body
         self.upstream_failure: str | None = None
         """Why the last request could not reach the upstream (None: none failed)."""
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
         self._idle: list[http.client.HTTPConnection] = []
         self._idle_lock = threading.Lock()
         self.streams = itertools.count(1)
@@ -135,9 +92,9 @@ class ProxyServer(ThreadingHTTPServer):
         self._jobs: queue.SimpleQueue[tuple[socket.socket, Any]] = queue.SimpleQueue()
         self._idle_workers = 0
         self._workers_lock = threading.Lock()
-        self._host_verdicts: dict[str, str | None] = {}
-        """``Host`` values seen, each with its host name when allowed (None: refused)."""
-        super().__init__(address, ProxyHandler)
+        super().__init__(address, ProxyHandler, allowed_hosts=(
+            {check_allowed_host(h) for h in allowed_hosts}
+            | ({listened} if listened not in ("", "0.0.0.0", "::") else set())))
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Hand the connection to an idle worker thread, or to a new one.
@@ -168,18 +125,6 @@ class ProxyServer(ThreadingHTTPServer):
                         self._idle_workers -= 1
                         return
 
-    def host_verdict(self, value: str) -> str | None:
-        """The host name a ``Host`` header names when requests may name it, else None."""
-        try:
-            return self._host_verdicts[value]
-        except KeyError:
-            pass
-        name = host_name(value)
-        verdict = name if name is not None and self.allows(name) else None
-        if len(self._host_verdicts) < 1000:  # the same few values come again and again
-            self._host_verdicts[value] = verdict
-        return verdict
-
     def take_connection(self) -> tuple[http.client.HTTPConnection, bool]:
         """An idle upstream connection (True: it was used before), or a new one.
 
@@ -204,18 +149,6 @@ class ProxyServer(ThreadingHTTPServer):
                 connection.close()
             self._idle.clear()
 
-    def handle_error(self, request: object, client_address: object) -> None:
-        """A client that hangs up is ordinary; anything else is one line on stderr."""
-        error = sys.exc_info()[1]
-        if isinstance(error, ConnectionError | TimeoutError):
-            return
-        print(f"toolscore mcp record: {type(error).__name__}: {error}", file=sys.stderr,
-              flush=True)
-
-    def allows(self, name: str) -> bool:
-        """Whether requests may name this host (in ``Host`` or ``Origin``)."""
-        return is_loopback(name) or name in self.allowed_hosts
-
     def forwarded_host(self, client_name: str) -> str | None:
         """The ``Host`` to send upstream for a client that named ``client_name``.
 
@@ -233,10 +166,7 @@ class ProxyServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        host = host.decode() if isinstance(host, bytes) else host
-        shown = f"[{host}]" if ":" in host else host
-        return f"http://{shown}:{port}{self.mcp_path}"
+        return f"{self.origin}{self.mcp_path}"
 
 
 class ProxyHandler(BaseHTTPRequestHandler):
@@ -276,52 +206,32 @@ class ProxyHandler(BaseHTTPRequestHandler):
         """The host name the client named, once ``Host`` and ``Origin`` are allowed."""
         hosts = self.headers.get_all("Host") or []
         if len(hosts) != 1:
-            raise _Refused(400, "one Host header is required")
+            raise Refused(400, "one Host header is required")
         name = self.server.host_verdict(hosts[0])
         if name is None:
             name = host_name(hosts[0])
             if name is None:
-                raise _Refused(400, f"bad Host header {hosts[0][:100]!r}")
-            raise _Refused(421, f"Host {name!r} is not allowed (loopback names only; "
+                raise Refused(400, f"bad Host header {hosts[0][:100]!r}")
+            raise Refused(421, f"Host {name!r} is not allowed (loopback names only; "
                                 "add a name with --allow-host)")
         for origin in self.headers.get_all("Origin") or []:
-            if not self._origin_allowed(origin.strip()):
-                raise _Refused(403, f"Origin {origin[:100]!r} is not allowed (loopback "
+            if not self.server.origin_allowed(origin.strip()):
+                raise Refused(403, f"Origin {origin[:100]!r} is not allowed (loopback "
                                     "names only; add a name with --allow-host)")
         return name
 
-    def _origin_allowed(self, origin: str) -> bool:
-        """A browser's ``Origin`` (``null`` from sandboxed pages and files is refused)."""
-        parts = urlsplit(origin)
-        try:
-            parts.port  # noqa: B018 - raises on a bad port
-        except ValueError:
-            return False
-        return (parts.scheme in ("http", "https") and bool(parts.hostname)
-                and self.server.allows(parts.hostname or ""))
-
     def _read_body(self) -> bytes:
-        """The request body, or :class:`_Refused` (400 badly framed, 413 too large)."""
+        """The request body, or :class:`Refused` (400 badly framed, 413 too large)."""
         limit = self.server.max_body
         encodings = self.headers.get_all("Transfer-Encoding") or []
         lengths = self.headers.get_all("Content-Length") or []
         if encodings:
             if lengths:
-                raise _Refused(400, "both Transfer-Encoding and Content-Length are given")
+                raise Refused(400, "both Transfer-Encoding and Content-Length are given")
             if [e.strip().lower() for e in ",".join(encodings).split(",")] != ["chunked"]:
-                raise _Refused(400, "only Transfer-Encoding: chunked is accepted")
+                raise Refused(400, "only Transfer-Encoding: chunked is accepted")
             return self._read_chunked(limit)
-        values = {v.strip() for v in lengths}
-        if len(values) > 1:
-            raise _Refused(400, "conflicting Content-Length headers")
-        text = values.pop() if values else "0"
-        if not _DIGITS.fullmatch(text):
-            raise _Refused(400, f"bad Content-Length {text[:40]!r}: a number of bytes is "
-                                "required")
-        length = int(text)
-        if length > limit:
-            raise _Refused(413, f"the body ({length} bytes) is larger than {limit} bytes "
-                                "(--max-body)")
+        length = declared_length(self.headers, limit, "--max-body") or 0
         body = self.rfile.read(length) if length else b""
         if len(body) < length:
             raise ConnectionResetError("the client sent less than its Content-Length")
@@ -334,24 +244,24 @@ class ProxyHandler(BaseHTTPRequestHandler):
             line = self.rfile.readline(1024)
             size_text = line.split(b";")[0].strip()
             if not line.endswith(b"\n") or not _HEX.fullmatch(size_text.decode("latin-1")):
-                raise _Refused(400, "bad chunk size in a chunked body")
+                raise Refused(400, "bad chunk size in a chunked body")
             size = int(size_text, 16)
             if size == 0:
                 for _ in range(100):  # trailer fields, then the empty line
                     if not self.rfile.readline(8192).strip():
                         return b"".join(parts)
-                raise _Refused(400, "too many trailer fields in a chunked body")
+                raise Refused(400, "too many trailer fields in a chunked body")
             total += size
             if total > limit:
-                raise _Refused(413, f"the body is larger than {limit} bytes (--max-body)")
+                raise Refused(413, f"the body is larger than {limit} bytes (--max-body)")
             chunk = self.rfile.read(size)
             if len(chunk) < size:
                 raise ConnectionResetError("the client sent less than its chunk size")
             parts.append(chunk)
             if self.rfile.readline(8).strip():
-                raise _Refused(400, "a chunk of a chunked body is longer than its size")
+                raise Refused(400, "a chunk of a chunked body is longer than its size")
 
-    def _refuse(self, refused: _Refused) -> None:
+    def _refuse(self, refused: Refused) -> None:
         """Answer with the refusal and close: an unread body must not be taken for a request."""
         # The path is the client's text: control characters are shown, never sent raw.
         path = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in self.path[:200])
@@ -369,7 +279,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         try:
             name = self._checked_host()
             body = self._read_body()
-        except _Refused as refused:
+        except Refused as refused:
             self._refuse(refused)
             return
         mcp = self._is_mcp()
@@ -577,40 +487,18 @@ def serve(relay: Relay, upstream: str, address: tuple[str, int], *,
           ready: threading.Event | None = None) -> str | None:
     """Listen on ``address`` and relay to ``upstream`` until SIGINT or SIGTERM; the last
     failure to reach the upstream (None: none)."""
-    try:
-        server = ProxyServer(address, relay, upstream, allowed_hosts=allowed_hosts,
-                             max_body=max_body)
-    except OSError as exc:
-        raise InputError(f"cannot listen on {address[0]}:{address[1]} ({exc.strerror})",
-                         place="--listen", fix="choose another port (0: any free port)") from None
+    server = listen(address, lambda: ProxyServer(address, relay, upstream,
+                                                 allowed_hosts=allowed_hosts,
+                                                 max_body=max_body))
     try:  # listening: recording begins (published at the upstream's first message)
         relay.writer.begin()
     except BaseException:
         server.server_close()
         raise
-    stop = threading.Event()
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+    def started() -> None:
+        print(f"toolscore mcp record: listening on {server.url} -> {upstream}",
+              file=sys.stderr, flush=True)
 
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            previous[signum] = signal.signal(signum, on_signal)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
-                              name="mcp-http-proxy", daemon=True)
-    thread.start()
-    print(f"toolscore mcp record: listening on {server.url} -> {upstream}", file=sys.stderr,
-          flush=True)
-    if ready is not None:
-        ready.set()
-    try:
-        while not stop.wait(0.2):
-            pass
-    finally:
-        server.shutdown()
-        server.server_close()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    serve_until_stopped(server, thread_name="mcp-http-proxy", started=started, ready=ready)
     return server.upstream_failure
-

@@ -16,16 +16,12 @@ Built on the standard library: one thread per connection.
 
 from __future__ import annotations
 
-import signal
-import socket
-import sys
 import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from google.protobuf.message import DecodeError, Message
@@ -38,10 +34,16 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 
-from toolscore_core.errors import InputError
+from toolscore_core.serving import (
+    LocalServer,
+    Refused,
+    check_allowed_host,
+    declared_length,
+    listen,
+    serve_until_stopped,
+)
 from toolscore_otel.otlp import from_json, to_json
 
-LOOPBACK_NAMES = frozenset(("localhost", "127.0.0.1", "::1"))
 NO_TRACE = "no-trace"
 """The file stem of log records that belong to no trace."""
 EVALUATIONS = ".evaluations"
@@ -206,42 +208,17 @@ class TraceStore:
                  f"record{'' if logs == 1 else 's'})")
 
 
-class RecorderServer(ThreadingHTTPServer):
+class RecorderServer(LocalServer):
     """The listening side; holds what every handler shares."""
 
-    daemon_threads = True
-    allow_reuse_address = True
+    program = "toolscore otel record"
 
     def __init__(self, address: tuple[str, int], store: TraceStore, *,
                  hosts: Iterable[str] = (), max_size: int) -> None:
         self.store = store
-        self.hosts = LOOPBACK_NAMES | {h.lower() for h in hosts}
         self.max_size = max_size
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
-        super().__init__(address, RecorderHandler)
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        """A client that hangs up is ordinary; anything else is one line on stderr."""
-        error = sys.exc_info()[1]
-        if isinstance(error, ConnectionError | TimeoutError):
-            return
-        print(f"toolscore otel record: {type(error).__name__}: {error}", file=sys.stderr,
-              flush=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self.server_address[:2]
-        host = host.decode() if isinstance(host, bytes) else host
-        return f"http://{f'[{host}]' if ':' in host else host}:{port}"
-
-
-class Refused(Exception):
-    """A request answered with an HTTP error: its status and the one line that says why."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
+        super().__init__(address, RecorderHandler,
+                         allowed_hosts=[check_allowed_host(h) for h in hosts])
 
 
 SIGNALS: dict[str, tuple[type[Message], type[Message], Callable[[TraceStore, Any], None]]] = {
@@ -295,12 +272,7 @@ class RecorderHandler(BaseHTTPRequestHandler):
 
     def _check_host(self) -> None:
         host = self.headers.get("Host")
-        name = (host or "").strip().lower()
-        if name.startswith("["):
-            name = name[1:name.find("]")] if "]" in name else ""
-        else:
-            name = name.rsplit(":", 1)[0] if name.count(":") == 1 else name
-        if name not in self.server.hosts:
+        if host is None or self.server.host_verdict(host) is None:
             # A page in a browser could otherwise post here through DNS rebinding.
             raise Refused(403, f"Host {host!r} is not allowed: the recorder answers "
                                "loopback names (--allow-host adds others)")
@@ -309,18 +281,14 @@ class RecorderHandler(BaseHTTPRequestHandler):
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
             raise Refused(411, "send a Content-Length (no Transfer-Encoding)")
-        text = self.headers.get("Content-Length")
-        if text is None:
+        try:
+            length = declared_length(self.headers, self.server.max_size, "--max-request-size")
+        except Refused:
+            self.close_connection = True  # the body is not read: the connection cannot go on
+            raise
+        if length is None:
             self.close_connection = True
             raise Refused(411, "send a Content-Length")
-        if not text.strip().isdigit():
-            self.close_connection = True
-            raise Refused(400, f"bad Content-Length {text!r}")
-        length = int(text)
-        if length > self.server.max_size:
-            self.close_connection = True  # the body is not read: the connection cannot go on
-            raise Refused(413, f"request of {length} bytes is over the limit of "
-                               f"{self.server.max_size} (--max-request-size)")
         body = self.rfile.read(length)
         if len(body) < length:
             self.close_connection = True
@@ -393,34 +361,13 @@ def serve(store: TraceStore, address: tuple[str, int], *, hosts: Iterable[str] =
           stop: threading.Event | None = None) -> None:
     """Record on ``address`` until SIGINT or SIGTERM (or ``stop``), then write every trace
     still pending."""
-    try:
-        server = RecorderServer(address, store, hosts=hosts, max_size=max_size)
-    except OSError as exc:
-        raise InputError(f"cannot listen on {address[0]}:{address[1]} ({exc.strerror})",
-                         place="--listen", fix="choose another port (0: any free port)") from None
-    stop = stop or threading.Event()
+    server = listen(address, lambda: RecorderServer(address, store, hosts=hosts,
+                                                    max_size=max_size))
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stop.set()
+    def started() -> None:
+        store.say(f"listening on {server.origin} (OTEL_EXPORTER_OTLP_ENDPOINT={server.origin}), "
+                  f"writing to {store.folder}")
 
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            previous[signum] = signal.signal(signum, on_signal)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
-                              name="otel-recorder", daemon=True)
-    thread.start()
-    store.say(f"listening on {server.url} (OTEL_EXPORTER_OTLP_ENDPOINT={server.url}), "
-              f"writing to {store.folder}")
-    if ready is not None:
-        ready.set()
-    try:
-        while not stop.wait(min(0.2, store.idle / 2 or 0.2)):
-            store.flush()
-    finally:
-        server.shutdown()
-        server.server_close()
-        store.flush(everything=True)
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
+    serve_until_stopped(server, thread_name="otel-recorder", started=started, ready=ready,
+                        stop=stop, every=min(0.2, store.idle / 2 or 0.2), tick=store.flush,
+                        last=lambda: store.flush(everything=True))

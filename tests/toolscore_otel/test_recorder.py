@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from toolscore_core.errors import InputError
 from toolscore_core.traces import load_trace
 from toolscore_otel.otlp import from_json
 from toolscore_otel.recorder import RecorderServer, TraceStore, serve
@@ -234,3 +235,9 @@ def test_a_trace_let_go_of_takes_late_data_into_its_file(
             for s in sc["spans"]] == ["invoke_agent"]
     assert [lr["body"] for r in document["resourceLogs"] for sc in r["scopeLogs"]
             for lr in sc["logRecords"]] == [{"stringValue": "late"}]
+
+
+def test_the_recorder_refuses_an_allow_host_with_a_port(tmp_path: Path) -> None:
+    store = TraceStore(tmp_path, idle=1)
+    with pytest.raises(InputError, match=r"--allow-host: bad host name 'otel\.internal:4318'"):
+        RecorderServer(("127.0.0.1", 0), store, hosts=["otel.internal:4318"], max_size=10)
