@@ -128,12 +128,12 @@ class ExpectedCall:
     args: dict[str, Any] | None = field(default=None, validator=_arguments)
     """Expected arguments (values or matchers); null = don't check, ``{}`` = expect none."""
     required: bool = True
-    """Whether the required-calls check and recall demand this call."""
+    """Whether the call is required: the checks and metrics of required calls demand it."""
     description: str | None = None
     """Free text for people reading the contract."""
     closed: bool = False
     """Whether every call of this tool must be one of the contract's expected calls of it
-    (the ``trajectory`` check fails on any other)."""
+    (the check of the trajectory mode fails on any other)."""
 
 
 @frozen
@@ -192,9 +192,10 @@ class Contract:
     """The contract's name, for people (not part of its hash)."""
     description: str | None = None
     expected_answer: str | None = None
-    """The task's reference answer, which ``answer-correct`` compares the final answer with."""
+    """The task's reference answer, which a check of the answer compares the final answer
+    with."""
     match: MatchMode | None = None
-    """How the calls must follow the expected ones, judged by the ``trajectory`` check;
+    """How the calls must follow the expected ones, judged by the check of it;
     null: no trajectory verdict (and the order-free pairing)."""
     judge_tools: tuple[str, ...] | None = None
     """Only calls of these tools count in metrics and checks; null: every tool."""
@@ -311,6 +312,15 @@ class Setting:
     """Optional: judge a given value beyond its type; raise ``InputError`` with ``place``
     a JSON path from the value itself (``$.extend``), and toolscore names the file and the
     option around it. What it returns is ignored."""
+    flag: str | None = None
+    """Optional: the shorthand CLI flag that sets the option (``--validate-side-effects``),
+    also a keyword of ``evaluate()`` (``validate_side_effects=``) and of
+    ``evaluate_files()`` (``..._path=`` for a flag that reads a file). Options of several
+    plugins may share a flag: it sets each. A flag given while no loaded plugin declares it
+    is an error naming the plugin when it is disabled."""
+    reads: str | None = None
+    """What the flag takes: None for a switch (given: the option is true), else the file it
+    reads (JSON or YAML), as messages name it (``"honesty config"``)."""
 
 
 @frozen

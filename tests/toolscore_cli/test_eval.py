@@ -202,6 +202,18 @@ def test_a_config_gives_what_the_flags_give(tmp_path: Path) -> None:
     assert by_config["inputs"]["honesty_config"] is None
 
 
+def test_a_flag_of_a_disabled_plugin_is_an_error_naming_it() -> None:
+    out = run_cli("eval", str(CHECKS / "gold.json"), str(CHECKS / "trace.json"),
+                  "--validate-side-effects",
+                  env={"TOOLSCORE_DISABLE_PLUGINS": "toolscore_checks.side_effects"})
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr == (
+        "error: --validate-side-effects sets an option of the plugin "
+        "'toolscore_checks.side_effects', which is disabled; drop --validate-side-effects, "
+        "or remove toolscore_checks.side_effects from TOOLSCORE_DISABLE_PLUGINS\n")
+
+
 def test_a_flag_wins_over_the_config(tmp_path: Path) -> None:
     config = write_json(tmp_path / "toolscore.json", {"side-effects": {"validate": False}})
     gold, trace = str(CHECKS / "gold.json"), str(CHECKS / "trace.json")
