@@ -31,13 +31,16 @@ if TYPE_CHECKING:
         Text,
     )
     from toolscore_core.models import (
+        Check,
         CheckOutcome,
         Component,
         Contract,
         ExpectedCall,
         ImportedRun,
         ImportSource,
+        Metric,
         MetricOutcome,
+        ReportWriter,
         RunImporter,
         Setting,
         Settings,
@@ -46,7 +49,6 @@ if TYPE_CHECKING:
         Trace,
         TraceFormat,
     )
-    from toolscore_core.context import Check, Metric, ReportWriter
     from toolscore_core.hookspecs import hookimpl
     from toolscore_core.traces import load_trace
     from toolscore_core.receipts import build_receipt
@@ -90,12 +92,12 @@ _EXPORTS: dict[str, str] = {
     "RunImporter": "toolscore_core.models",
     "ImportedRun": "toolscore_core.models",
     "ImportSource": "toolscore_core.models",
-    "Check": "toolscore_core.context",
+    "Check": "toolscore_core.models",
     "CheckOutcome": "toolscore_core.models",
     "Component": "toolscore_core.models",
-    "Metric": "toolscore_core.context",
+    "Metric": "toolscore_core.models",
     "MetricOutcome": "toolscore_core.models",
-    "ReportWriter": "toolscore_core.context",
+    "ReportWriter": "toolscore_core.models",
     "Setting": "toolscore_core.models",
     "Settings": "toolscore_core.models",
     "SpanRef": "toolscore_core.models",

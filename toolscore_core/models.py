@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from attrs import field, frozen
+
+if TYPE_CHECKING:  # the records plugins are handed; they hold these records in turn
+    from toolscore_core.context import Evaluation, EvaluationContext
 
 Status = Literal["pass", "fail", "unknown"]
 STATUSES: tuple[Status, ...] = ("pass", "fail", "unknown")
@@ -293,6 +296,47 @@ class TraceFormat:
     what it misses, as a phrase ("a Chat Completions message list, but $[2] has role
     'ipython', not a Chat Completions role"), or None when it is nothing like this format.
     When no format claims a document, the error names these near misses."""
+
+
+@frozen
+class Check:
+    """An evidence check: pass, fail or unknown with a reason."""
+
+    id: str
+    description: str
+    run: Callable[[EvaluationContext], CheckOutcome | None]
+    """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class Metric:
+    """A metric computed for every evaluation."""
+
+    id: str
+    description: str
+    compute: Callable[[EvaluationContext], MetricOutcome]
+    default_weight: float = 0.0
+    """Weight in the composite score before overrides (0 = reported, not scored)."""
+    weightable: bool = True
+    """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class ReportWriter:
+    """Writes an evaluation as a report (console, JSON, Markdown, HTML, ...)."""
+
+    id: str
+    description: str
+    write: Callable[[Evaluation, TextIO], None]
+    suffix: str = ""
+    """File suffix the report is usually saved with."""
+    plugin: PluginInfo | None = None
 
 
 @frozen

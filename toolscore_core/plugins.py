@@ -14,10 +14,18 @@ from attrs import evolve, field, frozen
 from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
 from toolscore_core.config import require_flag
-from toolscore_core.context import Check, Metric, ReportWriter
 from toolscore_core.errors import PluginError
 from toolscore_core.judgment import core_settings
-from toolscore_core.models import PluginInfo, RunImporter, Setting, Settings, TraceFormat
+from toolscore_core.models import (
+    Check,
+    Metric,
+    PluginInfo,
+    ReportWriter,
+    RunImporter,
+    Setting,
+    Settings,
+    TraceFormat,
+)
 
 ENTRY_POINT_GROUP = "toolscore"
 LOAD_ENV = "TOOLSCORE_LOAD_PLUGINS"

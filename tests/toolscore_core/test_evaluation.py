@@ -120,9 +120,8 @@ def test_a_clean_evaluation_does_not_load_detect_secrets(examples) -> None:
 
 
 def test_a_credential_anywhere_untrusted_is_masked_in_the_record() -> None:
-    from toolscore_core.context import Check
     from toolscore_core.hookspecs import hookimpl
-    from toolscore_core.models import CheckOutcome, Trace
+    from toolscore_core.models import Check, CheckOutcome, Trace
     from toolscore_core.plugins import build_registry, get_plugin_manager
 
     # Each place holds a different credential, none of them a run of 16 letters and
