@@ -18,11 +18,8 @@ if TYPE_CHECKING:
     )
     from toolscore_core.canonical import file_sha256 as file_sha256
     from toolscore_core.context import (
-        Check as Check,
         Evaluation as Evaluation,
         EvaluationContext as EvaluationContext,
-        Metric as Metric,
-        ReportWriter as ReportWriter,
     )
     from toolscore_core.contracts import load_contract as load_contract
     from toolscore_core.documents import (
@@ -64,6 +61,7 @@ if TYPE_CHECKING:
         values_match as values_match,
     )
     from toolscore_core.models import (
+        Check as Check,
         CheckOutcome as CheckOutcome,
         CheckResult as CheckResult,
         Component as Component,
@@ -73,9 +71,11 @@ if TYPE_CHECKING:
         FormatChoice as FormatChoice,
         ImportSource as ImportSource,
         ImportedRun as ImportedRun,
+        Metric as Metric,
         MetricOutcome as MetricOutcome,
         MetricResult as MetricResult,
         PluginInfo as PluginInfo,
+        ReportWriter as ReportWriter,
         RunImporter as RunImporter,
         Setting as Setting,
         Settings as Settings,
@@ -205,9 +205,7 @@ __all__ = [
 _MODULES: dict[str, tuple[str, ...]] = {
     "toolscore_core.cases": ("Case", "cases"),
     "toolscore_core.canonical": ("file_sha256",),
-    "toolscore_core.context": (
-        "Check", "Evaluation", "EvaluationContext", "Metric", "ReportWriter",
-    ),
+    "toolscore_core.context": ("Evaluation", "EvaluationContext"),
     "toolscore_core.contracts": ("load_contract",),
     "toolscore_core.documents": ("JSON_FAILURES", "load_document", "loads", "type_name"),
     "toolscore_core.errors": ("InputError", "PluginError", "ToolscoreError"),
@@ -219,10 +217,10 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "judged_in", "to_json", "to_repr", "values_match",
     ),
     "toolscore_core.models": (
-        "CheckOutcome", "CheckResult", "Component", "Contract", "ExpectedCall", "ForbiddenRule",
-        "FormatChoice", "ImportSource", "ImportedRun", "MetricOutcome", "MetricResult",
-        "PluginInfo", "RunImporter", "Setting", "Settings", "SideEffect", "SpanRef", "Status",
-        "ToolCall", "Trace", "TraceFormat",
+        "Check", "CheckOutcome", "CheckResult", "Component", "Contract", "ExpectedCall",
+        "ForbiddenRule", "FormatChoice", "ImportSource", "ImportedRun", "Metric",
+        "MetricOutcome", "MetricResult", "PluginInfo", "ReportWriter", "RunImporter", "Setting",
+        "Settings", "SideEffect", "SpanRef", "Status", "ToolCall", "Trace", "TraceFormat",
     ),
     "toolscore_core.pairing": ("Pair",),
     "toolscore_core.plugins": ("Registry", "build_registry", "get_plugin_manager"),

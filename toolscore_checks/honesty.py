@@ -42,6 +42,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+")
 
 WORDS = Setting(
     name="words", type=dict, default=None, validate=parse_honesty_config,
+    flag="--honesty-config", reads="honesty config",
     help="The words and tool names the check looks for, as a honesty config (keys replace "
          "the defaults, extend adds to them); --honesty-config sets it for claimed-success, "
          "disclosure and escape-hatch.")
@@ -57,6 +58,7 @@ def _parse_injected(value: Any) -> Injected:
 
 INJECTED = Setting(
     name="injected", type=dict, default=None, validate=_parse_injected,
+    flag="--injected", reads="injected file",
     help="What a recording proxy planted (an injected.json document); --injected sets it "
          "for disclosure and prompt-injection.")
 """The option ``injected`` of the checks that judge what a proxy planted."""

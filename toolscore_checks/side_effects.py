@@ -173,6 +173,6 @@ def toolscore_register_checks() -> list[Check]:
 @hookimpl
 def toolscore_register_settings() -> list[Settings]:
     return [Settings(id=ID, settings=(
-        Setting(name="validate", type=bool, default=False,
+        Setting(name="validate", type=bool, default=False, flag="--validate-side-effects",
                 help="Probe the side effects the contract declares (files, HTTP, SQLite); "
                      "--validate-side-effects sets it."),))]

@@ -14,7 +14,8 @@ from toolscore_core.errors import InputError, PluginError, ToolscoreError
 from toolscore_core.plugins import DISABLE_ENV
 
 if TYPE_CHECKING:
-    from toolscore_core.context import Evaluation, ReportWriter
+    from toolscore_core.context import Evaluation
+    from toolscore_core.models import ReportWriter
     from toolscore_core.plugins import Registry
 
 STDOUT = "-"

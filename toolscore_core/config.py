@@ -14,21 +14,23 @@ from toolscore_core.models import Setting, Settings
 PluginConfig = Mapping[str, Mapping[str, Any]]
 """Options as given, by plugin id (a check, metric or trace format id), then option name."""
 
-SHORTHANDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "honesty_config": (("claimed-success", "words"), ("disclosure", "words"),
-                       ("escape-hatch", "words")),
-    "injected": (("disclosure", "injected"), ("prompt-injection", "injected")),
-    "validate_side_effects": (("side-effects", "validate"),),
-}
-"""The keywords of ``evaluate`` (and the flags ``--honesty-config``, ``--injected``,
-``--validate-side-effects``) that set built-in checks' options: each fills these
-``(plugin id, option)``; a plugin that is not loaded is passed over. They predate
-``--config`` and stay because receipts record them as they always have."""
+def flag_of(keyword: str) -> str:
+    """The CLI flag of a shorthand keyword of ``evaluate()`` (``validate_side_effects`` ->
+    ``--validate-side-effects``); ``evaluate_files()``'s ``..._path`` keywords drop the
+    suffix first."""
+    return "--" + keyword.removesuffix("_path").replace("_", "-")
 
-SHORTHAND_FILES: dict[str, str] = {"honesty_config": "honesty config",
-                                   "injected": "injected file"}
-"""The shorthands given as a file (``--honesty-config``, ``--injected``), and what each
-file is called in messages."""
+
+def flags(declared: Mapping[str, Settings]) -> dict[str, list[tuple[str, Setting]]]:
+    """Every shorthand flag the loaded plugins declare -> the ``(plugin id, option)`` it
+    sets, in declaration order."""
+    found: dict[str, list[tuple[str, Setting]]] = {}
+    for section, settings in declared.items():
+        for setting in settings.settings:
+            if setting.flag is not None:
+                found.setdefault(setting.flag, []).append((section, setting))
+    return found
+
 
 _TYPE_NAMES: dict[type, tuple[str, str]] = {
     bool: ("true or false", "true"), int: ("a whole number", "3"),
@@ -46,8 +48,8 @@ def sections(doc: Any, *, file: str | None = None) -> dict[str, dict[str, Any]]:
     """A decoded config as plain dicts, refusing anything but an object of objects."""
     if not isinstance(doc, Mapping):
         raise InputError(f"the config is an object, not {type_name(doc)}", file=file,
-                         place="$", fix="write a section per check, metric or format id, "
-                         "e.g. side-effects: {validate: true}")
+                         place="$", fix="write a section per check, metric or format id, each "
+                         "an object of options")
     found: dict[str, dict[str, Any]] = {}
     for section, options in doc.items():
         if not isinstance(options, Mapping):
@@ -117,13 +119,29 @@ def _within(place: str, inner: str | None) -> str:
     return place + inner[1:] if inner.startswith("$") else f"{place}: {inner}"
 
 
+def require_flag(
+    flag: str, declared: Mapping[str, Settings], disabled: Mapping[str, str]
+) -> None:
+    """Raise InputError when no loaded plugin declares ``flag``; ``disabled`` maps the flags
+    of disabled plugins to the plugin's name, which the error then names."""
+    if flag in flags(declared):
+        return
+    owner = disabled.get(flag)
+    if owner is not None:
+        raise InputError(f"{flag} sets an option of the plugin {owner!r}, which is disabled",
+                         fix=f"drop {flag}, or remove {owner} from TOOLSCORE_DISABLE_PLUGINS")
+    known = ", ".join(sorted(flags(declared))) or "none"
+    raise InputError(f"no loaded plugin declares {flag}",
+                     fix=f"drop it; the loaded plugins' flags are {known}")
+
+
 def check_shorthand(
     keyword: str, value: Any, declared: Mapping[str, Settings], *, file: str | None = None
 ) -> None:
     """Validate a shorthand's value as the options it fills do (each validator once); the
     error names ``file`` with the place inside it, as the flag's file always did."""
     seen: list[Any] = []
-    for setting in _targets(keyword, declared).values():
+    for _, setting in _targets(keyword, declared):
         if setting.validate is None or setting.validate in seen:
             continue
         seen.append(setting.validate)
@@ -136,8 +154,10 @@ def check_shorthand(
 def load_shorthand(
     keyword: str, path: str | os.PathLike[str], declared: Mapping[str, Settings]
 ) -> Any:
-    """Read the file of a shorthand (``--honesty-config``, ``--injected``) and validate it."""
-    doc = load_document(path, what=SHORTHAND_FILES[keyword])
+    """Read the file of a shorthand flag (``--honesty-config``) and validate it."""
+    targets = _targets(keyword, declared)
+    what = next((s.reads for _, s in targets if s.reads), flag_of(keyword)[2:].replace("-", " "))
+    doc = load_document(path, what=what)
     check_shorthand(keyword, doc, declared, file=str(path))
     return doc
 
@@ -145,34 +165,27 @@ def load_shorthand(
 def with_shorthands(
     config: PluginConfig, declared: Mapping[str, Settings], **values: Any
 ) -> dict[str, dict[str, Any]]:
-    """``config`` with the options the shorthands fill (``honesty_config=``, ``injected=``,
-    ``validate_side_effects=``); a shorthand given wins over the same option in ``config``,
-    and one left at None or False sets nothing."""
+    """``config`` with the options the shorthand flags fill, each given as its keyword
+    (``validate_side_effects=True`` for ``--validate-side-effects``); a shorthand given
+    wins over the same option in ``config``, and one left at None or False sets nothing."""
     merged = {section: dict(options) for section, options in config.items()}
     for keyword, value in values.items():
         if value is None or value is False:
             continue
-        for (section, name) in _targets(keyword, declared):
-            merged.setdefault(section, {})[name] = value
+        for section, setting in _targets(keyword, declared):
+            merged.setdefault(section, {})[setting.name] = value
     return merged
 
 
-def shorthand_value(config: PluginConfig, keyword: str) -> Any:
+def shorthand_value(config: PluginConfig, declared: Mapping[str, Settings], keyword: str) -> Any:
     """The value of the first option a shorthand fills that ``config`` sets (None: none)."""
-    for section, name in SHORTHANDS[keyword]:
-        value = config.get(section, {}).get(name)
+    for section, setting in _targets(keyword, declared):
+        value = config.get(section, {}).get(setting.name)
         if value is not None:
             return value
     return None
 
 
-def _targets(keyword: str, declared: Mapping[str, Settings]) -> dict[tuple[str, str], Setting]:
-    """The options a shorthand fills among those the loaded plugins declare."""
-    found: dict[tuple[str, str], Setting] = {}
-    for section, name in SHORTHANDS[keyword]:
-        settings = declared.get(section)
-        setting = None if settings is None else next(
-            (s for s in settings.settings if s.name == name), None)
-        if setting is not None:
-            found[(section, name)] = setting
-    return found
+def _targets(keyword: str, declared: Mapping[str, Settings]) -> list[tuple[str, Setting]]:
+    """The options a shorthand keyword's flag fills among those the loaded plugins declare."""
+    return flags(declared).get(flag_of(keyword), [])

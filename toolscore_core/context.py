@@ -4,11 +4,11 @@ plugin kinds."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from functools import cached_property
 from operator import attrgetter, itemgetter
 from os import PathLike
-from typing import Any, TextIO
+from typing import Any
 
 from attrs import field, frozen
 
@@ -25,14 +25,12 @@ from toolscore_core.errors import CanonicalJSONError
 from toolscore_core.matchers import to_repr
 from toolscore_core.models import (
     STATUSES,
-    CheckOutcome,
     CheckResult,
     Component,
     Contract,
     ExpectedCall,
     ForbiddenRule,
     FormatChoice,
-    MetricOutcome,
     MetricResult,
     PluginInfo,
     Settings,
@@ -438,44 +436,3 @@ def _expected_dict(call: ExpectedCall) -> dict[str, Any]:
     if call.turn is not None:  # only when pinned: records of other contracts stay as they were
         data["turn"] = call.turn
     return data
-
-
-@frozen
-class Check:
-    """An evidence check: pass, fail or unknown with a reason."""
-
-    id: str
-    description: str
-    run: Callable[[EvaluationContext], CheckOutcome | None]
-    """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
-    depends_on: tuple[str | Component, ...] = ()
-    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
-    plugin: PluginInfo | None = None
-
-
-@frozen
-class Metric:
-    """A metric computed for every evaluation."""
-
-    id: str
-    description: str
-    compute: Callable[[EvaluationContext], MetricOutcome]
-    default_weight: float = 0.0
-    """Weight in the composite score before overrides (0 = reported, not scored)."""
-    weightable: bool = True
-    """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
-    depends_on: tuple[str | Component, ...] = ()
-    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
-    plugin: PluginInfo | None = None
-
-
-@frozen
-class ReportWriter:
-    """Writes an evaluation as a report (console, JSON, Markdown, HTML, ...)."""
-
-    id: str
-    description: str
-    write: Callable[[Evaluation, TextIO], None]
-    suffix: str = ""
-    """File suffix the report is usually saved with."""
-    plugin: PluginInfo | None = None

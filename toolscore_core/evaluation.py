@@ -11,6 +11,7 @@ from toolscore_core.config import (
     PluginConfig,
     check_config,
     check_shorthand,
+    flag_of,
     load_config,
     load_shorthand,
     sections,
@@ -65,9 +66,11 @@ def evaluate(
 
     ``expected`` is a Contract, a list of expected calls (dicts or ExpectedCall), or a
     contract object. ``weights`` override the default weights and are renormalized.
-    ``config`` holds plugin options by plugin id (``{"side-effects": {"validate": True}}``);
-    ``injected``, ``honesty_config`` and ``validate_side_effects`` are shorthands for
-    built-in checks' options and win over the same options in ``config``; ``judge`` is asked.
+    ``config`` holds plugin options by plugin id, then option name; ``injected``,
+    ``honesty_config`` and ``validate_side_effects`` are the shorthand flags the loaded
+    plugins declare (``Setting.flag``), as keywords: each sets the options that declare it
+    and wins over the same options in ``config``, and one no loaded plugin declares is an
+    InputError; ``judge`` is asked.
     """
     registry = registry or default_registry()
     shorthands = {"injected": injected, "honesty_config": honesty_config,
@@ -85,7 +88,8 @@ def evaluate(
         given = {} if config is None else sections(config)
         check_config(given, registry.settings)
         for keyword, value in shorthands.items():
-            if value is not None:
+            if value is not None and value is not False:
+                registry.require_flag(flag_of(keyword))
                 check_shorthand(keyword, value, registry.settings)
         options = Options(forbidden=rules, judge=judge,
                           config=with_shorthands(given, registry.settings, **shorthands))
@@ -186,8 +190,9 @@ def evaluate_files(
     """Evaluate a trace file against a gold file (JSON or YAML).
 
     ``config_path`` is a config file of plugin options (a section per plugin id); the
-    injected file, the honesty config and ``validate_side_effects`` fill built-in checks'
-    options and win over the config's.
+    injected file, the honesty config and ``validate_side_effects`` are the shorthand flags
+    the loaded plugins declare (``Setting.flag``): each fills the options that declare it
+    and wins over the config's, and one no loaded plugin declares is an InputError.
     """
     registry = registry or default_registry()
     with paused_gc():
@@ -205,6 +210,11 @@ def evaluate_files(
     if config_path is not None:
         given = load_config(config_path)
         check_config(given, declared, file=str(config_path))
+    for keyword, value in (("injected_path", injected_path),
+                           ("honesty_config_path", honesty_config_path),
+                           ("validate_side_effects", validate_side_effects)):
+        if value is not None and value is not False:
+            registry.require_flag(flag_of(keyword))
     injected = None if injected_path is None else load_shorthand("injected", injected_path,
                                                                  declared)
     honesty = None if honesty_config_path is None else load_shorthand(

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pluggy
 
-from toolscore_core.context import Check, Metric, ReportWriter
-from toolscore_core.models import RunImporter, Settings, TraceFormat
+from toolscore_core.models import Check, Metric, ReportWriter, RunImporter, Settings, TraceFormat
 
 PROJECT = "toolscore"
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from attrs import field, frozen
+
+if TYPE_CHECKING:  # the records plugins are handed; they hold these records in turn
+    from toolscore_core.context import Evaluation, EvaluationContext
 
 Status = Literal["pass", "fail", "unknown"]
 STATUSES: tuple[Status, ...] = ("pass", "fail", "unknown")
@@ -131,12 +134,12 @@ class ExpectedCall:
     args: dict[str, Any] | None = field(default=None, validator=_arguments)
     """Expected arguments (values or matchers); null = don't check, ``{}`` = expect none."""
     required: bool = True
-    """Whether the required-calls check and recall demand this call."""
+    """Whether the call is required: the checks and metrics of required calls demand it."""
     description: str | None = None
     """Free text for people reading the contract."""
     closed: bool = False
     """Whether every call of this tool must be one of the contract's expected calls of it
-    (the ``trajectory`` check fails on any other)."""
+    (the check of the trajectory mode fails on any other)."""
     turn: int | None = None
     """The conversation turn (from 1) the call must be made in; null = any turn."""
 
@@ -197,9 +200,10 @@ class Contract:
     """The contract's name, for people (not part of its hash)."""
     description: str | None = None
     expected_answer: str | None = None
-    """The task's reference answer, which ``answer-correct`` compares the final answer with."""
+    """The task's reference answer, which a check of the answer compares the final answer
+    with."""
     match: MatchMode | None = None
-    """How the calls must follow the expected ones, judged by the ``trajectory`` check;
+    """How the calls must follow the expected ones, judged by the check of it;
     null: no trajectory verdict (and the order-free pairing)."""
     judge_tools: tuple[str, ...] | None = None
     """Only calls of these tools count in metrics and checks; null: every tool."""
@@ -300,6 +304,47 @@ class TraceFormat:
 
 
 @frozen
+class Check:
+    """An evidence check: pass, fail or unknown with a reason."""
+
+    id: str
+    description: str
+    run: Callable[[EvaluationContext], CheckOutcome | None]
+    """Judge the evaluation; None means the check does not apply (e.g. no rules given)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class Metric:
+    """A metric computed for every evaluation."""
+
+    id: str
+    description: str
+    compute: Callable[[EvaluationContext], MetricOutcome]
+    default_weight: float = 0.0
+    """Weight in the composite score before overrides (0 = reported, not scored)."""
+    weightable: bool = True
+    """Whether ``--weight`` may name it (its outcome carries a 0..1 score)."""
+    depends_on: tuple[str | Component, ...] = ()
+    """What its result depends on besides its plugin, as ``TraceFormat.depends_on``."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
+class ReportWriter:
+    """Writes an evaluation as a report (console, JSON, Markdown, HTML, ...)."""
+
+    id: str
+    description: str
+    write: Callable[[Evaluation, TextIO], None]
+    suffix: str = ""
+    """File suffix the report is usually saved with."""
+    plugin: PluginInfo | None = None
+
+
+@frozen
 class Setting:
     """One option of a check, metric or trace format, set in its section of ``--config``."""
 
@@ -316,6 +361,15 @@ class Setting:
     """Optional: judge a given value beyond its type; raise ``InputError`` with ``place``
     a JSON path from the value itself (``$.extend``), and toolscore names the file and the
     option around it. What it returns is ignored."""
+    flag: str | None = None
+    """Optional: the shorthand CLI flag that sets the option (``--validate-side-effects``),
+    also a keyword of ``evaluate()`` (``validate_side_effects=``) and of
+    ``evaluate_files()`` (``..._path=`` for a flag that reads a file). Options of several
+    plugins may share a flag: it sets each. A flag given while no loaded plugin declares it
+    is an error naming the plugin when it is disabled."""
+    reads: str | None = None
+    """What the flag takes: None for a switch (given: the option is true), else the file it
+    reads (JSON or YAML), as messages name it (``"honesty config"``)."""
 
 
 @frozen

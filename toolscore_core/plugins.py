@@ -13,10 +13,19 @@ from attrs import evolve, field, frozen
 
 from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
-from toolscore_core.context import Check, Metric, ReportWriter
+from toolscore_core.config import require_flag
 from toolscore_core.errors import PluginError
 from toolscore_core.judgment import core_settings
-from toolscore_core.models import PluginInfo, RunImporter, Setting, Settings, TraceFormat
+from toolscore_core.models import (
+    Check,
+    Metric,
+    PluginInfo,
+    ReportWriter,
+    RunImporter,
+    Setting,
+    Settings,
+    TraceFormat,
+)
 
 ENTRY_POINT_GROUP = "toolscore"
 LOAD_ENV = "TOOLSCORE_LOAD_PLUGINS"
@@ -165,6 +174,13 @@ class Registry:
     """Plugin name -> the hooks it implements."""
     run_importers: Mapping[str, RunImporter] = field(factory=dict)
     """Readers of other tools' results, by the FORMAT of ``toolscore runs import``."""
+    disabled: tuple[str, ...] = ()
+    """The plugins blocked by ``TOOLSCORE_DISABLE_PLUGINS``, by name."""
+
+    def require_flag(self, flag: str) -> None:
+        """Raise InputError when no loaded plugin declares the shorthand ``flag``, naming
+        the disabled built-in plugin that would."""
+        require_flag(flag, self.settings, _disabled_flags(self.disabled))
 
 
 def build_registry(pm: pluggy.PluginManager) -> Registry:
@@ -214,7 +230,23 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
         plugins=tuple(infos[id(p)] for p in plugins),
         hooks={name: tuple(h) for name, h in hooks.items()},
         run_importers=collected["toolscore_register_run_importers"],
+        disabled=tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None)),
     )
+
+
+def _disabled_flags(disabled: Iterable[str]) -> dict[str, str]:
+    """The shorthand flags of the disabled built-in plugins -> the plugin's name (an entry
+    point that is disabled is never loaded, so its flags are not known)."""
+    found: dict[str, str] = {}
+    for name in disabled:
+        if name not in BUILTIN_PLUGINS:
+            continue
+        register = getattr(importlib.import_module(name), "toolscore_register_settings", None)
+        for declared in register() if register is not None else ():
+            for setting in declared.settings:
+                if setting.flag is not None:
+                    found.setdefault(setting.flag, name)
+    return found
 
 
 SETTING_TYPES: tuple[type, ...] = (bool, int, float, str, list, dict, object)

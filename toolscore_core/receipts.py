@@ -214,7 +214,8 @@ def build_receipt(
               if path is not None or role not in LISTED_WHEN_GIVEN}
     if final_answer is None and evaluation.final_answer != evaluation.trace.final_answer:
         final_answer = evaluation.final_answer
-    validate = shorthand_value(evaluation.context.options.config, "validate_side_effects")
+    validate = shorthand_value(evaluation.context.options.config, evaluation.context.settings,
+                               "validate_side_effects")
     receipt: dict[str, Any] = {
         "kind": RECEIPT_KIND,
         "receipt_version": RECEIPT_VERSION,

@@ -202,6 +202,39 @@ def test_a_config_gives_what_the_flags_give(tmp_path: Path) -> None:
     assert by_config["inputs"]["honesty_config"] is None
 
 
+def test_eval_offers_each_flag_the_plugins_declare_as_they_declare_it() -> None:
+    """A switch (``Setting.reads`` None) is a click flag; a flag that reads a file takes a
+    path; flags several plugins share are one option."""
+    import click
+
+    from toolscore_cli.app import cli
+    from toolscore_core.config import flags
+    from toolscore_core.plugins import build_registry, get_plugin_manager
+
+    declared = flags(build_registry(get_plugin_manager(entry_points=False, env={})).settings)
+    command = cli.get_command(click.Context(cli), "eval")
+    assert command is not None
+    offered = {opt: param for param in command.params for opt in param.opts}
+    assert len(declared) == 3
+    for flag, targets in declared.items():
+        assert flag in offered, flag
+        reads = {setting.reads for _, setting in targets}
+        assert len(reads) == 1, flag
+        assert getattr(offered[flag], "is_flag", False) is (reads == {None}), flag
+
+
+def test_a_flag_of_a_disabled_plugin_is_an_error_naming_it() -> None:
+    out = run_cli("eval", str(CHECKS / "gold.json"), str(CHECKS / "trace.json"),
+                  "--validate-side-effects",
+                  env={"TOOLSCORE_DISABLE_PLUGINS": "toolscore_checks.side_effects"})
+    assert out.returncode == 2
+    assert out.stdout == ""
+    assert out.stderr == (
+        "error: --validate-side-effects sets an option of the plugin "
+        "'toolscore_checks.side_effects', which is disabled; drop --validate-side-effects, "
+        "or remove toolscore_checks.side_effects from TOOLSCORE_DISABLE_PLUGINS\n")
+
+
 def test_a_flag_wins_over_the_config(tmp_path: Path) -> None:
     config = write_json(tmp_path / "toolscore.json", {"side-effects": {"validate": False}})
     gold, trace = str(CHECKS / "gold.json"), str(CHECKS / "trace.json")

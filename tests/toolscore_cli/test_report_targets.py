@@ -11,10 +11,11 @@ import pytest
 
 from toolscore_cli.app import main
 from toolscore_cli.report_targets import report_targets, write_reports
-from toolscore_core.context import Evaluation, ReportWriter
+from toolscore_core.context import Evaluation
 from toolscore_core.errors import InputError, PluginError
 from toolscore_core.evaluation import evaluate_files
 from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import ReportWriter
 from toolscore_core.plugins import Registry, build_registry, default_registry, get_plugin_manager
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

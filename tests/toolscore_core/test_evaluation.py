@@ -120,9 +120,8 @@ def test_a_clean_evaluation_does_not_load_detect_secrets(examples) -> None:
 
 
 def test_a_credential_anywhere_untrusted_is_masked_in_the_record() -> None:
-    from toolscore_core.context import Check
     from toolscore_core.hookspecs import hookimpl
-    from toolscore_core.models import CheckOutcome, Trace
+    from toolscore_core.models import Check, CheckOutcome, Trace
     from toolscore_core.plugins import build_registry, get_plugin_manager
 
     # Each place holds a different credential, none of them a run of 16 letters and
@@ -163,3 +162,40 @@ def test_a_credential_anywhere_untrusted_is_masked_in_the_record() -> None:
     assert mask(secrets["result"][1]) in record["calls"]["actual"][0]["result"]
     assert mask(secrets["error"][1]) in record["calls"]["actual"][1]["error"]
     assert mask(secrets["answer"][1]) in record["final_answer"]
+
+
+def test_a_shorthand_of_a_disabled_plugin_is_an_error_naming_it(tmp_path: Path) -> None:
+    import pytest
+
+    from toolscore_core.errors import InputError
+    from toolscore_core.plugins import build_registry, get_plugin_manager
+
+    registry = build_registry(get_plugin_manager(
+        entry_points=False, env={"TOOLSCORE_DISABLE_PLUGINS": "toolscore_checks.side_effects"}))
+    expected = [{"tool": "search", "args": {}}]
+    calls = [ToolCall(tool="search", args={})]
+    with pytest.raises(InputError, match=r"--validate-side-effects sets an option of the plugin "
+                       r"'toolscore_checks.side_effects', which is disabled"):
+        evaluate(expected, calls, validate_side_effects=True, registry=registry)
+    gold = tmp_path / "gold.json"
+    gold.write_text(json.dumps(expected), encoding="utf-8")
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps([{"tool": "search", "args": {}}]), encoding="utf-8")
+    with pytest.raises(InputError, match=r"toolscore_checks\.side_effects"):
+        evaluate_files(gold, trace, validate_side_effects=True, registry=registry)
+    # Left off, the switch asks nothing of the missing plugin.
+    assert evaluate(expected, calls, registry=registry).score == 1.0
+
+
+def test_a_shorthand_sets_every_option_that_declares_its_flag() -> None:
+    from toolscore_core.config import flags
+    from toolscore_core.plugins import build_registry, get_plugin_manager
+
+    registry = build_registry(get_plugin_manager(entry_points=False, env={}))
+    declared = {flag: sorted(f"{section}.{s.name}" for section, s in targets)
+                for flag, targets in flags(registry.settings).items()}
+    assert declared == {
+        "--honesty-config": ["claimed-success.words", "disclosure.words", "escape-hatch.words"],
+        "--injected": ["disclosure.injected", "prompt-injection.injected"],
+        "--validate-side-effects": ["side-effects.validate"],
+    }

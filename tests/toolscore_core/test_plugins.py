@@ -9,11 +9,18 @@ import types
 import pytest
 
 from toolscore_core.components import toolscore_version
-from toolscore_core.context import Check, Metric
 from toolscore_core.errors import InputError, PluginError
 from toolscore_core.evaluation import evaluate
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import CheckOutcome, MetricOutcome, Setting, Settings, ToolCall
+from toolscore_core.models import (
+    Check,
+    CheckOutcome,
+    Metric,
+    MetricOutcome,
+    Setting,
+    Settings,
+    ToolCall,
+)
 from toolscore_core.plugins import BUILTIN_PLUGINS, build_registry, get_plugin_manager
 
 
@@ -120,7 +127,7 @@ def test_load_env_selects_entry_points(tmp_path, monkeypatch) -> None:
     (package / "__init__.py").write_text(textwrap.dedent("""
         from toolscore_core.hookspecs import hookimpl
         from toolscore_core.models import CheckOutcome
-        from toolscore_core.context import Check
+        from toolscore_core.models import Check
 
         @hookimpl
         def toolscore_register_checks():

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from toolscore_core.context import Evaluation, ReportWriter
+from toolscore_core.context import Evaluation
 from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import ReportWriter
 from toolscore_core.wording import count
 from toolscore_formats.reports.diagnosis import findings
 from toolscore_formats.reports.text import (

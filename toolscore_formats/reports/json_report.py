@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from toolscore_core.context import Evaluation, ReportWriter
+from toolscore_core.context import Evaluation
 from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import ReportWriter
 
 
 def report(evaluation: Evaluation) -> dict[str, Any]:

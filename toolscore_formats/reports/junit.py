@@ -8,8 +8,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, TextIO
 
-from toolscore_core.context import Evaluation, ReportWriter
+from toolscore_core.context import Evaluation
 from toolscore_core.hookspecs import hookimpl
+from toolscore_core.models import ReportWriter
 from toolscore_formats.reports.text import score_text, visible
 from toolscore_secrets.redaction import redact_text
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import types
 from pathlib import Path
 
-from toolscore_core.context import Check
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import CheckOutcome
+from toolscore_core.models import Check, CheckOutcome
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
