@@ -10,7 +10,7 @@ import base64
 import binascii
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -115,16 +115,9 @@ def load_private_key(path: str | os.PathLike[str]) -> Any:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    data = _key_bytes(path, "private key")
-    try:
-        key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError) as exc:
-        raise InputError(f"not an unencrypted PEM private key ({exc})", file=str(path),
-                         fix="give the key `toolscore keygen` wrote") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise InputError("not an Ed25519 private key", file=str(path),
-                         fix="give the key `toolscore keygen` wrote")
-    return key
+    return _load_key(path, "private key", Ed25519PrivateKey,
+                     lambda data: serialization.load_pem_private_key(data, password=None),
+                     "give the key `toolscore keygen` wrote")
 
 
 def load_public_key(path: str | os.PathLike[str]) -> Any:
@@ -132,15 +125,21 @@ def load_public_key(path: str | os.PathLike[str]) -> Any:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-    data = _key_bytes(path, "public key")
+    return _load_key(path, "public key", Ed25519PublicKey, serialization.load_pem_public_key,
+                     "give the .pub file `toolscore keygen` wrote")
+
+
+def _load_key(path: str | os.PathLike[str], what: str, kind: type,
+              load: Callable[[bytes], Any], fix: str) -> Any:
+    """The key of type ``kind`` that ``load`` reads from the PEM file, or an InputError."""
+    data = _key_bytes(path, what)
     try:
-        key = serialization.load_pem_public_key(data)
+        key = load(data)
     except (ValueError, TypeError) as exc:
-        raise InputError(f"not a PEM public key ({exc})", file=str(path),
-                         fix="give the .pub file `toolscore keygen` wrote") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise InputError("not an Ed25519 public key", file=str(path),
-                         fix="give the .pub file `toolscore keygen` wrote")
+        pem = "an unencrypted PEM private key" if what == "private key" else "a PEM public key"
+        raise InputError(f"not {pem} ({exc})", file=str(path), fix=fix) from None
+    if not isinstance(key, kind):
+        raise InputError(f"not an Ed25519 {what}", file=str(path), fix=fix)
     return key
 
 
