@@ -101,7 +101,8 @@ def byte_compile_toolscore() -> None:
     import importlib.util
 
     for package in ("toolscore", "toolscore_core", "toolscore_checks", "toolscore_formats",
-                    "toolscore_cli"):
+                    "toolscore_cli", "toolscore_studies", "toolscore_mcp", "toolscore_secrets",
+                    "toolscore_judge", "toolscore_pytest", "toolscore_otel"):
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.origin:
             compileall.compile_dir(str(Path(spec.origin).parent), quiet=1)
