@@ -652,9 +652,12 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
     ``$judge`` is read only as ``value`` (``judge``) or its values (``judged``: arguments);
     ``$optional`` only as ``value`` of a ``member`` (an argument or an object's key)."""
     if isinstance(value, dict):
-        dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
-        if dollar:
-            return _parse_matcher(value, dollar, path, file, judge, member)
+        if _may_hold_matcher_key(value):
+            dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
+            if dollar:
+                return _parse_matcher(value, dollar, path, file, judge, member)
+        if _NESTED.isdisjoint(map(type, value.values())):  # most arguments: plain values
+            return dict(value)
         return {
             k: from_json(v, path=f"{path}.{k}", file=file, judge=judged, member=True)
             if type(v) in _NESTED else v
@@ -667,6 +670,14 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
 
 
 _NESTED = frozenset((dict, list))
+
+
+def _may_hold_matcher_key(value: dict[Any, Any]) -> bool:
+    """Whether a key of ``value`` may start with ``$`` (one C pass when every key is text)."""
+    try:
+        return "$" in "".join(value)
+    except TypeError:  # a key that is not text
+        return True
 _OPTIONS: dict[str, tuple[str, ...]] = {
     "$approx": ("rel", "abs"),
     "$text": ("ignore_case", "whitespace", "ignore_punctuation", "fold_quotes", "nfkc"),
