@@ -652,7 +652,11 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
     ``$judge`` is read only as ``value`` (``judge``) or its values (``judged``: arguments);
     ``$optional`` only as ``value`` of a ``member`` (an argument or an object's key)."""
     if isinstance(value, dict):
-        if _may_hold_matcher_key(value):
+        try:  # one C pass when every key is text: a "$" in none of them, no matcher
+            may_hold_matcher = "$" in "".join(value)
+        except TypeError:  # a key that is not text
+            may_hold_matcher = True
+        if may_hold_matcher:
             dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
             if dollar:
                 return _parse_matcher(value, dollar, path, file, judge, member)
@@ -670,14 +674,6 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
 
 
 _NESTED = frozenset((dict, list))
-
-
-def _may_hold_matcher_key(value: dict[Any, Any]) -> bool:
-    """Whether a key of ``value`` may start with ``$`` (one C pass when every key is text)."""
-    try:
-        return "$" in "".join(value)
-    except TypeError:  # a key that is not text
-        return True
 _OPTIONS: dict[str, tuple[str, ...]] = {
     "$approx": ("rel", "abs"),
     "$text": ("ignore_case", "whitespace", "ignore_punctuation", "fold_quotes", "nfkc"),
