@@ -125,7 +125,8 @@ def test_a_study_is_a_case_per_run_named_by_task_and_trial(tmp_path: Path) -> No
 
 
 def test_a_large_study_is_written_with_flat_memory(tmp_path: Path) -> None:
-    """The runs file is read twice (counts first), never held: 10x the runs, same peak."""
+    """The runs file is read once and never held (the cases wait in a temporary file): 10x
+    the runs, same peak."""
     peaks = []
     for n in (2_000, 20_000):
         runs = tmp_path / f"runs-{n}.jsonl"
