@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from toolscore_core import hookspecs
 from toolscore_core.config import check_config, load_config
 from toolscore_core.context import Evaluation
@@ -182,7 +182,7 @@ def test_the_format_testing_example_in_plugins_md_finds_the_bug_it_says(
 
 def test_the_readme_shows_what_its_first_command_prints() -> None:
     """The README's verdict is the one `toolscore eval` prints today, byte for byte."""
-    from tests.conftest import run_cli
+    from tests.helpers import run_cli
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     command = re.search(r"```\n(python3 -m venv .*?)\n```", readme)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import EXAMPLES, ROOT
 from toolscore_core.verify import verify_receipt
 
 DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),

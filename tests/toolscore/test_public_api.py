@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import toolscore
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 INIT = Path(toolscore.__file__)
 PACKAGES = ("toolscore", "toolscore_core", "toolscore_checks", "toolscore_formats",

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import AGENTS, run_cli
+from tests.helpers import AGENTS, check_in, run_cli
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 
 KEY = "sk-test-judge-0123456789abcdef"
@@ -22,10 +22,6 @@ YES = "yes: both say it is 18 degrees Celsius in Paris."
 
 def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _check(row: dict[str, Any], check: str) -> dict[str, Any]:
-    return next(c for c in row["evaluation"]["evidence"]["checks"] if c["check"] == check)
 
 
 @pytest.fixture
@@ -66,7 +62,7 @@ def test_rows_store_their_judgments_and_a_regrade_gives_the_same_records_offline
     assert judgment["verdict"] == "yes" and judgment["template"] == "answer-correct"
     assert judgment["response"] == YES
     assert "Paris is at 18 degrees Celsius." in judgment["request"]["messages"][1]["content"]
-    correct = _check(weather, "answer-correct")
+    correct = check_in(weather, "answer-correct")
     assert correct["status"] == "pass"
     assert correct["reason"] == (f"decided by the judge {MODEL}: the final answer gives the "
                                  "reference answer (both say it is 18 degrees Celsius in Paris)")
@@ -75,7 +71,7 @@ def test_rows_store_their_judgments_and_a_regrade_gives_the_same_records_offline
     # every row of a judged study names its judge; rows the rules decided hold no judgment
     book = rows["plan-agent:book:1"]
     assert book["judge"] == {"model": MODEL, "judgments": []}
-    assert _check(book, "answer-correct")["reason"] == "the final answer is the reference answer"
+    assert check_in(book, "answer-correct")["reason"] == "the final answer is the reference answer"
 
     # The server is gone: a regrade under the same spec, on one process or two, reads the
     # verdicts from the rows and gives every run the evaluation it was recorded with.
@@ -104,7 +100,7 @@ def test_a_judgment_removed_from_a_row_is_unknown_until_a_regrade_asks_again(
     for row in _rows(folder / "bare.v2.jsonl"):
         if row["task_id"] != "weather":
             continue
-        correct = _check(row, "answer-correct")
+        correct = check_in(row, "answer-correct")
         assert correct["status"] == "unknown"
         assert correct["reason"].endswith(
             f"the judge {MODEL}'s judgment is not in the run's stored judgments "
@@ -132,7 +128,7 @@ def test_a_study_without_a_judge_has_no_judge_in_its_rows(folder: Path) -> None:
     for row in _rows(folder / "runs.jsonl"):
         assert "judge" not in row
     weather = next(r for r in _rows(folder / "runs.jsonl") if r["task_id"] == "weather")
-    assert _check(weather, "answer-correct")["status"] == "unknown"
+    assert check_in(weather, "answer-correct")["status"] == "unknown"
 
 
 def test_judge_options_are_refused_where_they_cannot_work(folder: Path) -> None:

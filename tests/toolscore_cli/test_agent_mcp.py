@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import AGENTS, run_cli
+from tests.helpers import AGENTS, run_cli
 from tests.mcp_support import SERVER_COMMAND, record_command, sdk_stdio
 from toolscore_core.canonical import canonical_sha256
 from toolscore_core.traces import load_trace

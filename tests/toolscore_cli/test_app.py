@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
+from tests.helpers import ROOT, run_cli
 from toolscore_cli.app import COMMANDS
 
 

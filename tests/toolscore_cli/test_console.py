@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.helpers import example_folder
+from tests.helpers import ROOT, example_folder
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 TOOLSCORE = f"{sys.executable} -m toolscore_cli"

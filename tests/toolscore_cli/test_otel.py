@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
-from tests.conftest import AGENTS, ROOT, run_cli, write_json
+from tests.helpers import AGENTS, ROOT, run_cli, write_json
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_otel.otlp import from_json
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import toolscore
-from tests.conftest import run_cli, write_json
+from tests.helpers import run_cli, write_json
 from tests.toolscore_otel.collector import attributes, collector
 from toolscore_cli.app import cli
 from toolscore_core.models import ToolCall

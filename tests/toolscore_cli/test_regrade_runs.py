@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import AGENTS, run_cli
+from tests.helpers import AGENTS, run_cli
 from toolscore_core.canonical import canonical_json, canonical_sha256
 
 

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.helpers import example_folder
+from tests.helpers import ROOT, example_folder
 from toolscore_core.atomic import atomic_writer, write_text_atomic
 from toolscore_core.errors import InputError
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli, write_json
+from tests.helpers import ROOT, run_cli, write_json
 
 PLUGIN_PROJECT = ROOT / "tests" / "plugin_example"
 

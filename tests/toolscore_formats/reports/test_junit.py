@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import xmlschema
 
-from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import EXAMPLES, ROOT
 from tests.toolscore_formats.reports.samples import SCRIPT, SECRET
 from toolscore_core.context import Evaluation
 from toolscore_core.evaluation import evaluate
