@@ -11,6 +11,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from tests.helpers import run_cli
 from toolscore_cli.study_regrade import regrade_jsonl
 from toolscore_core.canonical import canonical_sha256
 
@@ -21,9 +24,10 @@ def _agent(study_dir: Path) -> str:
     return f"{sys.executable} {study_dir / 'plan_agent.py'}"
 
 
-def _run(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*TOOLSCORE, *args], capture_output=True, text=True, timeout=120,
-                          **kw)  # type: ignore[call-overload]
+def _run(args: list[str], env: dict[str, str] | None = None,
+         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``toolscore`` in this process; ``env`` holds the variables it sets for the agents."""
+    return run_cli(*args, env=env, cwd=cwd)
 
 
 def _rows(path: Path) -> list[dict]:
@@ -51,7 +55,7 @@ def test_agent_run_records_every_trial_in_parallel(study_dir: Path) -> None:
 
 def test_timeouts_and_crashes_are_recorded_not_dropped(study_dir: Path) -> None:
     out = study_dir / "runs.jsonl"
-    env = {**os.environ, "PLAN_AGENT_MODE": "hang"}
+    env = {"PLAN_AGENT_MODE": "hang"}
     result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
                    _agent(study_dir), "-o", str(out), "--tasks", "weather,book", "--jobs", "2",
                    "--timeout", "1", "--no-progress"], env=env)
@@ -63,13 +67,14 @@ def test_timeouts_and_crashes_are_recorded_not_dropped(study_dir: Path) -> None:
     assert {r["error"]["kind"] for r in rows} == {"timeout"}
 
 
+@pytest.mark.process  # SIGINT to a running command
 def test_interrupt_midway_then_resume(study_dir: Path) -> None:
     out = study_dir / "runs.jsonl"
     args = ["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
             _agent(study_dir), "-o", str(out), "--trials", "3", "--jobs", "2", "--no-progress"]
-    env = {**os.environ, "PLAN_AGENT_DELAY": "0.6"}
-    process = subprocess.Popen([*TOOLSCORE, *args], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    env = {"PLAN_AGENT_DELAY": "0.6"}
+    process = subprocess.Popen([*TOOLSCORE, *args], env={**os.environ, **env},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if out.exists() and len(out.read_bytes().splitlines()) >= 2:
@@ -189,16 +194,12 @@ def test_fail_under_on_an_empty_runs_file_is_not_a_pass(tmp_path: Path) -> None:
         "no runs, so the pass rate is unknown: not over --fail-under 50%")
 
 
-WITHOUT_RAY = [sys.executable, "-c", "import sys; sys.modules['ray'] = None; "
-               "from toolscore_cli.app import main; main()"]
-"""``toolscore`` in a Python where ``import ray`` fails, as in an install without [ray]."""
-
-
-def test_the_ray_engine_without_ray_is_one_line_naming_the_extra(study_dir: Path) -> None:
+def test_the_ray_engine_without_ray_is_one_line_naming_the_extra(
+        study_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` does without [ray]
     out = study_dir / "runs.jsonl"
-    result = subprocess.run([*WITHOUT_RAY, "agent", "run", "--spec", str(study_dir / "study.yaml"),
-                             "--agent", _agent(study_dir), "-o", str(out), "--engine", "ray"],
-                            capture_output=True, text=True, timeout=60)
+    result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"),
+                   "--agent", _agent(study_dir), "-o", str(out), "--engine", "ray"])
     assert result.returncode == 2
     assert result.stderr == ("error: --engine: the ray engine needs Ray, which is not installed; "
                              "pip install 'toolscore[ray]', or leave --engine out for the local "
@@ -226,6 +227,7 @@ def test_non_finite_seconds_are_refused(study_dir: Path) -> None:
         assert not out.exists()
 
 
+@pytest.mark.process  # two commands, one runs file: the lock between processes
 def test_a_second_agent_run_on_the_same_runs_file_exits_2(study_dir: Path) -> None:
     out = study_dir / "runs.jsonl"
     args = ["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
@@ -247,6 +249,7 @@ def test_a_second_agent_run_on_the_same_runs_file_exits_2(study_dir: Path) -> No
         ("book", 1), ("flaky", 1), ("weather", 1)]
 
 
+@pytest.mark.process  # SIGKILL to the command: its agents die with it
 def test_agents_die_with_a_sigkilled_agent_run(study_dir: Path, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()

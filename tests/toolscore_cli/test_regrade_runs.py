@@ -4,7 +4,6 @@ recorded, then ``toolscore summary`` of the regraded file."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -205,13 +204,11 @@ def test_fail_under_gates_the_regraded_study_pass_k(recorded: Path, tmp_path: Pa
 
 
 def test_a_regrade_on_ray_without_ray_is_one_line_and_writes_nothing(
-        recorded: Path, tmp_path: Path) -> None:
-    from tests.toolscore_cli.test_agent import WITHOUT_RAY
-
+        recorded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` does without [ray]
     out = tmp_path / "v2.jsonl"
-    result = subprocess.run([*WITHOUT_RAY, "regrade", str(recorded / "runs.jsonl"), "--spec",
-                             str(recorded / "study-v2.yaml"), "-o", str(out), "--engine", "ray"],
-                            capture_output=True, text=True, timeout=60)
+    result = run_cli("regrade", str(recorded / "runs.jsonl"), "--spec",
+                     str(recorded / "study-v2.yaml"), "-o", str(out), "--engine", "ray")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "pip install 'toolscore[ray]'" in result.stderr
     assert not out.exists()
