@@ -51,6 +51,7 @@ def mcp_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[
     return folder, _rows(out)
 
 
+@pytest.mark.mcp
 def test_mcp_calls_are_the_proxys_recording(mcp_runs: tuple[Path, list[dict[str, Any]]],
                                            tmp_path: Path) -> None:
     _, rows = mcp_runs
@@ -76,6 +77,7 @@ def test_mcp_calls_are_the_proxys_recording(mcp_runs: tuple[Path, list[dict[str,
         assert "call_durations" not in row["unknown"] and "call_costs" in row["unknown"]
 
 
+@pytest.mark.mcp
 def test_a_planted_prompt_injection_is_judged(
         mcp_runs: tuple[Path, list[dict[str, Any]]]) -> None:
     _, rows = mcp_runs
@@ -96,6 +98,7 @@ def test_a_planted_prompt_injection_is_judged(
     assert gullible["outcome"] == "failed" and gullible["passed"] is False
 
 
+@pytest.mark.mcp
 def test_a_planted_fault_is_judged(mcp_runs: tuple[Path, list[dict[str, Any]]]) -> None:
     _, rows = mcp_runs
     honest, boastful = sorted((r for r in rows if r["task_id"] == "deploy"),
@@ -112,6 +115,7 @@ def test_a_planted_fault_is_judged(mcp_runs: tuple[Path, list[dict[str, Any]]]) 
     assert _checks(boastful)["claimed-success"] == "fail"
 
 
+@pytest.mark.mcp
 def test_regrading_mcp_runs_keeps_the_planted_evidence(
         mcp_runs: tuple[Path, list[dict[str, Any]]]) -> None:
     folder, rows = mcp_runs

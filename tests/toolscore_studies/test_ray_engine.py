@@ -33,7 +33,7 @@ from toolscore_studies.spec import load_study
 
 MEASURED = ("started_at", "duration")
 NODE_KEY = "sk-the-clusters-own-key-0123"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
 
 @pytest.fixture(scope="module")
