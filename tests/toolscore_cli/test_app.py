@@ -100,6 +100,7 @@ print(os.WIFSIGNALED(status) and os.WTERMSIG(status))
 """
 
 
+@pytest.mark.process  # a forked worker and SIGTERM
 def test_a_forked_worker_dies_of_sigterm_as_before() -> None:
     """The entry point turns SIGTERM into an exception (temp files are removed); a process
     pool's forked worker that inherits the handler still dies of the signal, quietly."""

@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers import ROOT, example_folder
 
+pytestmark = pytest.mark.process  # real pipes closed by real readers
+
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 TOOLSCORE = f"{sys.executable} -m toolscore_cli"
 

@@ -13,6 +13,8 @@ import pytest
 
 from tests.helpers import ROOT, run_cli, write_json
 
+pytestmark = pytest.mark.process  # a pip-installed distribution found by its entry points
+
 PLUGIN_PROJECT = ROOT / "tests" / "plugin_example"
 
 

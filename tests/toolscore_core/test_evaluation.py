@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from toolscore_core.canonical import canonical_sha256
 from toolscore_core.evaluation import evaluate, evaluate_files
 from toolscore_core.models import ToolCall
@@ -84,6 +86,7 @@ print(e.record_sha256)
 """
 
 
+@pytest.mark.process  # other interpreters, other hash seeds
 def test_the_same_evaluation_hashes_the_same_in_other_processes(examples, tmp_path) -> None:
     gold, trace = str(examples / "gold.json"), str(examples / "trace.json")
     digests = set()

@@ -355,6 +355,7 @@ print(evaluate_files(sys.argv[1], sys.argv[2]).record_sha256)
 """
 
 
+@pytest.mark.process  # other interpreters, other hash seeds
 def test_record_sha256_is_the_same_in_other_processes(folder: Path, tmp_path: Path) -> None:
     expected = evaluate_files(folder / "gold.json", folder / "trace.json").record_sha256
     digests = set()
