@@ -96,6 +96,11 @@ def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """Every line of a JSON Lines file (a runs file), each of which must be JSON."""
+    return [json.loads(line) for line in path.read_bytes().splitlines()]
+
+
 def write_json(path: Path, value: Any, *, indent: int | None = None) -> Path:
     """Write ``value`` as JSON at ``path`` and return the path."""
     path.write_text(json.dumps(value, indent=indent), encoding="utf-8")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import read_rows, run_cli
 from toolscore_cli.study_regrade import regrade_jsonl
 from toolscore_core.canonical import canonical_sha256
 
@@ -30,17 +30,13 @@ def _run(args: list[str], env: dict[str, str] | None = None,
     return run_cli(*args, env=env, cwd=cwd)
 
 
-def _rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
 def test_agent_run_records_every_trial_in_parallel(study_dir: Path) -> None:
     out = study_dir / "runs.jsonl"
     result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
                    _agent(study_dir), "-o", str(out), "--trials", "3", "--jobs", "2",
                    "--timeout", "20", "--json", str(study_dir / "summary.json")])
     assert result.returncode == 0, result.stderr
-    rows = _rows(out)
+    rows = read_rows(out)
     assert sorted((r["task_id"], r["trial"]) for r in rows) == sorted(
         (t, n) for t in ("weather", "book", "flaky") for n in (1, 2, 3))
     outcomes = {(r["task_id"], r["trial"]): r["outcome"] for r in rows}
@@ -62,7 +58,7 @@ def test_timeouts_and_crashes_are_recorded_not_dropped(study_dir: Path) -> None:
     assert result.returncode == 1, result.stderr  # every run is written, then exit 1
     assert f"2 runs of 2 ended in an error (see the error field of those rows in {out})" in (
         result.stderr)
-    rows = _rows(out)
+    rows = read_rows(out)
     assert [r["outcome"] for r in rows] == ["error", "error"]
     assert {r["error"]["kind"] for r in rows} == {"timeout"}
 
@@ -91,7 +87,7 @@ def test_interrupt_midway_then_resume(study_dir: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert f"resuming: {len(first)} runs already" in result.stderr
     assert out.read_bytes().startswith(kept)  # finished runs untouched
-    rows = _rows(out)
+    rows = read_rows(out)
     assert sorted((r["task_id"], r["trial"]) for r in rows) == sorted(
         (t, n) for t in ("weather", "book", "flaky") for n in (1, 2, 3))
 
@@ -123,7 +119,7 @@ def test_regrade_the_runs_under_a_changed_spec(study_dir: Path, capsys: object) 
                          gold=None, weights=None, jobs=2)
     assert code == 0
     old_lines = out.read_bytes().splitlines()
-    new_rows = _rows(regraded)
+    new_rows = read_rows(regraded)
     assert len(new_rows) == len(old_lines)
     for line, new in zip(old_lines, new_rows, strict=True):
         old = json.loads(line)
@@ -245,7 +241,7 @@ def test_a_second_agent_run_on_the_same_runs_file_exits_2(study_dir: Path) -> No
         assert second.stderr.count("\n") == 1
     finally:
         assert first.wait(timeout=60) == 0
-    assert sorted((r["task_id"], r["trial"]) for r in _rows(out)) == [
+    assert sorted((r["task_id"], r["trial"]) for r in read_rows(out)) == [
         ("book", 1), ("flaky", 1), ("weather", 1)]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import AGENTS, run_cli
+from tests.helpers import AGENTS, read_rows, run_cli
 from toolscore_core.canonical import canonical_json, canonical_sha256
 
 
@@ -28,10 +28,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _lines(path: Path) -> list[bytes]:
     return path.read_bytes().splitlines()
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in _lines(path)]
 
 
 def _evidence_kept(before: bytes, after: bytes) -> None:
@@ -236,7 +232,7 @@ def test_the_summary_counts_the_flips_of_each_check(recorded: Path, tmp_path: Pa
                      "--json", str(table))
     assert result.returncode == 0, result.stderr
     counted: dict[tuple[str, str | None, str | None], int] = {}
-    for old, new in zip(_rows(runs), _rows(out), strict=True):
+    for old, new in zip(read_rows(runs), read_rows(out), strict=True):
         if "regraded" not in new:
             continue
         before, after = _statuses(old), _statuses(new)
