@@ -29,7 +29,16 @@ def pytest_report_header() -> str:
     return f"hypothesis profile: {HYPOTHESIS_PROFILE} ({draws} examples)"
 
 
-from tests.helpers import AGENTS, EXAMPLES  # noqa: E402
+# The helpers live in tests/helpers.py (import them from there); these names are also
+# importable from here.
+from tests.helpers import (  # noqa: E402, F401
+    AGENTS,
+    EXAMPLES,
+    ROOT,
+    run_cli,
+    run_cli_process,
+    write_json,
+)
 
 
 @pytest.fixture
