@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import Phase, settings
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from toolscore_core import hookspecs
 from toolscore_core.config import check_config, load_config
 from toolscore_core.context import Evaluation
@@ -189,8 +190,11 @@ def test_the_format_testing_example_in_plugins_md_finds_the_bug_it_says(
         exec(example, namespace)
         namespace["test_claims_its_logs"](tmp_path)
         namespace["test_steals_nothing"]()
+        # Finding the bug is what the example promises; shrinking what it found (a minute
+        # of CPU without a saved example database, as in CI) proves nothing more.
+        found_only = settings(phases=[Phase.explicit, Phase.reuse, Phase.generate])
         with pytest.raises((TypeError, KeyError, ExceptionGroup)):
-            namespace["test_reads_or_refuses_any_json"]()
+            found_only(namespace["test_reads_or_refuses_any_json"])()
         with pytest.raises(TypeError):
             namespace["assert_reads_or_refuses"](namespace["ACME_LOG"], {"acme_log": [None]})
         with pytest.raises(KeyError):
@@ -201,7 +205,7 @@ def test_the_format_testing_example_in_plugins_md_finds_the_bug_it_says(
 
 def test_the_readme_shows_what_its_first_command_prints() -> None:
     """The README's verdict is the one `toolscore eval` prints today, byte for byte."""
-    from tests.conftest import run_cli
+    from tests.helpers import run_cli
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     command = re.search(r"```\n(python3 -m venv .*?)\n```", readme)
