@@ -19,6 +19,7 @@ from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
     build_receipt,
     check_shape,
+    flag_files,
     is_receipt,
     relative_path,
     write_receipt,
@@ -225,7 +226,7 @@ def regrade_checked(
         gold, weights, forbidden, config), final_answer=final_answer, registry=registry)
     receipt = build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
-        honesty_config=paths["honesty_config"], injected=paths["injected"],
+        **flag_files(paths),
         config=paths["config"], final_answer=final_answer, receipt_path=nominal,
         regraded_from=regraded_from, changes=None if changes is None else changes.to_dict(),
     )

@@ -23,6 +23,7 @@ from toolscore_core.receipts import (
     INPUT_ROLES,
     check_shape,
     final_answer_sha256,
+    flag_config,
     input_path,
     load_receipt,
 )
@@ -466,9 +467,7 @@ def evaluate_bound(
         forbidden_path=paths["forbidden"],
         final_answer=final_answer,
         config_path=paths["config"],
-        injected_path=paths["injected"],
-        honesty_config_path=paths["honesty_config"],
-        validate_side_effects=bool(settings["validate_side_effects"]),
+        config=flag_config(registry, paths, settings),
         judge=judge, registry=registry,
     )
     return evaluation, paths
@@ -588,12 +587,12 @@ def _rebuild(
     receipt: Mapping[str, Any], evaluation: Evaluation, paths: Mapping[str, Path | None],
     base: str | os.PathLike[str], final_answer: str | None,
 ) -> dict[str, Any]:
-    from toolscore_core.receipts import build_receipt
+    from toolscore_core.receipts import build_receipt, flag_files
 
     settings = receipt["settings"]
     return build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
-        honesty_config=paths["honesty_config"], injected=paths["injected"],
+        **flag_files(paths),
         config=paths["config"], judgments=paths["judgments"], final_answer=final_answer,
         receipt_path=Path(base) / "receipt.json",
         regraded_from=settings.get("regraded_from"), created_at=receipt.get("created_at"))
