@@ -17,6 +17,7 @@ from toolscore_core.evaluation import evaluate_files
 from toolscore_core.inputs import read_input
 from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
+    FLAG_INPUTS,
     build_receipt,
     check_shape,
     flag_files,
@@ -274,7 +275,7 @@ def _evaluate(
     bound: dict[str, Path | None] = {
         "gold": Path(gold), "trace": Path(checked.source),
         "forbidden": None if forbidden is None else Path(forbidden),
-        "honesty_config": None, "injected": None,
+        **dict.fromkeys(FLAG_INPUTS),
         "config": None if config is None else Path(config),
     }
     return evaluation, bound, None

@@ -20,6 +20,7 @@ from toolscore_core.evaluation import evaluate_files
 from toolscore_core.inputs import input_sha256, is_inside
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.receipts import (
+    FLAG_SETTINGS,
     INPUT_ROLES,
     check_shape,
     final_answer_sha256,
@@ -541,11 +542,10 @@ def recompute_receipt(
                                            registry=registry)
     except InputError as exc:
         settings = receipt["settings"]
-        return Recompute(status="cannot reproduce", reason=(
-            f"{exc.one_line()} (re-run under the receipt's settings.trace_format "
-            f"{settings.get('trace_format')!r}, settings.validate_side_effects "
-            f"{settings.get('validate_side_effects')!r}, settings.judge_model "
-            f"{settings.get('judge_model')!r})"))
+        shown = ", ".join(f"settings.{name} {settings.get(name)!r}"
+                          for name in ("trace_format", *FLAG_SETTINGS, "judge_model"))
+        return Recompute(status="cannot reproduce",
+                         reason=f"{exc.one_line()} (re-run under the receipt's {shown})")
     rebuilt = _rebuild(receipt, evaluation, paths, base, final_answer)
     if "changes" in rebuilt:  # a regraded receipt
         if "changes" in receipt:
@@ -674,7 +674,7 @@ def _fields_text(found: list[FieldDiff]) -> str:
 
 
 _PROBES: tuple[tuple[str, Any], ...] = (
-    ("validate_side_effects", lambda value: not value),
+    *((name, lambda value: not value) for name in FLAG_SETTINGS),
     ("trace_format", lambda value: "auto"),
     ("weights", lambda value: None),
     ("judge_model", lambda value: None),
