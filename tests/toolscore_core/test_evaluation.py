@@ -157,13 +157,15 @@ def test_a_shorthand_of_a_disabled_plugin_is_an_error_naming_it(tmp_path: Path) 
     calls = [ToolCall(tool="search", args={})]
     with pytest.raises(InputError, match=r"--validate-side-effects sets an option of the plugin "
                        r"'toolscore_checks.side_effects', which is disabled"):
-        evaluate(expected, calls, validate_side_effects=True, registry=registry)
+        evaluate(expected, calls, registry=registry,
+                 config=registry.config_with(validate_side_effects=True))
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps(expected), encoding="utf-8")
     trace = tmp_path / "trace.json"
     trace.write_text(json.dumps([{"tool": "search", "args": {}}]), encoding="utf-8")
     with pytest.raises(InputError, match=r"toolscore_checks\.side_effects"):
-        evaluate_files(gold, trace, validate_side_effects=True, registry=registry)
+        evaluate_files(gold, trace, registry=registry,
+                       config=registry.config_with(validate_side_effects=True))
     # Left off, the switch asks nothing of the missing plugin.
     assert evaluate(expected, calls, registry=registry).score == 1.0
 

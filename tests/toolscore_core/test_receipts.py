@@ -36,7 +36,8 @@ def _make(folder: Path, receipt_name: str = "receipts/run.receipt.json",
     paths = {role: folder / name for role, name in FILES.items()}
     evaluation = evaluate_files(
         paths["gold"], paths["trace"], forbidden_path=paths["forbidden"],
-        honesty_config_path=paths["honesty_config"], injected_path=paths["injected"],
+        config=default_registry().config_with(honesty_config_path=paths["honesty_config"],
+                                              injected_path=paths["injected"]),
         final_answer=final_answer)
     target = folder / receipt_name
     write_evaluation_receipt(target, evaluation, final_answer=final_answer,

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from tests.helpers import EXAMPLES, read_json, write_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.plugins import default_registry
 from toolscore_core.receipts import seal, write_evaluation_receipt
 from toolscore_core.regrade import regrade
 from toolscore_core.verify import verify_chain, verify_receipt
@@ -35,7 +36,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
              "injected": folder / "injected.json"}
     evaluation = evaluate_files(
         paths["gold"], paths["trace"], forbidden_path=paths["forbidden"],
-        honesty_config_path=paths["honesty_config"], injected_path=paths["injected"])
+        config=default_registry().config_with(honesty_config_path=paths["honesty_config"],
+                                              injected_path=paths["injected"]))
     receipt = write_evaluation_receipt(folder / "run.receipt.json", evaluation, **paths)
     return folder, receipt
 
