@@ -116,9 +116,47 @@ if TYPE_CHECKING:
     from toolscore import receipts as receipts
     from toolscore import testing as testing
 
+    # -- the format toolkit: what format readers and report writers share --
+    from toolscore_core.components import toolscore_version as toolscore_version
+    from toolscore_core.documents import STRICT_DECODER as STRICT_DECODER
+    from toolscore_core.matchers import decide as decide
+    from toolscore_core.patterns import TIMED_OUT as TIMED_OUT
+    from toolscore_formats.calls import (
+        CallTable as CallTable,
+        outcome as outcome,
+    )
+    from toolscore_formats.content import (
+        block_content as block_content,
+        error_text as error_text,
+        text_of as text_of,
+    )
+    from toolscore_formats.cursor import TextCursor as TextCursor
+    from toolscore_formats.spans import is_span as is_span
+    from toolscore_formats.times import (
+        iso_from_nanos as iso_from_nanos,
+        iso_timestamp as iso_timestamp,
+        parse_time as parse_time,
+        seconds_between as seconds_between,
+    )
+    from toolscore_formats.values import (
+        as_float as as_float,
+        as_int as as_int,
+        as_str as as_str,
+        decode_args as decode_args,
+        dict_of as dict_of,
+        list_of as list_of,
+        maybe_json as maybe_json,
+        name_of as name_of,
+    )
+    from toolscore_secrets.redaction import (
+        known_secrets as known_secrets,
+        mask_known as mask_known,
+        redact_text as redact_text,
+    )
+
     __version__: str
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (two blocks, each sorted: the core, then the format toolkit)
     "ANY",
     "JSON_FAILURES",
     "AllOf",
@@ -199,6 +237,33 @@ __all__ = [
     "type_name",
     "values_match",
     "verify_receipt",
+    # -- the format toolkit: what format readers and report writers share --
+    "STRICT_DECODER",
+    "TIMED_OUT",
+    "CallTable",
+    "TextCursor",
+    "as_float",
+    "as_int",
+    "as_str",
+    "block_content",
+    "decide",
+    "decode_args",
+    "dict_of",
+    "error_text",
+    "is_span",
+    "iso_from_nanos",
+    "iso_timestamp",
+    "known_secrets",
+    "list_of",
+    "mask_known",
+    "maybe_json",
+    "name_of",
+    "outcome",
+    "parse_time",
+    "redact_text",
+    "seconds_between",
+    "text_of",
+    "toolscore_version",
 ]
 
 # module -> the public names it defines, imported on first attribute access
@@ -232,7 +297,25 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "toolscore_core.wording": ("count", "number"),
     "toolscore_studies.runner": ("run_study",),
 }
-_EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names}
+# the format toolkit: what format readers and report writers share
+_TOOLKIT: dict[str, tuple[str, ...]] = {
+    "toolscore_core.components": ("toolscore_version",),
+    "toolscore_core.documents": ("STRICT_DECODER",),
+    "toolscore_core.matchers": ("decide",),
+    "toolscore_core.patterns": ("TIMED_OUT",),
+    "toolscore_formats.calls": ("CallTable", "outcome"),
+    "toolscore_formats.content": ("block_content", "error_text", "text_of"),
+    "toolscore_formats.cursor": ("TextCursor",),
+    "toolscore_formats.spans": ("is_span",),
+    "toolscore_formats.times": ("iso_from_nanos", "iso_timestamp", "parse_time", "seconds_between"),
+    "toolscore_formats.values": (
+        "as_float", "as_int", "as_str", "decode_args", "dict_of", "list_of", "maybe_json",
+        "name_of",
+    ),
+    "toolscore_secrets.redaction": ("known_secrets", "mask_known", "redact_text"),
+}
+_EXPORTS: dict[str, str] = {name: module for modules in (_MODULES, _TOOLKIT)
+                            for module, names in modules.items() for name in names}
 
 # public submodules, imported on first attribute access (``toolscore.testing``)
 _SUBMODULES: tuple[str, ...] = ("receipts", "testing")

@@ -7,12 +7,9 @@ from collections.abc import Iterable, Mapping
 from itertools import repeat
 from typing import Any
 
-from toolscore_core.documents import type_name
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ToolCall, Trace, TraceFormat
-from toolscore_formats.common import as_float, as_str, decode_args
+from toolscore import InputError, ToolCall, Trace, TraceFormat, hookimpl, type_name
 from toolscore_formats.times import iso_timestamp
+from toolscore_formats.values import as_float, as_str, decode_args
 
 CALL_KEYS = frozenset(
     ("id", "tool", "args", "raw_args", "result", "is_error", "error", "duration", "cost",
