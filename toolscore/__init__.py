@@ -131,6 +131,7 @@ if TYPE_CHECKING:
         text_of as text_of,
     )
     from toolscore_formats.cursor import TextCursor as TextCursor
+    from toolscore_formats.messages import Conversation as Conversation
     from toolscore_formats.spans import is_span as is_span
     from toolscore_formats.times import (
         iso_from_nanos as iso_from_nanos,
@@ -241,6 +242,7 @@ __all__ = [  # noqa: RUF022 (two blocks, each sorted: the core, then the format 
     "STRICT_DECODER",
     "TIMED_OUT",
     "CallTable",
+    "Conversation",
     "TextCursor",
     "as_float",
     "as_int",
@@ -306,6 +308,7 @@ _TOOLKIT: dict[str, tuple[str, ...]] = {
     "toolscore_formats.calls": ("CallTable", "outcome"),
     "toolscore_formats.content": ("block_content", "error_text", "text_of"),
     "toolscore_formats.cursor": ("TextCursor",),
+    "toolscore_formats.messages": ("Conversation",),
     "toolscore_formats.spans": ("is_span",),
     "toolscore_formats.times": ("iso_from_nanos", "iso_timestamp", "parse_time", "seconds_between"),
     "toolscore_formats.values": (

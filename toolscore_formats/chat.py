@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import InputError, Trace, count
-from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.calls import CallRow, outcome
 from toolscore_formats.content import block_content, text_of
+from toolscore_formats.messages import Conversation
 from toolscore_formats.values import as_str
 
 
@@ -17,11 +18,9 @@ class ChatReader:
     def __init__(self, place: str = "$.messages") -> None:
         self.place = place
         """The JSON path of the message list, for errors."""
-        self.table = CallTable()
-        self.notes: list[str] = []
-        self.final_answer: str | None = None
-        self.replies: list[str] = []
-        """Every assistant text, in order (what ``expected_outputs`` reads)."""
+        self.talk = Conversation()
+        self.table = self.talk.table
+        self.notes = self.talk.notes
         # The latest assistant message's calls: what a tool message without a usable
         # tool_call_id answers (Ollama and other look-alikes write none), by position.
         self.turn: list[CallRow] = []
@@ -36,10 +35,8 @@ class ChatReader:
             if self.turn:
                 self._end_turn()
             self.turn_index = index
-            self.final_answer = self._assistant(message, index)
-            reply = text_of(message.get("content"))
-            if reply is not None:
-                self.replies.append(reply)
+            final = self._assistant(message, index)
+            self.talk.said(text_of(message.get("content")), final=final)
         elif role == "tool":
             result = block_content(message.get("content"))
             call_id = message.get("tool_call_id")
@@ -129,9 +126,8 @@ class ChatReader:
 
     def trace(self, model: Any = None, usage: Any = None) -> Trace:
         self._end_turn()
-        return Trace(calls=self.table.calls(), final_answer=self.final_answer,
-                     model=as_str(model), usage=usage if isinstance(usage, dict) else None,
-                     notes=tuple(self.notes), replies=tuple(self.replies))
+        return self.talk.trace(model=as_str(model),
+                               usage=usage if isinstance(usage, dict) else None)
 
 
 def read_messages(messages: list[Any]) -> Trace:
