@@ -159,10 +159,46 @@ if TYPE_CHECKING:
         suspicious as suspicious,
         suspicious_value as suspicious_value,
     )
+    # -- the format toolkit: what format readers and report writers share --
+    from toolscore_core.components import toolscore_version as toolscore_version
+    from toolscore_core.documents import STRICT_DECODER as STRICT_DECODER
+    from toolscore_core.matchers import decide as decide
+    from toolscore_formats.calls import (
+        CallTable as CallTable,
+        outcome as outcome,
+    )
+    from toolscore_formats.content import (
+        block_content as block_content,
+        error_text as error_text,
+        text_of as text_of,
+    )
+    from toolscore_formats.cursor import TextCursor as TextCursor
+    from toolscore_formats.messages import Conversation as Conversation
+    from toolscore_formats.spans import is_span as is_span
+    from toolscore_formats.times import (
+        iso_from_nanos as iso_from_nanos,
+        iso_timestamp as iso_timestamp,
+        parse_time as parse_time,
+        seconds_between as seconds_between,
+    )
+    from toolscore_formats.values import (
+        as_float as as_float,
+        as_int as as_int,
+        as_str as as_str,
+        decode_args as decode_args,
+        dict_of as dict_of,
+        list_of as list_of,
+        maybe_json as maybe_json,
+        name_of as name_of,
+    )
+    from toolscore_secrets.redaction import (
+        known_secrets as known_secrets,
+        mask_known as mask_known,
+    )
 
     __version__: str
 
-__all__ = [  # noqa: RUF022 - the names the built-ins use come last, in their own block
+__all__ = [  # noqa: RUF022 (blocks, each sorted: the core, what the built-ins use, the format toolkit)
     "ANY",
     "JSON_FAILURES",
     "AllOf",
@@ -272,6 +308,32 @@ __all__ = [  # noqa: RUF022 - the names the built-ins use come last, in their ow
     "undecided_arguments",
     "undecided_in",
     "write_text_atomic",
+    # -- the format toolkit: what format readers and report writers share --
+    "STRICT_DECODER",
+    "CallTable",
+    "Conversation",
+    "TextCursor",
+    "as_float",
+    "as_int",
+    "as_str",
+    "block_content",
+    "decide",
+    "decode_args",
+    "dict_of",
+    "error_text",
+    "is_span",
+    "iso_from_nanos",
+    "iso_timestamp",
+    "known_secrets",
+    "list_of",
+    "mask_known",
+    "maybe_json",
+    "name_of",
+    "outcome",
+    "parse_time",
+    "seconds_between",
+    "text_of",
+    "toolscore_version",
 ]
 
 # module -> the public names it defines, imported on first attribute access
@@ -326,9 +388,26 @@ _BUILT_INS_USE: dict[str, tuple[str, ...]] = {
         "suspicious_value",
     ),
 }
+# the format toolkit: what format readers and report writers share
+_TOOLKIT: dict[str, tuple[str, ...]] = {
+    "toolscore_core.components": ("toolscore_version",),
+    "toolscore_core.documents": ("STRICT_DECODER",),
+    "toolscore_core.matchers": ("decide",),
+    "toolscore_formats.calls": ("CallTable", "outcome"),
+    "toolscore_formats.content": ("block_content", "error_text", "text_of"),
+    "toolscore_formats.cursor": ("TextCursor",),
+    "toolscore_formats.messages": ("Conversation",),
+    "toolscore_formats.spans": ("is_span",),
+    "toolscore_formats.times": ("iso_from_nanos", "iso_timestamp", "parse_time", "seconds_between"),
+    "toolscore_formats.values": (
+        "as_float", "as_int", "as_str", "decode_args", "dict_of", "list_of", "maybe_json",
+        "name_of",
+    ),
+    "toolscore_secrets.redaction": ("known_secrets", "mask_known"),
+}
 _EXPORTS: dict[str, str] = {
     name: module
-    for modules in (_MODULES, _BUILT_INS_USE)
+    for modules in (_MODULES, _BUILT_INS_USE, _TOOLKIT)
     for module, names in modules.items()
     for name in names
 }
