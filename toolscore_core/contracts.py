@@ -19,7 +19,6 @@ from toolscore_core.models import (
     SideEffect,
 )
 from toolscore_core.patterns import PatternError, compile_pattern
-from toolscore_core.plain_calls import plain_calls
 from toolscore_core.structure import Refusal, at_least, get_converter, shape, structure
 
 
@@ -57,10 +56,8 @@ def parse_contract(data: Any, *, file: str | None = None) -> Contract:
     if "expected" not in data:
         raise InputError('missing "expected"', file=file, place="$",
                          fix='add "expected": [...] (the expected calls)')
-    rest = Contract()
-    if len(data) > 1:  # a contract of expected calls alone needs no cattrs (start-up time)
-        rest = structure({k: v for k, v in data.items() if k != "expected"}, Contract,
-                         source=file)
+    rest = structure({k: v for k, v in data.items() if k != "expected"}, Contract,
+                     source=file)
     if data["expected"] is None:
         raise InputError("expected calls must be a list, not null", file=file,
                          place="$.expected", fix='write [{"tool": "name", "args": {...}}]')
@@ -115,10 +112,6 @@ def parse_expected(
     items: Any, *, file: str | None = None, path: str = "$"
 ) -> tuple[ExpectedCall, ...]:
     """Expected calls from a list of objects or ExpectedCall records."""
-    if isinstance(items, list | tuple):
-        plain = plain_calls(items)
-        if plain is not None:
-            return plain
     return structure(items, tuple[ExpectedCall, ...], source=file, place=path)
 
 
@@ -142,14 +135,14 @@ def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
     object is not one: ``"args": {"$any": true}`` would leave metrics nothing to compare)."""
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise Refusal(f"must be an object, not {type_name(value)}",
                       'write "args": {...}, or omit it to not check arguments')
     try:
-        parsed = from_json(dict(value), judged=judged)
+        parsed = from_json(value if type(value) is dict else dict(value), judged=judged)
     except RecursionError:
         raise Refusal("values nested too deeply to read", "flatten the arguments") from None
-    if isinstance(parsed, Matcher):
+    if type(parsed) is not dict and isinstance(parsed, Matcher):
         raise Refusal(
             f"a matcher ({next(iter(value))}) stands for one argument's value, not for the "
             "whole arguments object",

@@ -119,7 +119,7 @@ class Trace:
 
 
 def _arguments(record: Any, _: Any, args: Any) -> None:
-    if args is not None and not isinstance(args, Mapping):
+    if args is not None and type(args) is not dict and not isinstance(args, Mapping):
         raise TypeError(f"{type(record).__name__}'s args must be a dict of arguments "
                         "(matchers go on the values) or None to not check them, not "
                         f"{type(args).__name__}")
