@@ -105,13 +105,21 @@ def test_any_changed_byte_of_the_envelope_fails(signed: tuple[Path, Path, Any],
         problems = _problems(receipt_path, key)
     finally:
         envelope.write_bytes(original)
-    # a byte JSON does not read (whitespace between tokens) changes nothing signed
+    # a byte JSON does not read (whitespace between tokens) changes nothing signed, nor
+    # does one that only drops the unsigned key-id hint (DSSE leaves it unauthenticated)
     if problems == ():
         before, after = json.loads(original), json.loads(
             original[:at] + bytes([new]) + original[at + 1:])
-        assert before == after
+        assert _signed(before) == _signed(after)
     else:
         assert all(p.startswith("signature: ") for p in problems)
+
+
+
+def _signed(envelope: Any) -> tuple[Any, Any, list[Any]]:
+    """What a DSSE signature covers or carries: the payload, its type and each signature."""
+    return (envelope["payload"], envelope["payloadType"],
+            [entry.get("sig") for entry in envelope["signatures"]])
 
 
 def test_a_statement_changed_and_re_encoded_fails(signed: tuple[Path, Path, Any]) -> None:
