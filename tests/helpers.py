@@ -115,9 +115,20 @@ def check_in(record: dict[str, Any], check: str) -> dict[str, Any]:
 
 def run_check(check_id: str, expected: Any, trace: Any, **options: Any) -> CheckResult | None:
     """Evaluate ``trace`` against ``expected`` and return the result of one check (``None``
-    when the check does not apply)."""
+    when the check does not apply). ``options`` are ``evaluate()``'s keywords, and the
+    plugins' shorthand flags (``injected=...``), which go into ``config=`` as
+    ``Registry.config_with`` puts them."""
+    import inspect
+
     import toolscore
 
+    keywords = inspect.signature(toolscore.evaluate).parameters
+    flags = {k: options.pop(k) for k in list(options) if k not in keywords}
+    if flags:
+        from toolscore_core.plugins import default_registry
+
+        registry = options.get("registry") or default_registry()
+        options["config"] = registry.config_with(options.get("config"), **flags)
     return toolscore.evaluate(expected, trace, **options).evidence.get(check_id)
 
 
