@@ -160,14 +160,14 @@ def cli_section() -> None:
     print(f"{'eval (3 calls)':>15}: toolscore {ours:.3f}  tool-scorer {peer:.3f}  "
           f"ratio {ours / peer:.2f}")
     print(f"{'floor':>15}: {floor:.3f} s = {floor / peer:.2f} of tool-scorer's eval: Python "
-          "importing click, attrs, pluggy + entry points,\n"
+          "importing click, attrs, cattrs, pluggy + entry points,\n"
           f"{'':>17}rapidfuzz, rich and printing one table (bench/_floor.py)")
     print(f"{'own code':>15}: toolscore {ours - floor:.3f} s = {(ours - floor) / peer:.2f} of "
           "tool-scorer's eval (target <= 0.35)")
     print(f"{'README example':>15}: toolscore {ours_example:.3f}  tool-scorer "
-          f"{peer_example:.3f}  ratio {ours_example / peer_example:.2f} (no target: matchers "
-          "load cattrs,\n"
-          f"{'':>17}a final answer the language model of claimed-success)")
+          f"{peer_example:.3f}  ratio {ours_example / peer_example:.2f} (no target: its final "
+          "answer loads\n"
+          f"{'':>17}the language model of claimed-success)")
 
 
 if __name__ == "__main__":
