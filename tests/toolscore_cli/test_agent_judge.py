@@ -41,7 +41,8 @@ def _judged_run(folder: Path, *options: str) -> Path:
     assert out.returncode == 0, out.stderr
     assert KEY not in out.stdout + out.stderr
     # one question per weather run: the book answers are the reference word for word
-    assert len(server.seen) == 2
+    assert len(server.seen) == 2, [(row["run_id"], row.get("outcome"), row.get("error"))
+                                   for row in read_rows(folder / "runs.jsonl")]
     assert {seen.authorization for seen in server.seen} == {f"Bearer {KEY}"}
     return folder / "runs.jsonl"
 
