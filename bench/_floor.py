@@ -1,4 +1,4 @@
-"""The least any ``toolscore eval`` built as the design card says can cost: start
+"""The least any ``toolscore eval`` built on toolscore's libraries can cost: start
 Python, import the libraries that evaluating the bench's small trace loads (click to parse
 the command line, attrs for the records, cattrs to read the contract, pluggy with the entry
 points listed by importlib.metadata, rapidfuzz for the edit distance, rich's Console and

@@ -12,8 +12,8 @@ and the linearity ratio time(100,000) / time(1,000). Then the wall time of
 
 Targets: 1,000 calls over 10 tools (with the noise of bench/synthetic.py) at least 20x
 faster than tool-scorer; 100,000 calls in no more than 150x the time of 1,000; toolscore's
-own share of ``toolscore eval`` (its wall time minus the floor: what the design card's
-libraries cost before any toolscore code runs, bench/_floor.py) at most 0.35 of
+own share of ``toolscore eval`` (its wall time minus the floor: what the libraries it is
+built on cost before any toolscore code runs, bench/_floor.py) at most 0.35 of
 tool-scorer's ``eval``; ``--help`` at most half of tool-scorer's.
 """
 

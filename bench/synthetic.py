@@ -24,6 +24,14 @@ def make_case(
         tool = tools[rng.randrange(n_tools)]
         expected.append({"tool": tool, "args": {"id": i, "query": f"q{rng.randrange(1000)}",
                                                 "limit": rng.choice([5, 10, 20])}})
+    return expected, agent_run(expected, tools, rng)
+
+
+def agent_run(expected: list[dict[str, Any]], tools: list[str],
+              rng: random.Random) -> list[dict[str, Any]]:
+    """The calls of one run following ``expected``, with :func:`make_case`'s noise drawn
+    from ``rng`` (each seed a run of its own: its noise, and its durations)."""
+    n_tools = len(tools)
     actual: list[dict[str, Any]] = []
     for call in expected:
         roll = rng.random()
@@ -43,4 +51,4 @@ def make_case(
         if 0.09 <= roll < 0.11:
             actual.append({"tool": tools[rng.randrange(n_tools)], "args": {"id": -1},
                            "result": "extra"})
-    return expected, actual
+    return actual

@@ -67,7 +67,11 @@ class Outcome:
     counts: dict[str, int]
     gates: tuple[tuple[str, str], ...]
     """The gates this trace fails: (flag, the line saying why); empty: none."""
-    record_json: str | None
+    entry_json: str | None
+    """The trace's entry in the JSON document (built where it was evaluated, so that the
+    batch's process only joins the entries); None without ``--json``."""
+    row: tuple[str, str, str, str]
+    """The trace's row of the table: id (credentials masked), score, evidence, gates."""
     junit_suite: str | None
     junit_verdicts: tuple[str | None, ...]
     receipt: str | None
@@ -110,11 +114,12 @@ def evaluate_item(item: Item, settings: Settings, registry: Any) -> Outcome:
     config = item.config or settings.config
     honesty = item.honesty_config or settings.honesty_config
     injected = item.injected or settings.injected
+    flags = registry.config_with(injected_path=injected, honesty_config_path=honesty,
+                                 validate_side_effects=settings.validate_side_effects)
     evaluation = evaluate_files(
         item.gold, item.trace, trace_format=settings.trace_format, weights=settings.weights,
         forbidden_path=forbidden, final_answer=item.final_answer, config_path=config,
-        injected_path=injected, honesty_config_path=honesty,
-        validate_side_effects=settings.validate_side_effects, registry=registry)
+        config=flags, registry=registry)
     gates = gate_failures(evaluation, settings)
     receipt = None
     if settings.receipt_dir is not None:
@@ -131,10 +136,24 @@ def evaluate_item(item: Item, settings: Settings, registry: Any) -> Outcome:
         from toolscore_formats.reports.junit import evaluation_suite
 
         suite, verdicts = evaluation_suite(evaluation, name=item.id, gates=gates)
+    counts = dict(evaluation.evidence.counts)
+    entry = None
+    if settings.want_record:
+        entry = entry_json(item.id, evaluation.score, evaluation.grade, gates, receipt,
+                           evaluation.record_json)
     return Outcome(id=item.id, score=evaluation.score, grade=evaluation.grade,
-                   counts=dict(evaluation.evidence.counts), gates=gates,
-                   record_json=evaluation.record_json if settings.want_record else None,
+                   counts=counts, gates=gates, entry_json=entry,
+                   row=table_row(item.id, evaluation.score, evaluation.grade, counts, gates),
                    junit_suite=suite, junit_verdicts=tuple(verdicts), receipt=receipt)
+
+
+def entry_json(item_id: str, score: float | None, grade: str | None,
+               gates: tuple[tuple[str, str], ...], receipt: str | None, record: str) -> str:
+    """A trace's entry in the batch's JSON document: its id, score, grade, gates, receipt
+    and, last, its full record (``record`` is the record's canonical JSON)."""
+    head = _json({"id": item_id, "score": score, "grade": grade,
+                  "gates": [why for _, why in gates], "receipt": receipt})
+    return head[:-1] + ',"record":' + record + "}"
 
 
 def gate_failures(evaluation: Any, settings: Settings) -> tuple[tuple[str, str], ...]:
@@ -232,12 +251,8 @@ class BadCase(Exception):
 
 def batch_json(outcomes: Sequence[Outcome]) -> str:
     """The JSON document of a batch: each trace's id, score, grade, gates and full record."""
-    parts = []
-    for o in outcomes:
-        head = _json({"id": o.id, "score": o.score, "grade": o.grade,
-                      "gates": [why for _, why in o.gates],
-                      "receipt": o.receipt})
-        parts.append(head[:-1] + ',"record":' + (o.record_json or "null") + "}")
+    parts = [o.entry_json or entry_json(o.id, o.score, o.grade, o.gates, o.receipt, "null")
+             for o in outcomes]
     summary = _json(summary_of(outcomes))
     return ('{"kind":"toolscore.evaluations","summary":' + summary + ',"evaluations":['
             + ",".join(parts) + "]}\n")
@@ -386,17 +401,23 @@ def run_many(
 HEADER = ("Trace", "Score", "Evidence pass/fail/unknown", "Gates")
 
 
-def table_text(outcomes: Sequence[Outcome]) -> str:
-    """The batch's table as plain aligned text, a row per trace: written in one go, as a
-    rich table of 10,000 rows takes seconds to lay out. Trace ids are shown with
-    credentials masked and control characters as ``\\xNN``."""
+def table_row(item_id: str, score: float | None, grade: str | None, counts: dict[str, int],
+              gates: tuple[tuple[str, str], ...]) -> tuple[str, str, str, str]:
+    """A trace's row of the table. The id is shown with credentials masked and control
+    characters as ``\\xNN``."""
     from toolscore_formats.reports.text import score_text, visible
     from toolscore_secrets.redaction import redact_text
 
-    rows = [HEADER] + [
-        (visible(redact_text(o.id)), score_text(o.score, o.grade),
-         f"{o.counts.get('pass', 0)}/{o.counts.get('fail', 0)}/{o.counts.get('unknown', 0)}",
-         ", ".join(flag for flag, _ in o.gates) or "ok") for o in outcomes]
+    return (visible(redact_text(item_id)), score_text(score, grade),
+            f"{counts.get('pass', 0)}/{counts.get('fail', 0)}/{counts.get('unknown', 0)}",
+            ", ".join(flag for flag, _ in gates) or "ok")
+
+
+def table_text(outcomes: Sequence[Outcome]) -> str:
+    """The batch's table as plain aligned text, a row per trace (each built where the trace
+    was evaluated): written in one go, as a rich table of 10,000 rows takes seconds to lay
+    out."""
+    rows = [HEADER] + [o.row for o in outcomes]
     widths = [max(len(row[i]) for row in rows) for i in range(len(HEADER))]
     lines = []
     for number, row in enumerate(rows):

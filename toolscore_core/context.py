@@ -372,7 +372,7 @@ class Evaluation:
         trace = self.context.trace
         contract = self.context.contract
         calls: dict[str, Any] = {
-            "expected": [_expected_dict(c) for c in self.context.expected],
+            "expected": expected_dicts(self.context.expected),
             "actual": [call_dict(c) for c in self.context.calls],
         }
         record: dict[str, Any] = {
@@ -432,6 +432,26 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
     if call.turn is not None:
         data["turn"] = call.turn
     return data
+
+
+def expected_dicts(expected: tuple[ExpectedCall, ...]) -> list[dict[str, Any]]:
+    """The expected calls as the record shows them: fresh dicts, each the same for every
+    evaluation under the contract, so the last few contracts' are kept (a batch or a regrade
+    evaluates many traces under one contract object; ``load_contract`` and a study's tasks
+    keep it). The arguments' JSON form is shared between records: nothing changes it."""
+    kept = _EXPECTED.get(id(expected))
+    if kept is None or kept[0] is not expected:
+        kept = (expected, [_expected_dict(c) for c in expected])
+        if len(_EXPECTED) >= _EXPECTED_KEPT:
+            _EXPECTED.clear()  # a batch has one contract, a study a few: no order to keep
+        _EXPECTED[id(expected)] = kept
+    return [dict(d) for d in kept[1]]
+
+
+_EXPECTED: dict[int, tuple[tuple[ExpectedCall, ...], list[dict[str, Any]]]] = {}
+"""Expected-call dicts by the identity of the contract's tuple, which each entry holds (so
+the identity cannot be reused while the entry lives)."""
+_EXPECTED_KEPT = 16
 
 
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:

@@ -130,14 +130,16 @@ class RowRegrader:
         # under a spec the task id alone picks the judgment; otherwise the row carries it
         self.judgment_keys = ("task_id",) if self.study is not None else JUDGMENT_KEYS
         self._memo: dict[str, Verdict | str] = {}
+        self._judgments: dict[str, tuple[Task, dict[str, str]] | str] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         # pickled whole to Ray workers (the spec and gold file are then not read there),
         # without the process's registry and memo
-        return {k: v for k, v in self.__dict__.items() if k not in ("registry", "_memo")}
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("registry", "_memo", "_judgments")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, registry=default_registry(), _memo={})
+        self.__dict__.update(state, registry=default_registry(), _memo={}, _judgments={})
 
     def task_for(self, row: Mapping[str, Any]) -> Task | str:
         """The task definition to regrade ``row`` under, or the reason there is none."""
@@ -228,13 +230,14 @@ class RowRegrader:
         without that, a study's repeated trials would cost an evaluation each.
         """
         error = row.get("outcome") == "error" or pieces.get("calls", "null") == "null"
+        judgment = "\x00".join(pieces.get(k, "null") for k in self.judgment_keys)
         key = sha256_hex("\x00".join(
-            [str(error), *(pieces.get(k, "null") for k in self.judgment_keys + EVIDENCE_KEYS)]
+            [str(error), judgment, *(pieces.get(k, "null") for k in EVIDENCE_KEYS)]
         ).encode("utf-8"))
         found = self._memo.get(key)
         if found is None:
             try:
-                found = self._evaluate(row, error)
+                found = self._evaluate(row, error, judgment)
             except InputError as exc:
                 found = exc.one_line()
             if len(self._memo) >= MEMO_SIZE:
@@ -242,11 +245,29 @@ class RowRegrader:
             self._memo[key] = found
         return found
 
-    def _evaluate(self, row: Mapping[str, Any], error: bool) -> Verdict | str:
-        task = self.task_for(row)
-        if isinstance(task, str):
-            return task
-        fields = {k: canonical_json(v) for k, v in task_fields(task).items()}
+    def _task(self, row: Mapping[str, Any], judgment: str) -> tuple[Task, dict[str, str]] | str:
+        """The row's task and its stored fields as canonical JSON, or why there is none.
+
+        Both follow from the row's judgment fields (``judgment``, their canonical JSON) and
+        the regrade's settings, so the rows of one task share them: the contract is read
+        and written once per task, not once per row.
+        """
+        found = self._judgments.get(judgment)
+        if found is None:
+            task = self.task_for(row)
+            found = task if isinstance(task, str) else (
+                task, {k: canonical_json(v) for k, v in task_fields(task).items()})
+            if len(self._judgments) >= MEMO_SIZE:
+                del self._judgments[next(iter(self._judgments))]
+            self._judgments[judgment] = found
+        return found
+
+    def _evaluate(self, row: Mapping[str, Any], error: bool, judgment: str) -> Verdict | str:
+        found = self._task(row, judgment)
+        if isinstance(found, str):
+            return found
+        task, stored = found
+        fields = dict(stored)
         if error:
             result = verdict(None, task.pass_threshold)
             fields.update({k: canonical_json(v) for k, v in result.items()})

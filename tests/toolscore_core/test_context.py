@@ -1,4 +1,5 @@
-"""EvaluationContext.made_exactly: as many expected calls made with their arguments as can be."""
+"""EvaluationContext.made_exactly: as many expected calls made with their arguments as can be;
+the record's expected calls."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
+from toolscore_core.contracts import parse_contract
 from toolscore_core.matchers import ANY, IsType
 from toolscore_core.models import ExpectedCall, ToolCall
 from toolscore_core.pairing import arguments_differ
@@ -56,3 +58,23 @@ def test_an_exact_call_the_f1_pairing_gave_away_is_taken_back() -> None:
     context = toolscore.evaluate(expected, calls).context
     assert context.paired == {0: 0, 1: 1}
     assert context.made_exactly == {0: 1, 1: 0}
+
+
+def test_records_under_one_contract_show_its_expected_calls_each_their_own() -> None:
+    contract = parse_contract([
+        {"tool": "search", "args": {"q": {"$regex": "^w"}, "n": 3}},
+        {"tool": "fetch", "args": {"url": {"$any": True}}, "required": False}])
+    first = toolscore.evaluate(contract, [{"tool": "search", "args": {"q": "weather", "n": 3}}])
+    expected = first.to_dict()["calls"]["expected"]
+    expected[0]["tool"] = "changed by the caller"
+    expected.append({"tool": "added by the caller"})
+    second = toolscore.evaluate(contract, [{"tool": "fetch", "args": {"url": "x"}}])
+    shown = second.to_dict()["calls"]["expected"]
+    assert [call["tool"] for call in shown] == ["search", "fetch"]
+    assert shown[0]["args"] == {"q": "Regex('^w')", "n": 3}
+    assert shown[1]["required"] is False
+    again = toolscore.evaluate(parse_contract(
+        [{"tool": "search", "args": {"q": {"$regex": "^w"}, "n": 3}},
+         {"tool": "fetch", "args": {"url": {"$any": True}}, "required": False}]),
+        [{"tool": "fetch", "args": {"url": "x"}}])
+    assert again.record_json == second.record_json

@@ -8,11 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, TextIO
 
-from toolscore_core.context import Evaluation
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ReportWriter
+from toolscore import Evaluation, ReportWriter, hookimpl, redact_text
 from toolscore_formats.reports.text import score_text, visible
-from toolscore_secrets.redaction import redact_text
 
 
 @cache
@@ -29,8 +26,16 @@ _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 STATUS_ELEMENT = {"fail": "failure", "unknown": "skipped"}
 
 
+class Digest(str):
+    """A SHA-256 in hex that toolscore computed (a record's hash): written as it is, as it
+    can hold neither a credential nor a character XML cannot."""
+
+
 def _clean(value: Any) -> str:
-    """Untrusted text as XML can hold it: credentials masked, control characters shown."""
+    """Untrusted text as XML can hold it: credentials masked, control characters shown.
+    Numbers and digests are toolscore's own and written as they are."""
+    if isinstance(value, int | float | Digest):
+        return str(value)
     text = visible(redact_text(str(value)))
     return _not_xml().sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
@@ -96,7 +101,7 @@ def evaluation_suite(evaluation: Evaluation, *, name: str | None = None,
     properties: dict[str, Any] = {
         "score": record["score"], "grade": record["grade"],
         "score_text": score_text(record["score"], record["grade"]),
-        "trace_format": trace, "record_sha256": evaluation.record_sha256}
+        "trace_format": trace, "record_sha256": Digest(evaluation.record_sha256)}
     properties.update((f"metric.{metric}", value) for metric, value in record["metrics"].items()
                       if isinstance(value, int | float) or value is None)
     suite = testsuite(name or f"toolscore eval ({trace or 'calls'})", cases, properties)
