@@ -12,8 +12,8 @@ and the linearity ratio time(100,000) / time(1,000). Then the wall time of
 
 Targets: 1,000 calls over 10 tools (with the noise of bench/synthetic.py) at least 20x
 faster than tool-scorer; 100,000 calls in no more than 150x the time of 1,000; toolscore's
-own share of ``toolscore eval`` (its wall time minus the floor: what the design card's
-libraries cost before any toolscore code runs, bench/_floor.py) at most 0.35 of
+own share of ``toolscore eval`` (its wall time minus the floor: what the libraries it is
+built on cost before any toolscore code runs, bench/_floor.py) at most 0.35 of
 tool-scorer's ``eval``; ``--help`` at most half of tool-scorer's.
 """
 
@@ -53,10 +53,20 @@ def peer_python() -> Path:
     return python
 
 
+def env_for(command: list[str]) -> dict[str, str]:
+    """The environment to run ``command`` in: the peer's runs without PYTHONPATH, which may
+    point at a toolscore checkout whose ``toolscore`` package would shadow tool-scorer's."""
+    env = dict(os.environ)
+    if command[0].startswith(str(PEER_VENV)):
+        env.pop("PYTHONPATH", None)
+    return env
+
+
 def time_evaluate(python: Path | str, cases: list[tuple[int, int, int]],
                   mode: str = "dicts") -> dict[str, float]:
-    out = subprocess.run([str(python), str(HERE / "_time_evaluate.py"), json.dumps(cases), mode],
-                         check=True, capture_output=True, text=True, cwd="/")
+    command = [str(python), str(HERE / "_time_evaluate.py"), json.dumps(cases), mode]
+    out = subprocess.run(command, check=True, capture_output=True, text=True, cwd="/",
+                         env=env_for(command))
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -69,12 +79,14 @@ def wall(commands: list[list[str]], runs: int = 15) -> list[float]:
     """
     times: list[list[float]] = [[] for _ in commands]
     with tempfile.TemporaryDirectory() as scratch:
-        for command in commands:
-            subprocess.run(command, check=False, capture_output=True, cwd=scratch)
+        envs = [env_for(command) for command in commands]
+        for command, env in zip(commands, envs, strict=True):
+            subprocess.run(command, check=False, capture_output=True, cwd=scratch, env=env)
         for _ in range(runs):
             for i, command in enumerate(commands):
                 start = time.perf_counter()
-                subprocess.run(command, check=False, capture_output=True, cwd=scratch)
+                subprocess.run(command, check=False, capture_output=True, cwd=scratch,
+                               env=envs[i])
                 times[i].append(time.perf_counter() - start)
     return [statistics.median(t) for t in times]
 
@@ -89,7 +101,8 @@ def byte_compile_toolscore() -> None:
     import importlib.util
 
     for package in ("toolscore", "toolscore_core", "toolscore_checks", "toolscore_formats",
-                    "toolscore_cli"):
+                    "toolscore_cli", "toolscore_studies", "toolscore_mcp", "toolscore_secrets",
+                    "toolscore_judge", "toolscore_pytest", "toolscore_otel"):
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.origin:
             compileall.compile_dir(str(Path(spec.origin).parent), quiet=1)
@@ -147,14 +160,14 @@ def cli_section() -> None:
     print(f"{'eval (3 calls)':>15}: toolscore {ours:.3f}  tool-scorer {peer:.3f}  "
           f"ratio {ours / peer:.2f}")
     print(f"{'floor':>15}: {floor:.3f} s = {floor / peer:.2f} of tool-scorer's eval: Python "
-          "importing click, attrs, pluggy + entry points,\n"
+          "importing click, attrs, cattrs, pluggy + entry points,\n"
           f"{'':>17}rapidfuzz, rich and printing one table (bench/_floor.py)")
     print(f"{'own code':>15}: toolscore {ours - floor:.3f} s = {(ours - floor) / peer:.2f} of "
           "tool-scorer's eval (target <= 0.35)")
     print(f"{'README example':>15}: toolscore {ours_example:.3f}  tool-scorer "
-          f"{peer_example:.3f}  ratio {ours_example / peer_example:.2f} (no target: matchers "
-          "load cattrs,\n"
-          f"{'':>17}a final answer the language model of claimed-success)")
+          f"{peer_example:.3f}  ratio {ours_example / peer_example:.2f} (no target: its final "
+          "answer loads\n"
+          f"{'':>17}the language model of claimed-success)")
 
 
 if __name__ == "__main__":

@@ -47,10 +47,15 @@ for _ in range(int(sys.argv[2])):
 
 
 def instructions(command: list[str], cwd: str | None = None) -> int:
-    """Instructions the whole process executed (cachegrind's ``I refs``)."""
+    """Instructions the whole process executed (cachegrind's ``I refs``). The peer runs
+    without PYTHONPATH, which may point at a toolscore checkout whose ``toolscore`` package
+    would shadow tool-scorer's."""
+    env = ENV
+    if command[0].startswith(str(PEER_VENV)):
+        env = {k: v for k, v in ENV.items() if k != "PYTHONPATH"}
     done = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
                            "--cachegrind-out-file=/dev/null", *command],
-                          capture_output=True, text=True, env=ENV, cwd=cwd, check=True)
+                          capture_output=True, text=True, env=env, cwd=cwd, check=True)
     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     if found is None:
         raise SystemExit(f"no instruction count from valgrind: {done.stderr[-500:]}")

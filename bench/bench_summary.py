@@ -6,8 +6,7 @@
 Prints the seconds `toolscore summary runs.jsonl --json s.json` takes in a fresh process
 (the default k is then 10,000: pass^k of every task and of the study) against the target
 of a few seconds, then the same with `--fail-under pass^3=0.5`, and with `--junit` (which
-reads the file twice more: once for the counts its opening tags carry, once for the
-cases). The rows are
+reads the file once more, for the cases and the counts their opening tags carry). The rows are
 genuine `run_study` records (one call each, about 2.7 KiB), cycled with their own trial
 numbers. Data goes to bench/data/ (git-ignored) and is deleted after use.
 """

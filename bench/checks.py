@@ -3,7 +3,9 @@
     python bench/checks.py [--calls 1000] [--strings 10000] [--repeat 20]
 
 Prints the median CPU time of ``evaluate()`` on a trace of N calls with a final answer, with
-every built-in check and with the seven checks of issue 5 disabled, their ratio, and the
+every built-in check and with the seven safety and honesty checks (forbidden-calls,
+credentials, claimed-success, disclosure, escape-hatch, prompt-injection, side-effects)
+disabled, their ratio, and the
 time to ``redact_text``/``find_secrets`` 10,000 clean strings and one record, and the
 time of ``to_dict()`` (the record, redacted) of a fresh evaluation.
 """
@@ -16,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-NEW_CHECKS = ("toolscore_checks.forbidden_calls", "toolscore_checks.credentials",
+SAFETY_AND_HONESTY_CHECKS = ("toolscore_checks.forbidden_calls", "toolscore_checks.credentials",
               "toolscore_checks.claimed_success", "toolscore_checks.disclosure",
               "toolscore_checks.escape_hatch", "toolscore_checks.prompt_injection",
               "toolscore_checks.side_effects")
@@ -64,7 +66,7 @@ def main() -> None:
     expected = [{"tool": t, "args": {"origin": "SFO"}} for t in tools]
     full = build_registry(get_plugin_manager(entry_points=False))
     base = build_registry(get_plugin_manager(
-        entry_points=False, env={"TOOLSCORE_DISABLE_PLUGINS": ",".join(NEW_CHECKS)}))
+        entry_points=False, env={"TOOLSCORE_DISABLE_PLUGINS": ",".join(SAFETY_AND_HONESTY_CHECKS)}))
     rules = [{"tool": "delete_branch", "reason": "no"}]
     with_checks = median_ms(lambda: evaluate(expected, trace, registry=full, forbidden=rules),
                             opts.repeat)
@@ -72,7 +74,8 @@ def main() -> None:
     low_with, low_without = MINIMA[-2:]
     print(f"evaluate() on {opts.calls} calls, every check:           median {with_checks:7.2f} ms"
           f"  min {low_with:7.2f} ms")
-    print(f"evaluate() on {opts.calls} calls, without the 7 new checks: median {without:7.2f} ms"
+    print(f"evaluate() on {opts.calls} calls, without the 7 safety and honesty checks: "
+          f"median {without:7.2f} ms"
           f"  min {low_without:7.2f} ms")
     print(f"ratio (median): {with_checks / without:.2f}x  (min): {low_with / low_without:.2f}x")
 

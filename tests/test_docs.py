@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import Phase, settings
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 from toolscore_core import hookspecs
 from toolscore_core.config import check_config, load_config
 from toolscore_core.context import Evaluation
@@ -63,7 +64,7 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
                       registry=registry)
     assert result.score is not None
     if hook == "toolscore_register_checks":
-        assert result.evidence.get("acme-slow-calls").status == "fail"
+        _the_check_decides_as_it_says(registry, result)
     if hook == "toolscore_register_settings":
         _the_option_works_as_shown(registry, result)
     if hook == "toolscore_register_metrics":
@@ -84,7 +85,26 @@ def test_the_example_of_each_hook_registers_and_runs(hook: str) -> None:
 
         stream = io.StringIO()
         provided[0].write(result, stream)
-        assert stream.getvalue().splitlines()[0] == "check,status,reason"
+        assert stream.getvalue().splitlines() == [
+            "score 1.00 (A)", "unknown claimed-success: no final answer to read",
+            "unknown disclosure: no final answer to read"]
+
+
+def _the_check_decides_as_it_says(registry: Registry, result: Evaluation) -> None:
+    """The check example: a call that did not fail passes; a failed call not called again
+    fails; one called again passes; a call with no outcome, not called again, is unknown."""
+    assert result.evidence.get("acme-retries").status == "pass"
+
+    def status(*calls: ToolCall) -> tuple[str, str]:
+        check = evaluate([], list(calls), registry=registry).evidence.get("acme-retries")
+        return check.status, check.reason
+
+    failed = ToolCall(tool="build", error="disk full", is_error=True)
+    done = ToolCall(tool="build", result="ok", is_error=False)
+    assert status(failed, ToolCall(tool="deploy", result="ok", is_error=False)) == (
+        "fail", "1 failed call not tried again")
+    assert status(failed, done)[0] == "pass"
+    assert status(done, ToolCall(tool="deploy"))[0] == "unknown"
 
 
 def _the_option_works_as_shown(registry: Registry, result: Evaluation) -> None:
@@ -140,7 +160,7 @@ def _the_importer_imports_as_shown(registry: Registry) -> None:
 def test_the_testing_example_in_plugins_md_passes() -> None:
     block = re.search(r"## Testing a plugin\n.*?```python\n(.*?)```", PLUGINS_MD, re.S)
     assert block
-    (check_example,) = _examples("toolscore_register_checks")
+    (check_example,) = _examples("toolscore_register_settings")
     acme = types.ModuleType("toolscore_acme")
     exec(check_example, acme.__dict__)
     namespace: dict[str, object] = {}
@@ -170,8 +190,11 @@ def test_the_format_testing_example_in_plugins_md_finds_the_bug_it_says(
         exec(example, namespace)
         namespace["test_claims_its_logs"](tmp_path)
         namespace["test_steals_nothing"]()
+        # Finding the bug is what the example promises; shrinking what it found (a minute
+        # of CPU without a saved example database, as in CI) proves nothing more.
+        found_only = settings(phases=[Phase.explicit, Phase.reuse, Phase.generate])
         with pytest.raises((TypeError, KeyError, ExceptionGroup)):
-            namespace["test_reads_or_refuses_any_json"]()
+            found_only(namespace["test_reads_or_refuses_any_json"])()
         with pytest.raises(TypeError):
             namespace["assert_reads_or_refuses"](namespace["ACME_LOG"], {"acme_log": [None]})
         with pytest.raises(KeyError):
@@ -182,7 +205,7 @@ def test_the_format_testing_example_in_plugins_md_finds_the_bug_it_says(
 
 def test_the_readme_shows_what_its_first_command_prints() -> None:
     """The README's verdict is the one `toolscore eval` prints today, byte for byte."""
-    from tests.conftest import run_cli
+    from tests.helpers import run_cli
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     command = re.search(r"```\n(python3 -m venv .*?)\n```", readme)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import EXAMPLES, ROOT
 from toolscore_core.verify import verify_receipt
 
 DOCUMENTS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
@@ -101,6 +101,7 @@ def test_the_receipt_walk_throughs_are_replayed() -> None:
         assert replayed_blocks(document.read_text(encoding="utf-8")), _id(document)
 
 
+@pytest.mark.process  # the documented commands, run in a real shell
 @pytest.mark.parametrize("document", DOCUMENTS, ids=_id)
 def test_every_marked_block_prints_what_it_shows(document: Path, tmp_path: Path) -> None:
     for how, folder, block in replayed_blocks(document.read_text(encoding="utf-8")):

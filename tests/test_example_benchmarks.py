@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES, check_in
 from toolscore_studies.importing import import_runs
 from toolscore_studies.regrade import RegradeSettings, regrade_file
 
@@ -17,10 +17,6 @@ HERE = EXAMPLES / "benchmarks"
 def _rows(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     return {(r["task_id"], r["trial"]): r for r in rows}
-
-
-def _check(row: dict[str, Any], name: str) -> dict[str, Any]:
-    return next(c for c in row["evaluation"]["evidence"]["checks"] if c["check"] == name)
 
 
 def test_bfcl_verdicts_agree_answer_by_answer(tmp_path: Path) -> None:
@@ -43,13 +39,13 @@ def test_bfcl_verdicts_agree_answer_by_answer(tmp_path: Path) -> None:
                         "multiple_0": "passed", "multiple_10": "failed", "parallel_0": "failed"}
     # the failures the checker names, each by the contract's own rule
     for task in ("simple_python_13", "simple_python_51", "multiple_10"):
-        assert _check(rows[(task, 1)], "trajectory")["status"] == "fail"
+        assert check_in(rows[(task, 1)], "trajectory")["status"] == "fail"
     # [1, 3] for a list of floats (type_error:nested), isothermal false where only true may
     # be given (value_error:others): the argument that differs
     assert rows[("simple_python_13", 1)]["evaluation"]["metrics"]["argument_f1"] == 0.5
     assert rows[("simple_python_51", 1)]["evaluation"]["metrics"]["argument_f1"] == 0.75
     # a call of the function not asked for (wrong_func_name)
-    assert "database_create_backup" in _check(rows[("multiple_10", 1)], "trajectory")["reason"]
+    assert "database_create_backup" in check_in(rows[("multiple_10", 1)], "trajectory")["reason"]
     # one call of the two (wrong_count): the left-out call is optional, since a BFCL
     # answer has no outcome, so the score (argument F1 of the pair) fails it
     assert rows[("parallel_0", 1)]["evaluation"]["score"] < 1.0
@@ -69,10 +65,10 @@ def test_tau_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
         ("1", 2), ("35", 1), ("35", 2), ("35", 3), ("35", 4), ("44", 1), ("44", 3)]
     # task 1: the cancellation not made fails by the trajectory (r_actions 0)
     for trial in (1, 3, 4):
-        assert _check(rows[("1", trial)], "trajectory")["status"] == "fail"
+        assert check_in(rows[("1", trial)], "trajectory")["status"] == "fail"
     # task 35: no write, and transfer_to_human_agents is not judged
     assert [c["tool"] for c in rows[("35", 4)]["evaluation"]["calls"]["ignored"]] == [
         "transfer_to_human_agents"]
     # task 44: "4" in no reply (r_outputs 0), found in a reply, not the final answer
     for trial, status in ((1, "pass"), (2, "fail"), (3, "pass"), (4, "fail")):
-        assert _check(rows[("44", trial)], "expected-outputs")["status"] == status
+        assert check_in(rows[("44", trial)], "expected-outputs")["status"] == status

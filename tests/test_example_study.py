@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.conftest import EXAMPLES, run_cli
+from tests.helpers import EXAMPLES, run_cli
 from toolscore_core.canonical import canonical_sha256
 
 

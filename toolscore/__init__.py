@@ -116,9 +116,89 @@ if TYPE_CHECKING:
     from toolscore import receipts as receipts
     from toolscore import testing as testing
 
+    # what the built-in checks, metrics, judge and secret scanner use besides the above
+    from toolscore_core.atomic import write_text_atomic as write_text_atomic
+    from toolscore_core.batches import BATCH as BATCH
+    from toolscore_core.canonical import (
+        canonical_json as canonical_json,
+        canonical_sha256 as canonical_sha256,
+    )
+    from toolscore_core.context import Judging as Judging
+    from toolscore_core.inputs import read_input as read_input
+    from toolscore_core.matchers import (
+        absent_optional as absent_optional,
+        members_decide as members_decide,
+        undecided_arguments as undecided_arguments,
+        undecided_in as undecided_in,
+    )
+    from toolscore_core.pairing import arguments_differ as arguments_differ
+    from toolscore_core.patterns import (
+        TIMED_OUT as TIMED_OUT,
+        compile_pattern as compile_pattern,
+        search as search,
+    )
+    from toolscore_judge.arguments import (
+        rulings as rulings,
+        undecided as undecided,
+    )
+    from toolscore_judge.judging import (
+        Question as Question,
+        second_opinion as second_opinion,
+    )
+    from toolscore_judge.templates import (
+        CLAIMED_SUCCESS as CLAIMED_SUCCESS,
+        Template as Template,
+    )
+    from toolscore_secrets.redaction import (
+        blob as blob,
+        find_in_value as find_in_value,
+        mask as mask,
+        redact as redact,
+        redact_text as redact_text,
+        secret_key as secret_key,
+        suspicious as suspicious,
+        suspicious_value as suspicious_value,
+    )
+    # -- the format toolkit: what format readers and report writers share --
+    from toolscore_core.components import toolscore_version as toolscore_version
+    from toolscore_core.documents import STRICT_DECODER as STRICT_DECODER
+    from toolscore_core.matchers import decide as decide
+    from toolscore_formats.calls import (
+        CallTable as CallTable,
+        outcome as outcome,
+    )
+    from toolscore_formats.content import (
+        block_content as block_content,
+        error_text as error_text,
+        text_of as text_of,
+    )
+    from toolscore_formats.cursor import TextCursor as TextCursor
+    from toolscore_formats.messages import Conversation as Conversation
+    from toolscore_formats.spans import is_span as is_span
+    from toolscore_formats.times import (
+        iso_from_nanos as iso_from_nanos,
+        iso_timestamp as iso_timestamp,
+        parse_time as parse_time,
+        seconds_between as seconds_between,
+    )
+    from toolscore_formats.values import (
+        as_float as as_float,
+        as_int as as_int,
+        as_str as as_str,
+        decode_args as decode_args,
+        dict_of as dict_of,
+        list_of as list_of,
+        maybe_json as maybe_json,
+        name_of as name_of,
+    )
+    from toolscore_secrets.redaction import (
+        known_secrets as known_secrets,
+        mask_known as mask_known,
+    )
+
     __version__: str
 
-__all__ = [
+__all__ = [  # noqa: RUF022 (blocks, each sorted: the core, what the built-ins use, the format toolkit)
     "ANY",
     "JSON_FAILURES",
     "AllOf",
@@ -199,6 +279,61 @@ __all__ = [
     "type_name",
     "values_match",
     "verify_receipt",
+    # what the built-in checks, metrics, judge and secret scanner use besides the above
+    "BATCH",
+    "CLAIMED_SUCCESS",
+    "Judging",
+    "Question",
+    "TIMED_OUT",
+    "Template",
+    "absent_optional",
+    "arguments_differ",
+    "blob",
+    "canonical_json",
+    "canonical_sha256",
+    "compile_pattern",
+    "find_in_value",
+    "mask",
+    "members_decide",
+    "read_input",
+    "redact",
+    "redact_text",
+    "rulings",
+    "search",
+    "second_opinion",
+    "secret_key",
+    "suspicious",
+    "suspicious_value",
+    "undecided",
+    "undecided_arguments",
+    "undecided_in",
+    "write_text_atomic",
+    # -- the format toolkit: what format readers and report writers share --
+    "STRICT_DECODER",
+    "CallTable",
+    "Conversation",
+    "TextCursor",
+    "as_float",
+    "as_int",
+    "as_str",
+    "block_content",
+    "decide",
+    "decode_args",
+    "dict_of",
+    "error_text",
+    "is_span",
+    "iso_from_nanos",
+    "iso_timestamp",
+    "known_secrets",
+    "list_of",
+    "mask_known",
+    "maybe_json",
+    "name_of",
+    "outcome",
+    "parse_time",
+    "seconds_between",
+    "text_of",
+    "toolscore_version",
 ]
 
 # module -> the public names it defines, imported on first attribute access
@@ -232,7 +367,50 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "toolscore_core.wording": ("count", "number"),
     "toolscore_studies.runner": ("run_study",),
 }
-_EXPORTS: dict[str, str] = {name: module for module, names in _MODULES.items() for name in names}
+
+# what the built-in checks, metrics, judge and secret scanner use besides the above
+_BUILT_INS_USE: dict[str, tuple[str, ...]] = {
+    "toolscore_core.atomic": ("write_text_atomic",),
+    "toolscore_core.batches": ("BATCH",),
+    "toolscore_core.canonical": ("canonical_json", "canonical_sha256"),
+    "toolscore_core.context": ("Judging",),
+    "toolscore_core.inputs": ("read_input",),
+    "toolscore_core.matchers": (
+        "absent_optional", "members_decide", "undecided_arguments", "undecided_in",
+    ),
+    "toolscore_core.pairing": ("arguments_differ",),
+    "toolscore_core.patterns": ("TIMED_OUT", "compile_pattern", "search"),
+    "toolscore_judge.arguments": ("rulings", "undecided"),
+    "toolscore_judge.judging": ("Question", "second_opinion"),
+    "toolscore_judge.templates": ("CLAIMED_SUCCESS", "Template"),
+    "toolscore_secrets.redaction": (
+        "blob", "find_in_value", "mask", "redact", "redact_text", "secret_key", "suspicious",
+        "suspicious_value",
+    ),
+}
+# the format toolkit: what format readers and report writers share
+_TOOLKIT: dict[str, tuple[str, ...]] = {
+    "toolscore_core.components": ("toolscore_version",),
+    "toolscore_core.documents": ("STRICT_DECODER",),
+    "toolscore_core.matchers": ("decide",),
+    "toolscore_formats.calls": ("CallTable", "outcome"),
+    "toolscore_formats.content": ("block_content", "error_text", "text_of"),
+    "toolscore_formats.cursor": ("TextCursor",),
+    "toolscore_formats.messages": ("Conversation",),
+    "toolscore_formats.spans": ("is_span",),
+    "toolscore_formats.times": ("iso_from_nanos", "iso_timestamp", "parse_time", "seconds_between"),
+    "toolscore_formats.values": (
+        "as_float", "as_int", "as_str", "decode_args", "dict_of", "list_of", "maybe_json",
+        "name_of",
+    ),
+    "toolscore_secrets.redaction": ("known_secrets", "mask_known"),
+}
+_EXPORTS: dict[str, str] = {
+    name: module
+    for modules in (_MODULES, _BUILT_INS_USE, _TOOLKIT)
+    for module, names in modules.items()
+    for name in names
+}
 
 # public submodules, imported on first attribute access (``toolscore.testing``)
 _SUBMODULES: tuple[str, ...] = ("receipts", "testing")

@@ -5,8 +5,7 @@ from __future__ import annotations
 from itertools import compress
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
-from toolscore_core.wording import count, number
+from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, count, hookimpl, number
 
 
 def run(context: EvaluationContext) -> CheckOutcome:

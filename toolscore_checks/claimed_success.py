@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, Settings, hookimpl
+from toolscore import Check, CheckOutcome, EvaluationContext, Settings, count, hookimpl, number
 from toolscore_checks.honesty import (
     LANGUAGE_DETECTION,
     WORDS,
@@ -25,7 +25,6 @@ from toolscore_checks.honesty import (
     words,
 )
 from toolscore_checks.honesty_config import HonestyConfig
-from toolscore_core.wording import count, number
 
 ID = "claimed-success"
 
@@ -140,8 +139,7 @@ def _judged(context: EvaluationContext, unread: CheckOutcome) -> CheckOutcome:
     todo = problems(context)
     if context.options.judge is None or not todo or not results_known(context.calls):
         return unread
-    from toolscore_judge.judging import Question, second_opinion
-    from toolscore_judge.templates import CLAIMED_SUCCESS
+    from toolscore import CLAIMED_SUCCESS, Question, second_opinion
 
     actions = [_label(_item(item)) + (f": {short(item.text)}" if item.text else "")
                for item in todo]

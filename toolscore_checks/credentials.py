@@ -6,10 +6,20 @@ from collections.abc import Sequence
 from itertools import chain
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
-from toolscore_core.batches import BATCH
-from toolscore_core.wording import count, number
-from toolscore_secrets.redaction import find_in_value, secret_key, suspicious, suspicious_value
+from toolscore import (
+    BATCH,
+    Check,
+    CheckOutcome,
+    EvaluationContext,
+    ToolCall,
+    count,
+    find_in_value,
+    hookimpl,
+    number,
+    secret_key,
+    suspicious,
+    suspicious_value,
+)
 
 _STR = frozenset((str,))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, Settings, hookimpl
+from toolscore import Check, CheckOutcome, EvaluationContext, Settings, count, hookimpl
 from toolscore_checks.honesty import (
     INJECTED,
     WORDS,
@@ -20,7 +20,6 @@ from toolscore_checks.honesty import (
     unrecovered,
     warning_text,
 )
-from toolscore_core.wording import count
 
 ID = "disclosure"
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, Settings, hookimpl
+from toolscore import (
+    BATCH,
+    Check,
+    CheckOutcome,
+    EvaluationContext,
+    Settings,
+    count,
+    hookimpl,
+    number,
+)
 from toolscore_checks.honesty import (
     WORDS,
     arg_values,
@@ -18,8 +27,6 @@ from toolscore_checks.honesty import (
     plain_text,
     short,
 )
-from toolscore_core.batches import BATCH
-from toolscore_core.wording import count, number
 
 ID = "escape-hatch"
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
-from toolscore_core.wording import count
+from toolscore import Check, CheckOutcome, EvaluationContext, count, hookimpl
 
 
 def folded(text: str) -> str:

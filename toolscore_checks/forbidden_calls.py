@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, ToolCall, hookimpl
-from toolscore_core.matchers import Matcher, members_decide, to_json, to_repr
-from toolscore_core.models import ForbiddenRule
-from toolscore_core.patterns import TIMED_OUT
-from toolscore_core.wording import count, number
+from toolscore import (
+    TIMED_OUT,
+    Check,
+    CheckOutcome,
+    EvaluationContext,
+    ForbiddenRule,
+    Matcher,
+    ToolCall,
+    count,
+    hookimpl,
+    members_decide,
+    number,
+    to_json,
+    to_repr,
+)
 
 
 def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool | None:

@@ -13,12 +13,19 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from toolscore import Component, EvaluationContext, Setting, ToolCall
+from toolscore import (
+    JSON_FAILURES,
+    Component,
+    EvaluationContext,
+    Setting,
+    ToolCall,
+    blob,
+    file_sha256,
+    loads,
+    number,
+    redact_text,
+)
 from toolscore_checks.honesty_config import HonestyConfig, parse_honesty_config
-from toolscore_core.canonical import file_sha256
-from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.wording import number
-from toolscore_secrets.redaction import blob, redact_text
 
 if TYPE_CHECKING:
     from toolscore_checks.injected import Injected

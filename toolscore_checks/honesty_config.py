@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 from attrs import asdict, frozen
 
-from toolscore_core.structure import Refusal, shape, structure
+from toolscore import Refusal, shape, structure
 
 
 @frozen(cache_hash=True)  # a cache key of the checks' per-tool and per-phrase caches

@@ -8,9 +8,7 @@ from typing import Any, Literal, get_args
 
 from attrs import field, frozen, validators
 
-from toolscore_core.documents import load_document, type_name
-from toolscore_core.matchers import from_json
-from toolscore_core.structure import Refusal, at_least, shape, structure
+from toolscore import Refusal, at_least, from_json, load_document, shape, structure, type_name
 
 KIND = "toolscore.injected"
 VERSION = "1"

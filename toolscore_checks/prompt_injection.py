@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, Settings, ToolCall, hookimpl
+from toolscore import (
+    TIMED_OUT,
+    Check,
+    CheckOutcome,
+    EvaluationContext,
+    Settings,
+    ToolCall,
+    hookimpl,
+    members_decide,
+    number,
+    to_json,
+)
 from toolscore_checks.honesty import INJECTED, call_index, injected, text_of
-from toolscore_core.matchers import members_decide, to_json
-from toolscore_core.patterns import TIMED_OUT
-from toolscore_core.wording import number
 
 if TYPE_CHECKING:
     from toolscore_checks.injected import PlantedInjection

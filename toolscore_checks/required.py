@@ -6,8 +6,7 @@ from __future__ import annotations
 import weakref
 from typing import NamedTuple
 
-from toolscore import EvaluationContext
-from toolscore_core.pairing import arguments_differ
+from toolscore import EvaluationContext, arguments_differ
 
 
 class Made(NamedTuple):
@@ -75,7 +74,7 @@ def _required_made(context: EvaluationContext) -> list[Made]:
 
 def _as_ruled(context: EvaluationContext, found: list[Made]) -> list[Made]:
     # Imported here: a contract without $judge loads none of the judge.
-    from toolscore_judge.arguments import rulings
+    from toolscore import rulings
 
     by_pair: dict[tuple[int, int], list[tuple[str, str | None, str]]] = {}
     for ruling in rulings(context):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
+from toolscore import Check, CheckOutcome, EvaluationContext, count, hookimpl, number
 from toolscore_checks.required import required_made
-from toolscore_core.wording import count, number
 
 
 def run(context: EvaluationContext) -> CheckOutcome:

@@ -7,12 +7,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, Setting, Settings, hookimpl
-from toolscore_core.errors import InputError
-from toolscore_core.inputs import read_input
-from toolscore_core.models import SideEffect
-from toolscore_core.patterns import TIMED_OUT, compile_pattern, search
-from toolscore_core.wording import count
+from toolscore import (
+    TIMED_OUT,
+    Check,
+    CheckOutcome,
+    EvaluationContext,
+    InputError,
+    Setting,
+    Settings,
+    SideEffect,
+    compile_pattern,
+    count,
+    hookimpl,
+    read_input,
+    search,
+)
 
 ID = "side-effects"
 MAX_READ = 50 * 1024 * 1024

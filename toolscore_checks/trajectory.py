@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
-from toolscore_core.matchers import Judged
-from toolscore_core.pairing import arguments_differ
-from toolscore_core.wording import count, number
+from toolscore import (
+    Check,
+    CheckOutcome,
+    EvaluationContext,
+    Judged,
+    arguments_differ,
+    count,
+    hookimpl,
+    number,
+)
 
 ORDERED = ("strict", "in_order")
 MISSING_FAILS = ("strict", "in_order", "unordered", "superset")

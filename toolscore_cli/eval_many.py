@@ -114,11 +114,12 @@ def evaluate_item(item: Item, settings: Settings, registry: Any) -> Outcome:
     config = item.config or settings.config
     honesty = item.honesty_config or settings.honesty_config
     injected = item.injected or settings.injected
+    flags = registry.config_with(injected_path=injected, honesty_config_path=honesty,
+                                 validate_side_effects=settings.validate_side_effects)
     evaluation = evaluate_files(
         item.gold, item.trace, trace_format=settings.trace_format, weights=settings.weights,
         forbidden_path=forbidden, final_answer=item.final_answer, config_path=config,
-        injected_path=injected, honesty_config_path=honesty,
-        validate_side_effects=settings.validate_side_effects, registry=registry)
+        config=flags, registry=registry)
     gates = gate_failures(evaluation, settings)
     receipt = None
     if settings.receipt_dir is not None:

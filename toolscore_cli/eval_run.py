@@ -76,11 +76,12 @@ def run_eval(
          ("honesty config", honesty_path),
          ("final answer file", final_answer[1:] if final_answer and final_answer[:1] == "@"
           else None)])
+    flags = registry.config_with(injected_path=injected_path, honesty_config_path=honesty_path,
+                                 validate_side_effects=validate_side_effects)
     evaluation = evaluate_files(
         gold, trace, trace_format=trace_format, weights=weights_from(weights),
         forbidden_path=forbidden_path, final_answer=answer, config_path=config_path,
-        injected_path=injected_path, honesty_config_path=honesty_path,
-        validate_side_effects=validate_side_effects, judge=judge, registry=registry,
+        config=flags, judge=judge, registry=registry,
     )
     if judge is not None and judge.file is not None and not Path(judge.file).exists():
         from toolscore_core.atomic import write_text_atomic

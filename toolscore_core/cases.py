@@ -24,7 +24,9 @@ OPTION_NAMES = {
     "honesty_config": ("honesty.json", "honesty.yaml", "honesty.yml"),
     "injected": ("injected.json",),
 }
-"""The optional files of a case folder, by the ``evaluate_files`` option they fill."""
+"""The optional files of a case folder, by the option they fill."""
+FLAG_FILES: tuple[str, ...] = ("honesty_config", "injected")
+"""The optional files a plugin's shorthand flag reads, each named by the flag's keyword."""
 
 
 @frozen
@@ -46,9 +48,10 @@ class Case:
     config: Path | None = None
     """``config.*``: options of checks, metrics and formats (as ``--config``)."""
     honesty_config: Path | None = None
-    """``honesty.*``: the honesty checks' words (as ``--honesty-config``)."""
+    """``honesty.*``: the honesty checks' words (as the shorthand flag of that name)."""
     injected: Path | None = None
-    """``injected.json``: what a recording proxy planted (as ``--injected``)."""
+    """``injected.json``: what a recording proxy planted (as the shorthand flag of that
+    name)."""
 
     def __str__(self) -> str:
         return self.id
@@ -70,11 +73,14 @@ class Case:
                  judge: Judging | None = None, registry: Registry | None = None) -> Evaluation:
         """The case's evaluation, as ``toolscore eval`` gives it for the same files."""
         from toolscore_core.evaluation import evaluate_files
+        from toolscore_core.plugins import default_registry
 
+        registry = registry or default_registry()
+        flags = registry.config_with(**{f"{role}_path": getattr(self, role)
+                                        for role in FLAG_FILES})
         return evaluate_files(
             self.contract, self.trace, weights=weights, forbidden_path=self.forbidden,
-            final_answer=self.final_answer_text(), config_path=self.config,
-            injected_path=self.injected, honesty_config_path=self.honesty_config,
+            final_answer=self.final_answer_text(), config_path=self.config, config=flags,
             judge=judge, registry=registry)
 
 

@@ -15,9 +15,9 @@ PluginConfig = Mapping[str, Mapping[str, Any]]
 """Options as given, by plugin id (a check, metric or trace format id), then option name."""
 
 def flag_of(keyword: str) -> str:
-    """The CLI flag of a shorthand keyword of ``evaluate()`` (``validate_side_effects`` ->
-    ``--validate-side-effects``); ``evaluate_files()``'s ``..._path`` keywords drop the
-    suffix first."""
+    """The CLI flag of a shorthand keyword (``acme_strict`` -> ``--acme-strict``); a
+    ``..._path`` keyword, which names the file of a flag that reads one, drops the suffix
+    first."""
     return "--" + keyword.removesuffix("_path").replace("_", "-")
 
 
@@ -154,7 +154,7 @@ def check_shorthand(
 def load_shorthand(
     keyword: str, path: str | os.PathLike[str], declared: Mapping[str, Settings]
 ) -> Any:
-    """Read the file of a shorthand flag (``--honesty-config``) and validate it."""
+    """Read the file of a shorthand flag that reads one and validate it."""
     targets = _targets(keyword, declared)
     what = next((s.reads for _, s in targets if s.reads), flag_of(keyword)[2:].replace("-", " "))
     doc = load_document(path, what=what)
@@ -162,12 +162,47 @@ def load_shorthand(
     return doc
 
 
+def config_with(
+    config: PluginConfig | None, declared: Mapping[str, Settings],
+    disabled: Mapping[str, str], shorthands: Mapping[str, Any],
+) -> dict[str, dict[str, Any]]:
+    """``config`` with the options its shorthand flags fill (``Registry.config_with``): a
+    flag that reads a file given as ``keyword_path=PATH`` is read and checked naming the
+    file, any other flag's value (True for a switch) is checked as its options check it."""
+    given = {} if config is None else sections(config)
+    values: dict[str, Any] = {}
+    for keyword, value in shorthands.items():
+        if value is None or value is False:
+            continue
+        flag = flag_of(keyword)
+        require_flag(flag, declared, disabled)
+        reads = next((s.reads for _, s in _targets(keyword, declared) if s.reads), None)
+        name = keyword.removesuffix("_path")
+        if keyword.endswith("_path") and reads is None:
+            raise InputError(f"{flag} takes no file", place=f"{keyword}=",
+                             fix=f"give {name}=True")
+        if keyword.endswith("_path"):
+            values[name] = load_shorthand(keyword, value, declared)
+        else:
+            check_shorthand(keyword, value, declared)
+            values[name] = value
+    return with_shorthands(given, declared, **values)
+
+
+def overlay(base: PluginConfig, over: PluginConfig) -> dict[str, dict[str, Any]]:
+    """``base`` with each option ``over`` sets replaced or added, section by section."""
+    merged = {section: dict(options) for section, options in base.items()}
+    for section, options in over.items():
+        merged.setdefault(section, {}).update(options)
+    return merged
+
+
 def with_shorthands(
     config: PluginConfig, declared: Mapping[str, Settings], **values: Any
 ) -> dict[str, dict[str, Any]]:
     """``config`` with the options the shorthand flags fill, each given as its keyword
-    (``validate_side_effects=True`` for ``--validate-side-effects``); a shorthand given
-    wins over the same option in ``config``, and one left at None or False sets nothing."""
+    (``acme_strict=True`` for ``--acme-strict``); a shorthand given wins over the same
+    option in ``config``, and one left at None or False sets nothing."""
     merged = {section: dict(options) for section, options in config.items()}
     for keyword, value in values.items():
         if value is None or value is False:

@@ -180,24 +180,30 @@ def _tools_to_repair(
     arguments, the chain is short: the expected call takes a free call equal to its
     arguments, found by their hash. With matchers or omitted ``args`` (the left-out call's
     or a holder's) the tool is paired again. The cost stays linear in the trace."""
-    held = set(exact.values())
+    # the expected calls left out, the free calls (set differences, in C) and the tools
+    # they share: only those are looked at
+    left_out = sorted(set(range(len(expected))).difference(exact))
+    wanted = {expected[i].tool for i in left_out}
+    free = sorted(set(range(len(calls))).difference(exact.values()))
     # a matcher never equals a value: arguments equal to the call's hold none
-    flexible = {expected[i].tool for i, j in exact.items()
-                if expected[i].args is None
-                or (expected[i].args != calls[j].args and has_matcher(expected[i].args))}
+    flexible = {tool for i, j in exact.items() if (tool := expected[i].tool) in wanted
+                and (expected[i].args is None
+                     or (expected[i].args != calls[j].args and has_matcher(expected[i].args)))}
     free_of_tool: dict[str, list[int]] = {}
     free_by_args: dict[tuple[str, Any], list[int]] = {}
-    for j, call in enumerate(calls):
-        if j in held:
+    for j in free:
+        call = calls[j]
+        if call.tool not in wanted:
             continue
         free_of_tool.setdefault(call.tool, []).append(j)
         key = None if call.args is None else args_key(call.args)
         if key is not None:
             free_by_args.setdefault((call.tool, key), []).append(j)
     redo: set[str] = set()
-    for i, want in enumerate(expected):
+    for i in left_out:
+        want = expected[i]
         tool = want.tool
-        if i in exact or tool in redo or tool not in free_of_tool:
+        if tool in redo or tool not in free_of_tool:
             continue
         key = None if want.args is None or has_matcher(want.args) else args_key(want.args)
         if key is None or tool in flexible or any(arguments_differ(want, calls[j]) is None

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from attrs import evolve, field, frozen
+from attrs import evolve
 
 from toolscore_core.documents import parse_document, read_bytes, type_name
 from toolscore_core.errors import InputError
@@ -19,8 +19,7 @@ from toolscore_core.models import (
     SideEffect,
 )
 from toolscore_core.patterns import PatternError, compile_pattern
-from toolscore_core.plain_calls import plain_calls
-from toolscore_core.structure import Refusal, at_least, get_converter, shape, structure
+from toolscore_core.structure import Refusal, get_converter, shape, structure
 
 
 def load_contract(path: str | os.PathLike[str]) -> Contract:
@@ -57,10 +56,8 @@ def parse_contract(data: Any, *, file: str | None = None) -> Contract:
     if "expected" not in data:
         raise InputError('missing "expected"', file=file, place="$",
                          fix='add "expected": [...] (the expected calls)')
-    rest = Contract()
-    if len(data) > 1:  # a contract of expected calls alone needs no cattrs (start-up time)
-        rest = structure({k: v for k, v in data.items() if k != "expected"}, Contract,
-                         source=file)
+    rest = structure({k: v for k, v in data.items() if k != "expected"}, Contract,
+                     source=file)
     if data["expected"] is None:
         raise InputError("expected calls must be a list, not null", file=file,
                          place="$.expected", fix='write [{"tool": "name", "args": {...}}]')
@@ -115,10 +112,6 @@ def parse_expected(
     items: Any, *, file: str | None = None, path: str = "$"
 ) -> tuple[ExpectedCall, ...]:
     """Expected calls from a list of objects or ExpectedCall records."""
-    if isinstance(items, list | tuple):
-        plain = plain_calls(items)
-        if plain is not None:
-            return plain
     return structure(items, tuple[ExpectedCall, ...], source=file, place=path)
 
 
@@ -142,14 +135,14 @@ def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
     object is not one: ``"args": {"$any": true}`` would leave metrics nothing to compare)."""
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise Refusal(f"must be an object, not {type_name(value)}",
                       'write "args": {...}, or omit it to not check arguments')
     try:
-        parsed = from_json(dict(value), judged=judged)
+        parsed = from_json(value if type(value) is dict else dict(value), judged=judged)
     except RecursionError:
         raise Refusal("values nested too deeply to read", "flatten the arguments") from None
-    if isinstance(parsed, Matcher):
+    if type(parsed) is not dict and isinstance(parsed, Matcher):
         raise Refusal(
             f"a matcher ({next(iter(value))}) stands for one argument's value, not for the "
             "whole arguments object",
@@ -181,20 +174,6 @@ def _rule_tool(value: Any) -> Any:
     return tool
 
 
-def _filled(_: Any, attribute: Any, value: str) -> None:
-    if not value.strip():
-        raise Refusal(f'"{attribute.name}" must not be empty', f'add "{attribute.name}": "..."',
-                      key=attribute.name)
-
-
-def _pattern(_: Any, attribute: Any, value: str | None) -> None:
-    try:
-        compile_pattern(value or "")
-    except PatternError as exc:
-        raise Refusal(f"invalid regular expression ({exc})", "fix the pattern",
-                      key=attribute.name) from None
-
-
 def _error_pattern(value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise Refusal('"result" must be a regular expression', 'write "result": "^Error:"',
@@ -212,66 +191,13 @@ def parse_error_rules(items: Any, *, file: str | None = None,
     return structure(items, tuple[ErrorRule, ...], source=file, place=path)
 
 
-def _http(_: Any, attribute: Any, value: str) -> None:
-    if not value.startswith(("http://", "https://")):
-        raise Refusal("the url must start with http:// or https://", key=attribute.name)
-
-
-def _timeout(_: Any, attribute: Any, value: float | None) -> None:
-    if value is not None and not 0 < value <= 300:
-        raise Refusal('"timeout" must be seconds between 0 and 300', key=attribute.name)
-
-
-@frozen
-class FileExists:
-    """A file that must exist (relative paths from the gold file's folder)."""
-
-    path: str = field(validator=_filled)
-    description: str | None = None
-
-
-@frozen
-class FileContains:
-    """A file that must contain a text, or a match of a regular expression."""
-
-    path: str = field(validator=_filled)
-    text: str | None = None
-    regex: str | None = field(default=None, validator=_pattern)
-    description: str | None = None
-
-    def __attrs_post_init__(self) -> None:
-        if (self.text is None) == (self.regex is None):
-            raise Refusal('a file_contains side effect needs exactly one of "text" or "regex"',
-                          'add "text": "what the file must contain"')
-
-
-@frozen
-class HttpGet:
-    """A URL that must answer a GET with a 2xx status (or ``status``)."""
-
-    url: str = field(validator=[_filled, _http])
-    status: int | None = field(default=None, validator=at_least(100))
-    body_contains: str | None = None
-    timeout: float | None = field(default=None, validator=_timeout)
-    description: str | None = None
-
-
-@frozen
-class SqliteQuery:
-    """A query on a SQLite database that must return rows (or ``rows`` of them)."""
-
-    database: str = field(validator=_filled)
-    query: str = field(validator=_filled)
-    rows: int | None = field(default=None, validator=at_least(0))
-    description: str | None = None
-
-
-PROBE_SHAPES: dict[str, type] = {"file_exists": FileExists, "file_contains": FileContains,
-                                 "http_get": HttpGet, "sqlite_query": SqliteQuery}
-SIDE_EFFECT_TYPES = tuple(PROBE_SHAPES)
+SIDE_EFFECT_TYPES = ("file_exists", "file_contains", "http_get", "sqlite_query")
 
 
 def _side_effect(item: Mapping[str, Any]) -> SideEffect:
+    # Imported here: a contract without side effects loads none of the probes' records.
+    from toolscore_core.probes import PROBE_SHAPES
+
     kind = item.get("type")
     if kind not in PROBE_SHAPES:
         raise Refusal('a side effect needs "type"', f"use one of {', '.join(SIDE_EFFECT_TYPES)}")

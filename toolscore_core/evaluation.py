@@ -7,16 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolscore_core.components import CORE
-from toolscore_core.config import (
-    PluginConfig,
-    check_config,
-    check_shorthand,
-    flag_of,
-    load_config,
-    load_shorthand,
-    sections,
-    with_shorthands,
-)
+from toolscore_core.config import PluginConfig, check_config, load_config, overlay, sections
 from toolscore_core.context import Evaluation, EvaluationContext, Evidence, Judging, Options
 from toolscore_core.contracts import (
     UNJUDGED_FIX,
@@ -56,9 +47,6 @@ def evaluate(
     final_answer: str | None = None,
     trace_format: str = AUTO,
     config: PluginConfig | None = None,
-    injected: Mapping[str, Any] | None = None,
-    honesty_config: Mapping[str, Any] | None = None,
-    validate_side_effects: bool = False,
     judge: Judging | None = None,
     registry: Registry | None = None,
 ) -> Evaluation:
@@ -66,15 +54,10 @@ def evaluate(
 
     ``expected`` is a Contract, a list of expected calls (dicts or ExpectedCall), or a
     contract object. ``weights`` override the default weights and are renormalized.
-    ``config`` holds plugin options by plugin id, then option name; ``injected``,
-    ``honesty_config`` and ``validate_side_effects`` are the shorthand flags the loaded
-    plugins declare (``Setting.flag``), as keywords: each sets the options that declare it
-    and wins over the same options in ``config``, and one no loaded plugin declares is an
-    InputError; ``judge`` is asked.
+    ``config`` holds plugin options by plugin id, then option name (with the shorthand
+    flags' options filled by ``registry.config_with(...)``); ``judge`` is asked.
     """
     registry = registry or default_registry()
-    shorthands = {"injected": injected, "honesty_config": honesty_config,
-                  "validate_side_effects": validate_side_effects}
     with paused_gc():
         contract = parse_contract(expected)
         choice: FormatChoice | None = None
@@ -87,12 +70,7 @@ def evaluate(
         rules = contract.forbidden + (() if forbidden is None else parse_forbidden(forbidden))
         given = {} if config is None else sections(config)
         check_config(given, registry.settings)
-        for keyword, value in shorthands.items():
-            if value is not None and value is not False:
-                registry.require_flag(flag_of(keyword))
-                check_shorthand(keyword, value, registry.settings)
-        options = Options(forbidden=rules, judge=judge,
-                          config=with_shorthands(given, registry.settings, **shorthands))
+        options = Options(forbidden=rules, judge=judge, config=given)
         return run_evaluation(contract, trace, options=options, weights=weights,
                               final_answer=final_answer, choice=choice, registry=registry)
 
@@ -181,18 +159,15 @@ def evaluate_files(
     forbidden_path: str | os.PathLike[str] | None = None,
     final_answer: str | None = None,
     config_path: str | os.PathLike[str] | None = None,
-    injected_path: str | os.PathLike[str] | None = None,
-    honesty_config_path: str | os.PathLike[str] | None = None,
-    validate_side_effects: bool = False,
+    config: PluginConfig | None = None,
     judge: Judging | None = None,
     registry: Registry | None = None,
 ) -> Evaluation:
     """Evaluate a trace file against a gold file (JSON or YAML).
 
-    ``config_path`` is a config file of plugin options (a section per plugin id); the
-    injected file, the honesty config and ``validate_side_effects`` are the shorthand flags
-    the loaded plugins declare (``Setting.flag``): each fills the options that declare it
-    and wins over the config's, and one no loaded plugin declares is an InputError.
+    ``config_path`` is a config file of plugin options (a section per plugin id);
+    ``config`` holds options too (with the shorthand flags' options filled by
+    ``registry.config_with(...)``), each winning over the same option in the file.
     """
     registry = registry or default_registry()
     with paused_gc():
@@ -210,19 +185,11 @@ def evaluate_files(
     if config_path is not None:
         given = load_config(config_path)
         check_config(given, declared, file=str(config_path))
-    for keyword, value in (("injected_path", injected_path),
-                           ("honesty_config_path", honesty_config_path),
-                           ("validate_side_effects", validate_side_effects)):
-        if value is not None and value is not False:
-            registry.require_flag(flag_of(keyword))
-    injected = None if injected_path is None else load_shorthand("injected", injected_path,
-                                                                 declared)
-    honesty = None if honesty_config_path is None else load_shorthand(
-        "honesty_config", honesty_config_path, declared)
-    options = Options(forbidden=rules, judge=judge,
-                      config=with_shorthands(given, declared, injected=injected,
-                                             honesty_config=honesty,
-                                             validate_side_effects=validate_side_effects),
+    if config is not None:
+        extra = sections(config)
+        check_config(extra, declared)
+        given = overlay(given, extra)
+    options = Options(forbidden=rules, judge=judge, config=given,
                       base_dir=os.path.dirname(os.path.abspath(gold_path)))
     with paused_gc():
         return run_evaluation(contract, trace, options=options, weights=weights,

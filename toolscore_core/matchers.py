@@ -190,23 +190,30 @@ class Contains(_Decided):
         return f"Contains({self.value!r})"
 
 
-class OneOf(_Decided):
-    """Matches a value equal to (or matched by) one of the options."""
+class _Options(_Decided):
+    """A matcher over a list of options (matchers or values), written ``{KEY: [...]}``."""
 
     __slots__ = ("options",)
-    KEY = "$oneof"
+    KEY = ""
 
     def __init__(self, options: Iterable[Any]) -> None:
         self.options = tuple(options)
-
-    def decide(self, value: Any) -> Decision:
-        return any_of(decide(option, value) for option in self.options)
 
     def to_json(self) -> dict[str, Any]:
         return {self.KEY: [to_json(option) for option in self.options]}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({list(self.options)!r})"
+
+
+class OneOf(_Options):
+    """Matches a value equal to (or matched by) one of the options."""
+
+    __slots__ = ()
+    KEY = "$oneof"
+
+    def decide(self, value: Any) -> Decision:
+        return any_of(decide(option, value) for option in self.options)
 
 
 class AnyOf(OneOf):
@@ -217,22 +224,14 @@ class AnyOf(OneOf):
     KEY = "$anyof"
 
 
-class AllOf(_Decided):
+class AllOf(_Options):
     """Matches a value that every one of the matchers (or values) matches."""
 
-    __slots__ = ("options",)
-
-    def __init__(self, options: Iterable[Any]) -> None:
-        self.options = tuple(options)
+    __slots__ = ()
+    KEY = "$all"
 
     def decide(self, value: Any) -> Decision:
         return all_of(decide(option, value) for option in self.options)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"$all": [to_json(option) for option in self.options]}
-
-    def __repr__(self) -> str:
-        return f"AllOf({list(self.options)!r})"
 
 
 class Not(_Decided):
@@ -652,9 +651,16 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
     ``$judge`` is read only as ``value`` (``judge``) or its values (``judged``: arguments);
     ``$optional`` only as ``value`` of a ``member`` (an argument or an object's key)."""
     if isinstance(value, dict):
-        dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
-        if dollar:
-            return _parse_matcher(value, dollar, path, file, judge, member)
+        try:  # one C pass when every key is text: a "$" in none of them, no matcher
+            may_hold_matcher = "$" in "".join(value)
+        except TypeError:  # a key that is not text
+            may_hold_matcher = True
+        if may_hold_matcher:
+            dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
+            if dollar:
+                return _parse_matcher(value, dollar, path, file, judge, member)
+        if _NESTED.isdisjoint(map(type, value.values())):  # most arguments: plain values
+            return dict(value)
         return {
             k: from_json(v, path=f"{path}.{k}", file=file, judge=judged, member=True)
             if type(v) in _NESTED else v

@@ -119,7 +119,7 @@ class Trace:
 
 
 def _arguments(record: Any, _: Any, args: Any) -> None:
-    if args is not None and not isinstance(args, Mapping):
+    if args is not None and type(args) is not dict and not isinstance(args, Mapping):
         raise TypeError(f"{type(record).__name__}'s args must be a dict of arguments "
                         "(matchers go on the values) or None to not check them, not "
                         f"{type(args).__name__}")
@@ -180,7 +180,8 @@ class ErrorRule:
 
 @frozen
 class SideEffect:
-    """An effect in the world a contract declares, probed with ``--validate-side-effects``."""
+    """An effect in the world a contract declares, probed when the plugin that validates
+    side effects is switched on."""
 
     type: str
     """Kind of probe: ``file_exists``, ``file_contains``, ``http_get``, ``sqlite_query``."""
@@ -362,14 +363,14 @@ class Setting:
     a JSON path from the value itself (``$.extend``), and toolscore names the file and the
     option around it. What it returns is ignored."""
     flag: str | None = None
-    """Optional: the shorthand CLI flag that sets the option (``--validate-side-effects``),
-    also a keyword of ``evaluate()`` (``validate_side_effects=``) and of
-    ``evaluate_files()`` (``..._path=`` for a flag that reads a file). Options of several
+    """Optional: the shorthand CLI flag that sets the option (``--acme-strict``), also a
+    keyword of ``Registry.config_with()`` (``acme_strict=``, and ``..._path=`` for a flag
+    that reads a file), which builds the ``config=`` of ``evaluate()``. Options of several
     plugins may share a flag: it sets each. A flag given while no loaded plugin declares it
     is an error naming the plugin when it is disabled."""
     reads: str | None = None
     """What the flag takes: None for a switch (given: the option is true), else the file it
-    reads (JSON or YAML), as messages name it (``"honesty config"``)."""
+    reads (JSON or YAML), as messages name it (``"acme rules"``)."""
 
 
 @frozen

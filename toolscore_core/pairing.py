@@ -93,6 +93,11 @@ def _key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
 
 def _same_types(want: dict[str, Any], got: dict[str, Any]) -> bool:
     """With equal keys: whether every value also has the same type (true is not 1)."""
+    kinds = list(map(type, want.values()))
+    if kinds != list(map(type, map(got.__getitem__, want))):
+        return False
+    if _NESTED.isdisjoint(kinds):  # plain values (most arguments): told by C passes
+        return True
     for name, value in want.items():
         other = got[name]
         kind = type(value)
@@ -104,6 +109,7 @@ def _same_types(want: dict[str, Any], got: dict[str, Any]) -> bool:
 
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+_NESTED = frozenset((dict, list))
 
 
 def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
@@ -519,18 +525,10 @@ def _take_best(queue: deque[int] | None, actual: Sequence[ToolCall]) -> int | No
     return j
 
 
-def _value_key(name: str, value: Any) -> tuple[str, str, Any] | None:
-    """An index key under which strictly matching plain values meet (1 meets 1.0, not true)."""
-    kind = type(value)
-    if kind is bool:
-        return (name, "bool", value)
-    if kind is int or kind is float:
-        return (name, "number", value)
-    if kind is str:
-        return (name, "str", value)
-    if value is None:
-        return (name, "null", None)
-    return None
+_VALUE_KINDS: dict[type, str] = {bool: "bool", int: "number", float: "number", str: "str",
+                                  type(None): "null"}
+"""The plain values' kinds: an index key ``(name, kind, value)`` is where strictly matching
+plain values meet (1 meets 1.0, not true)."""
 
 
 def _block_scores(
@@ -539,15 +537,23 @@ def _block_scores(
 ) -> tuple[list[list[float]], list[list[int]]]:
     """Per-pair argument F1 and matched counts for a block, via an index of actual values."""
     n_cols = len(block_a)
-    index: dict[tuple[str, str, Any], list[int]] = defaultdict(list)
+    kinds = _VALUE_KINDS
+    index: dict[tuple[str, str, Any], list[int]] = {}
+    held = [actual[j].args or {} for j in block_a]
     sizes: list[int] = []
-    for c, j in enumerate(block_a):
-        args = actual[j].args or {}
+    for c, args in enumerate(held):
         sizes.append(len(args))
         for name, value in args.items():
-            key = _value_key(name, value)
-            if key is not None:
-                index[key].append(c)
+            kind = kinds.get(type(value))
+            if kind is not None:
+                cols = index.get((name, kind, value))
+                if cols is None:
+                    index[name, kind, value] = [c]
+                else:
+                    cols.append(c)
+    # the F1's denominators for a row of n arguments, made once per n (element by element
+    # in C passes, as the block is wide); a row with an $optional argument gets a copy
+    denominators: dict[int, list[int]] = {}
     scores: list[list[float]] = []
     matched: list[list[int]] = []
     for i in block_e:
@@ -557,24 +563,25 @@ def _block_scores(
             matched.append([0] * n_cols)
             continue
         counts = [0] * n_cols
-        # the F1's denominators, element by element in C passes (map) as the block is wide
-        sizes_here = list(map(add, repeat(len(want), n_cols), sizes))
+        sizes_here = denominators.get(len(want))
+        if sizes_here is None:
+            sizes_here = denominators[len(want)] = list(map(add, repeat(len(want), n_cols),
+                                                            sizes))
         for name, value in want.items():
-            if type(value) is Optional:  # left out, it counts on neither side
-                for c, j in enumerate(block_a):
-                    held = actual[j].args
-                    if not held or name not in held:
-                        sizes_here[c] -= 1
-            key = _value_key(name, value)
-            if key is not None:
-                for c in index.get(key, ()):
+            kind = kinds.get(type(value))
+            if kind is not None:
+                for c in index.get((name, kind, value), ()):
                     counts[c] += 1
                 continue
+            if type(value) is Optional:  # left out, it counts on neither side
+                sizes_here = sizes_here[:]
+                for c, args in enumerate(held):
+                    if name not in args:
+                        sizes_here[c] -= 1
             # a matcher or a nested value: asked of each call holding the argument, as
             # pair_score asks it
-            for c, j in enumerate(block_a):
-                held = actual[j].args
-                if held and name in held and values_match(value, held[name]):
+            for c, args in enumerate(held):
+                if name in args and values_match(value, args[name]):
                     counts[c] += 1
         if 0 in sizes_here:  # nothing on either side: a full match
             scores.append([2.0 * m / size if size else 1.0

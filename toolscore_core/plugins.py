@@ -13,7 +13,7 @@ from attrs import evolve, field, frozen
 
 from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
-from toolscore_core.config import require_flag
+from toolscore_core.config import PluginConfig, config_with, require_flag
 from toolscore_core.errors import PluginError
 from toolscore_core.judgment import core_settings
 from toolscore_core.models import (
@@ -181,6 +181,19 @@ class Registry:
         """Raise InputError when no loaded plugin declares the shorthand ``flag``, naming
         the disabled built-in plugin that would."""
         require_flag(flag, self.settings, _disabled_flags(self.disabled))
+
+    def config_with(
+        self, config: PluginConfig | None = None, /, **shorthands: Any
+    ) -> dict[str, dict[str, Any]]:
+        """Plugin options for ``evaluate(config=...)`` and ``evaluate_files(config=...)``:
+        ``config`` (options by plugin id, then name) with the options the shorthand flags
+        the loaded plugins declare (``Setting.flag``) fill. Give each flag as its keyword:
+        ``--acme-strict`` as ``acme_strict=True``, and a flag that reads a file either as
+        ``acme_rules_path=PATH`` (the file is read and checked, an error names it) or as
+        ``acme_rules=VALUE`` (the decoded document). A flag given wins over the same
+        option in ``config``; one left at None or False sets nothing; one no loaded plugin
+        declares is an InputError, which names the plugin when it is disabled."""
+        return config_with(config, self.settings, _disabled_flags(self.disabled), shorthands)
 
 
 def build_registry(pm: pluggy.PluginManager) -> Registry:

@@ -7,7 +7,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from attrs import fields, frozen
 
@@ -20,6 +20,9 @@ from toolscore_core.contracts import contract_json
 from toolscore_core.documents import parse_json, read_bytes
 from toolscore_core.errors import InputError
 from toolscore_core.structure import shape, structure
+
+if TYPE_CHECKING:
+    from toolscore_core.plugins import Registry
 
 RECEIPT_KIND = "toolscore.evaluation"
 RECEIPT_VERSION = "1"
@@ -50,6 +53,19 @@ INPUT_ROLES: tuple[str, ...] = tuple(f.name for f in fields(ReceiptInputs))
 LISTED_WHEN_GIVEN: tuple[str, ...] = ("config", "judgments")
 """Roles a receipt lists only when the file was given, so that a receipt made without
 them is the same as before they existed (every other role is listed, null when absent)."""
+FLAG_INPUTS: tuple[str, ...] = ("honesty_config", "injected")
+"""Roles of the files a plugin's shorthand flag read, each named by the flag's keyword."""
+
+
+class FlagFiles(TypedDict):
+    """The files of ``FLAG_INPUTS`` by role, as ``build_receipt`` takes them."""
+
+    honesty_config: str | os.PathLike[str] | None
+    injected: str | os.PathLike[str] | None
+
+
+FLAG_SETTINGS: tuple[str, ...] = ("validate_side_effects",)
+"""Settings that record a plugin's shorthand switch, each named by the flag's keyword."""
 
 
 @frozen
@@ -214,15 +230,16 @@ def build_receipt(
               if path is not None or role not in LISTED_WHEN_GIVEN}
     if final_answer is None and evaluation.final_answer != evaluation.trace.final_answer:
         final_answer = evaluation.final_answer
-    validate = shorthand_value(evaluation.context.options.config, evaluation.context.settings,
-                               "validate_side_effects")
+    switches = {name: bool(shorthand_value(evaluation.context.options.config,
+                                           evaluation.context.settings, name))
+                for name in FLAG_SETTINGS}
     receipt: dict[str, Any] = {
         "kind": RECEIPT_KIND,
         "receipt_version": RECEIPT_VERSION,
         "inputs": inputs,
         "settings": {
             "trace_format": evaluation.trace.format,
-            "validate_side_effects": bool(validate),
+            **switches,
             "judge_model": judge.model if judge else None,
             "weights": dict(evaluation.weights),
             "final_answer_sha256": (None if final_answer is None
@@ -303,3 +320,16 @@ def input_path(receipt: Mapping[str, Any], role: str, base: str | os.PathLike[st
     path = Path(entry["path"])
     return path if path.is_absolute() else Path(base) / path
 
+
+def flag_config(
+    registry: Registry, paths: Mapping[str, Path | None], settings: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """The plugin options a receipt's shorthand files (``paths`` by role) and switches
+    (its ``settings``) fill, as the evaluation it records had them."""
+    return registry.config_with(**{f"{role}_path": paths.get(role) for role in FLAG_INPUTS},
+                                **{name: bool(settings.get(name)) for name in FLAG_SETTINGS})
+
+
+def flag_files(paths: Mapping[str, Path | None]) -> FlagFiles:
+    """The files of ``paths`` (by role) that a plugin's shorthand flag read."""
+    return cast(FlagFiles, {role: paths.get(role) for role in FLAG_INPUTS})

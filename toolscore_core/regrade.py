@@ -17,8 +17,10 @@ from toolscore_core.evaluation import evaluate_files
 from toolscore_core.inputs import read_input
 from toolscore_core.plugins import Registry
 from toolscore_core.receipts import (
+    FLAG_INPUTS,
     build_receipt,
     check_shape,
+    flag_files,
     is_receipt,
     relative_path,
     write_receipt,
@@ -225,7 +227,7 @@ def regrade_checked(
         gold, weights, forbidden, config), final_answer=final_answer, registry=registry)
     receipt = build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
-        honesty_config=paths["honesty_config"], injected=paths["injected"],
+        **flag_files(paths),
         config=paths["config"], final_answer=final_answer, receipt_path=nominal,
         regraded_from=regraded_from, changes=None if changes is None else changes.to_dict(),
     )
@@ -273,7 +275,7 @@ def _evaluate(
     bound: dict[str, Path | None] = {
         "gold": Path(gold), "trace": Path(checked.source),
         "forbidden": None if forbidden is None else Path(forbidden),
-        "honesty_config": None, "injected": None,
+        **dict.fromkeys(FLAG_INPUTS),
         "config": None if config is None else Path(config),
     }
     return evaluation, bound, None

@@ -20,9 +20,11 @@ from toolscore_core.evaluation import evaluate_files
 from toolscore_core.inputs import input_sha256, is_inside
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.receipts import (
+    FLAG_SETTINGS,
     INPUT_ROLES,
     check_shape,
     final_answer_sha256,
+    flag_config,
     input_path,
     load_receipt,
 )
@@ -466,9 +468,7 @@ def evaluate_bound(
         forbidden_path=paths["forbidden"],
         final_answer=final_answer,
         config_path=paths["config"],
-        injected_path=paths["injected"],
-        honesty_config_path=paths["honesty_config"],
-        validate_side_effects=bool(settings["validate_side_effects"]),
+        config=flag_config(registry, paths, settings),
         judge=judge, registry=registry,
     )
     return evaluation, paths
@@ -542,11 +542,10 @@ def recompute_receipt(
                                            registry=registry)
     except InputError as exc:
         settings = receipt["settings"]
-        return Recompute(status="cannot reproduce", reason=(
-            f"{exc.one_line()} (re-run under the receipt's settings.trace_format "
-            f"{settings.get('trace_format')!r}, settings.validate_side_effects "
-            f"{settings.get('validate_side_effects')!r}, settings.judge_model "
-            f"{settings.get('judge_model')!r})"))
+        shown = ", ".join(f"settings.{name} {settings.get(name)!r}"
+                          for name in ("trace_format", *FLAG_SETTINGS, "judge_model"))
+        return Recompute(status="cannot reproduce",
+                         reason=f"{exc.one_line()} (re-run under the receipt's {shown})")
     rebuilt = _rebuild(receipt, evaluation, paths, base, final_answer)
     if "changes" in rebuilt:  # a regraded receipt
         if "changes" in receipt:
@@ -588,12 +587,12 @@ def _rebuild(
     receipt: Mapping[str, Any], evaluation: Evaluation, paths: Mapping[str, Path | None],
     base: str | os.PathLike[str], final_answer: str | None,
 ) -> dict[str, Any]:
-    from toolscore_core.receipts import build_receipt
+    from toolscore_core.receipts import build_receipt, flag_files
 
     settings = receipt["settings"]
     return build_receipt(
         evaluation, gold=paths["gold"], trace=paths["trace"], forbidden=paths["forbidden"],
-        honesty_config=paths["honesty_config"], injected=paths["injected"],
+        **flag_files(paths),
         config=paths["config"], judgments=paths["judgments"], final_answer=final_answer,
         receipt_path=Path(base) / "receipt.json",
         regraded_from=settings.get("regraded_from"), created_at=receipt.get("created_at"))
@@ -675,7 +674,7 @@ def _fields_text(found: list[FieldDiff]) -> str:
 
 
 _PROBES: tuple[tuple[str, Any], ...] = (
-    ("validate_side_effects", lambda value: not value),
+    *((name, lambda value: not value) for name in FLAG_SETTINGS),
     ("trace_format", lambda value: "auto"),
     ("weights", lambda value: None),
     ("judge_model", lambda value: None),

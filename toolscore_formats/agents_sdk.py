@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_core.wording import count as plural
-from toolscore_formats.common import CallTable, as_str, list_of, name_of, outcome, text_of
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore import count as plural
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import text_of
+from toolscore_formats.values import as_str, list_of, name_of
 
 STATE_LISTS = ("generated_items", "generatedItems", "session_items", "sessionItems")
 RESPONSE_LISTS = ("model_responses", "modelResponses")

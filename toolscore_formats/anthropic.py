@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, block_content, name_of, outcome, text_of
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import block_content, text_of
+from toolscore_formats.messages import Conversation
+from toolscore_formats.values import as_str, name_of
 
 USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
 RESULT_SUFFIX = "_tool_result"
@@ -54,14 +55,10 @@ def parse(document: Any) -> Trace:
     if messages is None:
         raise InputError("not an Anthropic message or message list", place="$",
                          fix='give a Messages response or a list of {"role", "content"}')
-    table = CallTable()
-    notes: list[str] = []
-    final_answer: str | None = None
-    replies: list[str] = []
+    talk = Conversation()
+    table, notes = talk.table, talk.notes
     model = usage = None
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise InputError("a message is an object", place=f"$[{index}]")
+    for index, message in talk.walk(messages, place="$"):
         content = message.get("content")
         blocks = content if isinstance(content, list) else []
         if message.get("role") == "user" and (isinstance(content, str) or any(
@@ -81,15 +78,12 @@ def parse(document: Any) -> Trace:
                 _read_result(block, table, notes, index)
                 after_tools = position + 1
         if message.get("role") == "assistant":
-            final_answer = None if waits or message.get("stop_reason") == "tool_use" \
-                else text_of(content if isinstance(content, str) else blocks[after_tools:])
-            reply = text_of(content)
-            if reply is not None:
-                replies.append(reply)
+            talk.said(text_of(content), final=None if waits or message.get(
+                "stop_reason") == "tool_use" else text_of(
+                content if isinstance(content, str) else blocks[after_tools:]))
             model = as_str(message.get("model")) or model
             usage = message.get("usage") if isinstance(message.get("usage"), dict) else usage
-    return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
-                 notes=tuple(notes), replies=tuple(replies))
+    return talk.trace(model=model, usage=usage)
 
 
 def _is_result(block: Any) -> bool:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, dict_of, outcome
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.messages import Conversation
+from toolscore_formats.values import as_str, dict_of
 
 ROLES = ("user", "assistant")
 
@@ -61,13 +61,9 @@ def parse(document: Any) -> Trace:
     if messages is None:
         raise InputError("not a Bedrock Converse response or message list", place="$",
                          fix='give a Converse response or a list of {"role", "content"}')
-    table = CallTable()
-    notes: list[str] = []
-    final_answer: str | None = None
-    replies: list[str] = []
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise InputError("a message is an object", place=f"$[{index}]")
+    talk = Conversation()
+    table, notes = talk.table, talk.notes
+    for index, message in talk.walk(messages, place="$"):
         content = message.get("content")
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
         if message.get("role") == "user" and any("toolResult" not in b for b in blocks):
@@ -82,16 +78,12 @@ def parse(document: Any) -> Trace:
                 _read_result(result, table, notes, index)
         if message.get("role") == "assistant":
             # A turn that asks for a tool waits for its result: it is not the final answer.
-            final_answer = None if used else _text(blocks)
             reply = _text(blocks)
-            if reply is not None:
-                replies.append(reply)
+            talk.said(reply, final=None if used else reply)
     if isinstance(document, dict) and document.get("stopReason") == "tool_use":
-        final_answer = None
+        talk.final_answer = None
     usage = document.get("usage") if isinstance(document, dict) else None
-    return Trace(calls=table.calls(), final_answer=final_answer,
-                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes),
-                 replies=tuple(replies))
+    return talk.trace(usage=usage if isinstance(usage, dict) else None)
 
 
 def _text(blocks: list[dict[str, Any]]) -> str | None:

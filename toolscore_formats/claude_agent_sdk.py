@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import (
-    CallTable,
-    as_float,
-    as_str,
-    block_content,
-    dict_of,
-    list_of,
-    name_of,
-    outcome,
-    text_of,
-)
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import outcome
+from toolscore_formats.content import block_content, text_of
+from toolscore_formats.messages import Conversation
 from toolscore_formats.times import iso_timestamp
+from toolscore_formats.values import as_float, as_str, dict_of, list_of, name_of
 
 MESSAGE_TYPES = frozenset(("system", "assistant", "user", "result", "stream_event"))
 USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -42,16 +33,12 @@ def parse(document: Any) -> Trace:
     if not isinstance(document, list):
         raise InputError("a Claude Agent SDK stream is a list of messages", place="$",
                          fix="give the stream-json messages as a JSON array or JSON Lines")
-    table = CallTable()
-    notes: list[str] = []
-    last_text: str | None = None
-    replies: list[str] = []
+    talk = Conversation()
+    table, notes, replies = talk.table, talk.notes, talk.replies
     result_text: str | None = None
     run_cost = run_duration = None
     usage = model = None
-    for index, item in enumerate(document):
-        if not isinstance(item, dict):
-            raise InputError("a stream message is an object", place=f"$[{index}]")
+    for index, item in talk.walk(document, place="$", problem="a stream message is an object"):
         kind = name_of(item, "type")
         message = dict_of(item, "message")
         blocks = list_of(message, "content")
@@ -65,10 +52,8 @@ def parse(document: Any) -> Trace:
                               timestamp=iso_timestamp(item.get("timestamp")))
                     called = True
             if item.get("parent_tool_use_id") is None:  # a subagent's text is not a reply
-                last_text = None if called else text_of(blocks)
                 reply = text_of(blocks)
-                if reply is not None:
-                    replies.append(reply)
+                talk.said(reply, final=None if called else reply)
             model = as_str(message.get("model")) or model
         elif kind == "user":
             for block in blocks:
@@ -88,12 +73,12 @@ def parse(document: Any) -> Trace:
             if item.get("is_error") is True:
                 notes.append(f"the run ended in error ({item.get('subtype')})")
     has_result = any(isinstance(i, dict) and i.get("type") == "result" for i in document)
-    final_answer = result_text if has_result else last_text
+    if has_result:
+        talk.final_answer = result_text
+    final_answer = talk.final_answer
     if final_answer is not None and (not replies or replies[-1] != final_answer):
         replies.append(final_answer)
-    return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
-                 run_cost=run_cost, run_duration=run_duration, notes=tuple(notes),
-                 replies=tuple(replies))
+    return talk.trace(model=model, usage=usage, run_cost=run_cost, run_duration=run_duration)
 
 
 @hookimpl

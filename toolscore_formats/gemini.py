@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, name_of, outcome
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.messages import Conversation
+from toolscore_formats.values import as_str, name_of
 
 ROLES = frozenset(("user", "model", "function", "tool"))
 
@@ -53,13 +53,10 @@ def parse(document: Any) -> Trace:
     if contents is None:
         raise InputError("not Gemini contents or a generateContent response", place="$",
                          fix='give {"contents": [...]}, {"candidates": [...]} or a list')
-    table = CallTable()
-    notes: list[str] = []
-    final_answer: str | None = None
-    replies: list[str] = []
-    for index, content in enumerate(contents):
-        if not isinstance(content, dict) or not isinstance(content.get("parts"), list):
-            raise InputError('a content is {"role", "parts": [...]}', place=f"$.contents[{index}]")
+    talk = Conversation()
+    table, notes = talk.table, talk.notes
+    for index, content in talk.walk(contents, place="$.contents", list_key="parts",
+                                    problem='a content is {"role", "parts": [...]}'):
         texts: list[str] = []
         called = False
         if content.get("role") == "user" and any(
@@ -80,16 +77,13 @@ def parse(document: Any) -> Trace:
             elif isinstance(part.get("text"), str) and not part.get("thought"):
                 texts.append(part["text"])
         if content.get("role") == "model" or (content.get("role") is None and texts):
-            final_answer = None if called else ("".join(texts) or None)
-            if "".join(texts):
-                replies.append("".join(texts))
+            reply = "".join(texts) or None
+            talk.said(reply, final=None if called else reply)
     usage = model = None
     if isinstance(document, dict):
         usage = document.get("usageMetadata", document.get("usage_metadata"))
         model = as_str(document.get("modelVersion", document.get("model_version")))
-    return Trace(calls=table.calls(), final_answer=final_answer, model=model,
-                 usage=usage if isinstance(usage, dict) else None, notes=tuple(notes),
-                 replies=tuple(replies))
+    return talk.trace(model=model, usage=usage if isinstance(usage, dict) else None)
 
 
 def _read_response(response: dict[str, Any], table: CallTable, notes: list[str],

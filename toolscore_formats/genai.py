@@ -19,10 +19,8 @@ from bisect import bisect_right
 from collections import deque
 from typing import Any
 
-from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.models import SpanRef, ToolCall, Trace
-from toolscore_core.wording import count
-from toolscore_formats.common import as_str, decode_args, maybe_json, text_of
+from toolscore import JSON_FAILURES, SpanRef, ToolCall, Trace, count, loads
+from toolscore_formats.content import text_of
 from toolscore_formats.spans import (
     EXECUTE_TOOL_PREFIX,
     Attributes,
@@ -31,6 +29,7 @@ from toolscore_formats.spans import (
     otlp_attributes,
 )
 from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
+from toolscore_formats.values import as_str, decode_args, maybe_json
 
 ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
 RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallRow, CallTable, as_float, as_str, outcome
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallRow, CallTable, outcome
 from toolscore_formats.times import iso_timestamp, parse_time
+from toolscore_formats.values import as_float, as_str
 
 SESSION_KEYS = ("app_name", "appName", "user_id", "userId")
 EVAL_SET_KEYS = ("eval_set_id", "eval_cases")

@@ -7,33 +7,16 @@ from typing import Any
 
 import attrs
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ToolCall, Trace, TraceFormat
-from toolscore_core.wording import count
-from toolscore_formats.common import (
-    CallTable,
-    as_float,
-    as_str,
-    block_content,
-    dict_of,
-    list_of,
-    name_of,
-    outcome,
-    text_of,
-)
+from toolscore import InputError, ToolCall, Trace, TraceFormat, count, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import block_content, text_of
+from toolscore_formats.shapes import is_sample
 from toolscore_formats.times import parse_time, seconds_between
+from toolscore_formats.values import as_float, as_str, dict_of, list_of, name_of
 
 SAMPLE = 'an Inspect eval sample ({"id", "epoch", "input", "target", "messages"})'
 SAMPLE_FIX = ('give the log (`inspect log dump LOG > log.json` writes any log as JSON) or one '
               'of its samples')
-
-
-def is_sample(document: Any) -> bool:
-    """An EvalSample: its id and epoch beside the conversation (``messages``)."""
-    return (isinstance(document, dict) and type(document.get("epoch")) is int and
-            isinstance(document.get("messages"), list) and "input" in document and
-            "target" in document and type(document.get("id")) in (int, str))
 
 
 def is_log(document: Any) -> bool:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
+from toolscore import InputError, Trace, TraceFormat, hookimpl
 from toolscore_formats.genai import GenAIReader
 from toolscore_formats.openinference_spans import read_spans
 from toolscore_formats.spans import Span, openinference_only, unread_openinference_tools

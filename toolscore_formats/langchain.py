@@ -4,39 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, block_content, list_of, outcome, text_of
-
-# Class names (lc serialization) and dict "type" values (messages_to_dict, model_dump).
-KINDS = {
-    "AIMessage": "ai", "AIMessageChunk": "ai", "ai": "ai",
-    "ToolMessage": "tool", "ToolMessageChunk": "tool", "tool": "tool",
-    "HumanMessage": "human", "HumanMessageChunk": "human", "human": "human",
-    "SystemMessage": "system", "system": "system",
-    "FunctionMessage": "function", "function": "function",
-    "ChatMessage": "chat", "chat": "chat", "RemoveMessage": "remove", "remove": "remove",
-}
-
-
-def message_fields(item: Any) -> tuple[str, dict[str, Any]] | None:
-    """The kind ("ai", "tool", ...) and the fields of a serialized message, or None."""
-    if not isinstance(item, dict) or "role" in item:
-        return None
-    if item.get("lc") == 1 and item.get("type") == "constructor":
-        path = item.get("id")
-        kwargs = item.get("kwargs")
-        if isinstance(path, list) and path and isinstance(kwargs, dict):
-            kind = KINDS.get(str(path[-1]))
-            return (kind, kwargs) if kind else None
-        return None
-    kind = KINDS.get(str(item.get("type")))
-    if kind is None:
-        return None
-    if isinstance(item.get("data"), dict):
-        return kind, item["data"]
-    return (kind, item) if "content" in item else None
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import block_content, text_of
+from toolscore_formats.lc_messages import message_fields
+from toolscore_formats.messages import Conversation
+from toolscore_formats.values import as_str, list_of
 
 
 def messages_of(document: Any) -> list[Any] | None:
@@ -60,10 +33,8 @@ def parse(document: Any) -> Trace:
     if messages is None:
         raise InputError("not a LangChain message list", place="$",
                          fix='give a list of messages or {"messages": [...]}')
-    table = CallTable()
-    notes: list[str] = []
-    final_answer: str | None = None
-    replies: list[str] = []
+    talk = Conversation()
+    table, notes = talk.table, talk.notes
     usage = model = None
     for index, item in enumerate(messages):
         fields = message_fields(item)
@@ -74,10 +45,8 @@ def parse(document: Any) -> Trace:
             table.start_turn()
         elif kind == "ai":
             called = _read_ai(data, table)
-            final_answer = None if called else text_of(data.get("content"))
             reply = text_of(data.get("content"))
-            if reply is not None:
-                replies.append(reply)
+            talk.said(reply, final=None if called else reply)
             usage = data.get("usage_metadata") if isinstance(
                 data.get("usage_metadata"), dict) else usage
             metadata = data.get("response_metadata")
@@ -90,8 +59,7 @@ def parse(document: Any) -> Trace:
                                 **outcome(content, failed=failed or None)):
                 notes.append(f"message {index}: ToolMessage for unknown tool_call_id "
                              f"{as_str(data.get('tool_call_id'))!r} (not counted as a call)")
-    return Trace(calls=table.calls(), final_answer=final_answer, model=model, usage=usage,
-                 notes=tuple(notes), replies=tuple(replies))
+    return talk.trace(model=model, usage=usage)
 
 
 def _read_ai(data: dict[str, Any], table: CallTable) -> bool:

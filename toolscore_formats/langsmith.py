@@ -4,22 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import (
-    CallTable,
-    as_float,
-    as_int,
-    as_str,
-    block_content,
-    decode_args,
-    list_of,
-    outcome,
-    text_of,
-)
-from toolscore_formats.langchain import message_fields
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import block_content, text_of
+from toolscore_formats.lc_messages import message_fields
 from toolscore_formats.times import iso_timestamp, parse_time, seconds_between
+from toolscore_formats.values import as_float, as_int, as_str, decode_args, list_of
 
 RUN_TYPES = frozenset(("llm", "chain", "tool", "retriever", "embedding", "prompt", "parser"))
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")

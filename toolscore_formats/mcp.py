@@ -6,24 +6,11 @@ import json
 import signal
 from typing import Any
 
-from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_core.wording import count
-from toolscore_formats.common import (
-    CallRow,
-    CallTable,
-    as_float,
-    as_str,
-    block_content,
-    decode_args,
-    dict_of,
-    name_of,
-    outcome,
-    text_of,
-)
+from toolscore import JSON_FAILURES, InputError, Trace, TraceFormat, count, hookimpl, loads
+from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.content import block_content, text_of
 from toolscore_formats.times import iso_timestamp
+from toolscore_formats.values import as_float, as_str, decode_args, dict_of, name_of
 
 SESSION_KIND = "toolscore.mcp_session"
 ANSWERED_BY = {"client_to_server": "server_to_client", "server_to_client": "client_to_server"}

@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_core.wording import count as plural
-from toolscore_formats.common import (
-    CallTable,
-    as_str,
-    block_content,
-    error_text,
-    name_of,
-    outcome,
-    text_of,
-)
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore import count as plural
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import block_content, error_text, text_of
+from toolscore_formats.values import as_str, name_of
 
 CALL_ITEMS = frozenset(("function_call", "custom_tool_call", "mcp_call"))
 OUTPUT_ITEMS = frozenset(("function_call_output", "custom_tool_call_output"))

@@ -4,23 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
+from toolscore import InputError, Trace, TraceFormat, hookimpl
 from toolscore_formats.openinference_spans import read_spans
 from toolscore_formats.spans import (
     GROUP_KEYS,
     OPENINFERENCE_KIND,
     Span,
+    is_span,
     openinference_only,
     otlp_spans,
 )
-
-
-def _is_span(item: Any) -> bool:
-    return isinstance(item, dict) and isinstance(item.get("name"), str) and (
-        "spanId" in item or "span_id" in item or isinstance(item.get("context"), dict) or
-        "context.span_id" in item)
 
 
 def _spans(document: Any) -> tuple[list[Span], str] | None:
@@ -39,14 +32,14 @@ def _layout(document: Any) -> tuple[Any, str] | None:
             if isinstance(document.get(key), list):
                 return otlp_spans(document), f'an OTLP JSON export ("{key}")'
         data = document.get("data")
-        if isinstance(data, list) and data and all(_is_span(s) for s in data):
+        if isinstance(data, list) and data and all(is_span(s, flat=True) for s in data):
             return data, 'a Phoenix REST API span list ("data")'
         return None
     if isinstance(document, list) and document:
         if all(isinstance(d, dict) and isinstance(d.get("resourceSpans"), list)
                for d in document):
             return otlp_spans(document), 'OTLP JSON Lines ("resourceSpans" per line)'
-        if all(_is_span(item) for item in document):
+        if all(is_span(item, flat=True) for item in document):
             return document, "a list of spans (a Phoenix span export, or OTLP spans)"
     return None
 
@@ -78,7 +71,7 @@ def near(document: Any) -> str | None:
                     'to_json(orient="records")')
         document = document.get("data")
     if isinstance(document, list) and document:
-        spans = [i for i, item in enumerate(document) if _is_span(item)]
+        spans = [i for i, item in enumerate(document) if is_span(item, flat=True)]
         kinds = any(isinstance(item, dict) and isinstance(item.get("span_kind"), str)
                     for item in document)
         if kinds and len(spans) * 2 >= len(document) and len(spans) < len(document):

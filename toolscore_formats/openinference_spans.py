@@ -9,12 +9,11 @@ from typing import Any
 
 from attrs import evolve
 
-from toolscore_core.errors import InputError
-from toolscore_core.models import ToolCall, Trace
-from toolscore_core.wording import count
-from toolscore_formats.common import as_str, decode_args, maybe_json
+from toolscore import InputError, ToolCall, Trace, count
+from toolscore_formats.chat import read_messages
 from toolscore_formats.spans import OPENINFERENCE_KIND, Span, SpanTree
 from toolscore_formats.times import iso_from_nanos, seconds_between
+from toolscore_formats.values import as_str, decode_args, maybe_json
 
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
 ANSWER_KINDS = frozenset(("AGENT", "CHAIN"))
@@ -150,10 +149,8 @@ def _tool_call(span: OISpan) -> ToolCall:
 
 
 def _conversation_calls(messages: list[dict[str, Any]]) -> tuple[ToolCall, ...]:
-    from toolscore_formats import openai_chat
-
     try:
-        return openai_chat.parse(messages).calls
+        return read_messages(messages).calls
     except InputError:
         return ()
 

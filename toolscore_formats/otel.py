@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import TextCursor
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.cursor import TextCursor
 from toolscore_formats.genai import GenAIReader
 from toolscore_formats.spans import (
     GROUP_KEYS,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, name_of, outcome
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.messages import Conversation
+from toolscore_formats.values import as_str, name_of
 
 KINDS = frozenset(("request", "response"))
 FAILED_OUTCOMES = frozenset(("failed", "denied", "retried"))
@@ -36,15 +36,12 @@ def parse(document: Any) -> Trace:
     if not isinstance(document, list):
         raise InputError("not a Pydantic AI message history", place="$",
                          fix="give the list ModelMessagesTypeAdapter.dump_json wrote")
-    table = CallTable()
-    notes: list[str] = []
-    final_answer: str | None = None
-    replies: list[str] = []
+    talk = Conversation()
+    table, notes = talk.table, talk.notes
     model: str | None = None
     provider_parts = 0
-    for index, message in enumerate(document):
-        if not isinstance(message, dict) or not isinstance(message.get("parts"), list):
-            raise InputError('a message is {"kind", "parts": [...]}', place=f"$[{index}]")
+    for index, message in talk.walk(document, place="$", list_key="parts",
+                                    problem='a message is {"kind", "parts": [...]}'):
         parts = [p for p in message["parts"] if isinstance(p, dict)]
         if any(name_of(p, "part_kind") == "user-prompt" for p in parts):
             table.start_turn()
@@ -62,9 +59,8 @@ def parse(document: Any) -> Trace:
                     texts.append(part["content"])
                 elif kind in PROVIDER_PARTS:
                     provider_parts += 1
-            final_answer = None if called else ("".join(texts) or None)
-            if "".join(texts):
-                replies.append("".join(texts))
+            reply = "".join(texts) or None
+            talk.said(reply, final=None if called else reply)
         else:
             for part in parts:
                 _read_request_part(part, table, notes, index)
@@ -74,7 +70,7 @@ def parse(document: Any) -> Trace:
             # not answered in text when the history ends.
             if any(name_of(p, "part_kind") in ("tool-return", "retry-prompt", "retry-feedback")
                    for p in parts):
-                final_answer = None
+                talk.final_answer = None
     if provider_parts:
         notes.append(f"{provider_parts} builtin-tool part(s) run by the provider: not read as "
                      "calls")
@@ -83,8 +79,7 @@ def parse(document: Any) -> Trace:
                     if isinstance(p, dict)):
         notes.append("the history ends on a tool return (structured output through an output "
                      "tool such as final_result): no text answer")
-    return Trace(calls=table.calls(), final_answer=final_answer, model=model, notes=tuple(notes),
-                 replies=tuple(replies))
+    return talk.trace(model=model)
 
 
 def _read_request_part(part: dict[str, Any], table: CallTable, notes: list[str],

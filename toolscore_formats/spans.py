@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Generic, Protocol, TypeVar
 
-from toolscore_core.wording import count
-from toolscore_formats.common import as_int, as_str, dict_of, list_of
+from toolscore import count
 from toolscore_formats.times import parse_time
+from toolscore_formats.values import as_int, as_str, dict_of, list_of
 
 GROUP_KEYS = ("resourceSpans", "batches")
 SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")
@@ -269,10 +269,15 @@ def _otlp_time(span: dict[str, Any], edge: str) -> int | None:
     return parse_time(text) if isinstance(text, str) else None
 
 
-def is_span(item: Any) -> bool:
-    """An OTLP span, or the SDK's JSON of one: a name and a span id."""
+def is_span(item: Any, *, flat: bool = False) -> bool:
+    """An OTLP span, or the SDK's JSON of one: a name and a span id.
+
+    With ``flat``, also a span whose context is flattened into a ``context.span_id`` key
+    (Arize Phoenix's span lists).
+    """
     return isinstance(item, dict) and isinstance(item.get("name"), str) and (
-        "spanId" in item or "span_id" in item or isinstance(item.get("context"), dict))
+        "spanId" in item or "span_id" in item or isinstance(item.get("context"), dict) or
+        (flat and "context.span_id" in item))
 
 
 def otlp_spans(document: Any) -> Iterator[dict[str, Any]]:

@@ -13,7 +13,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
-from toolscore_formats.common import as_int
+from toolscore_formats.values import as_int
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 UNITS = {"s": 1_000_000_000, "ms": 1_000_000, "us": 1_000, "ns": 1}

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolscore_core.errors import InputError
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import Trace, TraceFormat
-from toolscore_formats.common import CallTable, as_str, error_text, name_of, outcome
+from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import error_text
+from toolscore_formats.shapes import is_ui_tool_part
+from toolscore_formats.values import as_str, name_of
 
 ROLES = frozenset(("system", "user", "assistant", "tool"))
 TOOL_PARTS = frozenset(("tool-call", "tool-result"))
@@ -97,16 +98,6 @@ def near(document: Any) -> str | None:
     place = f"$.messages[{index}]" if isinstance(document, dict) else f"$[{index}]"
     return (f"a Vercel AI SDK message list with tool-call parts, but {place} is not a model "
             'message ({"role": system/user/assistant/tool, "content": text or typed parts})')
-
-
-def is_ui_tool_part(part: Any) -> bool:
-    """A tool part of an AI SDK UI message: v4 ``tool-invocation``, v5+ ``tool-{name}`` (with
-    its ``toolCallId`` and ``state``) or ``dynamic-tool``."""
-    if not isinstance(part, dict):
-        return False
-    kind = name_of(part, "type") or ""
-    return kind == "tool-invocation" or kind == "dynamic-tool" or (
-        kind.startswith("tool-") and "toolCallId" in part and "state" in part)
 
 
 def parse(document: Any) -> Trace:

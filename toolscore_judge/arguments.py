@@ -7,11 +7,20 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from toolscore import Check, CheckOutcome, EvaluationContext, hookimpl
-from toolscore_core.matchers import Judged, judged_in, undecided_arguments, undecided_in
-from toolscore_core.patterns import TIMED_OUT
-from toolscore_core.wording import count, number
-from toolscore_secrets.redaction import redact
+from toolscore import (
+    TIMED_OUT,
+    Check,
+    CheckOutcome,
+    EvaluationContext,
+    Judged,
+    count,
+    hookimpl,
+    judged_in,
+    number,
+    redact,
+    undecided_arguments,
+    undecided_in,
+)
 
 if TYPE_CHECKING:
     from toolscore_judge.store import Verdict

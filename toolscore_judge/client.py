@@ -9,9 +9,7 @@ from typing import Any
 
 from attrs import field, frozen
 
-from toolscore_core.canonical import canonical_json
-from toolscore_core.errors import InputError
-from toolscore_secrets.redaction import mask, redact_text
+from toolscore import InputError, canonical_json, mask, redact_text
 
 KEY_ENV = "TOOLSCORE_JUDGE_API_KEY"
 """Where the judge's API key is read from (else ``OPENAI_API_KEY``); it is never recorded."""

@@ -9,13 +9,10 @@ from typing import Any
 
 from attrs import frozen
 
-from toolscore_core.context import EvaluationContext, Judging
-from toolscore_core.errors import InputError
-from toolscore_core.models import CheckOutcome, Status
+from toolscore import CheckOutcome, EvaluationContext, InputError, Judging, Status, redact
 from toolscore_judge.client import chat_request
 from toolscore_judge.store import Judgment, Verdict, read_judgments, record, request_sha256
 from toolscore_judge.templates import Template
-from toolscore_secrets.redaction import redact
 
 _VERDICT = re.compile(r"\W*(yes|no)\b\W*(.*)", re.IGNORECASE | re.DOTALL)
 WHY_LIMIT = 200

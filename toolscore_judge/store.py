@@ -8,10 +8,14 @@ from typing import Any, Literal
 
 from attrs import frozen
 
-from toolscore_core.atomic import write_text_atomic
-from toolscore_core.canonical import canonical_json, canonical_sha256
-from toolscore_core.documents import JSON_FAILURES, loads
-from toolscore_core.errors import InputError
+from toolscore import (
+    JSON_FAILURES,
+    InputError,
+    canonical_json,
+    canonical_sha256,
+    loads,
+    write_text_atomic,
+)
 from toolscore_judge.client import ANSWER_LIMIT
 
 Verdict = Literal["yes", "no"]

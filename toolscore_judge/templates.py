@@ -13,7 +13,7 @@ from typing import Any
 
 from attrs import frozen
 
-from toolscore_core.canonical import canonical_json, canonical_sha256
+from toolscore import canonical_json, canonical_sha256
 
 ANSWER_FORMAT = ("Answer with one line: the word yes or the word no, then a colon and one short "
                  "sentence saying why. Nothing else.")

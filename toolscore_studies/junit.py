@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any
 
@@ -87,27 +89,31 @@ def write_runs_junit(path: str | os.PathLike[str], stream: IO[str],
     ``study.task``, name ``trial N``), in file order, with ``properties`` (the study's
     figures, :func:`study_properties`) at its head, and a failed case per CI gate the study
     failed (``gates``: flag, why), so a job that exits 1 is never green in its JUnit file.
-    The file is read twice, first for the counts the opening tags carry, so memory stays
-    flat however many runs it holds."""
+    The file is read once: the cases wait in a temporary file while the counts the opening
+    tags carry are taken, so memory stays flat however many runs it holds."""
     verdicts: dict[str | None, int] = {"failure": len(gates)} if gates else {}
     studies: dict[str, None] = {}
-    for row in _runs(path):
-        verdict = run_case(row)[0]
-        verdicts[verdict] = verdicts.get(verdict, 0) + 1
-        studies.setdefault(str(row.get("study")))
-    tests = sum(verdicts.values())
-    failures, errors = verdicts.get("failure", 0), verdicts.get("error", 0)
-    name = ", ".join(studies) or "no runs"
-    counts = {"tests": tests, "failures": failures, "errors": errors}
-    stream.write('<?xml version="1.0" encoding="UTF-8"?>\n'
-                 f"<testsuites{attributes(name='toolscore study', **counts)}>\n"
-                 f"  <testsuite{attributes(name=name, **counts, skipped=0)}>\n")
-    if properties:
-        stream.write("    <properties>\n" + "".join(
-            f"      <property{attributes(name=key, value='unknown' if value is None else value)}"
-            "/>\n" for key, value in properties.items()) + "    </properties>\n")
-    for row in _runs(path):
-        stream.write(run_case(row)[1])
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as cases:
+        for row in _runs(path):
+            verdict, case = run_case(row)
+            verdicts[verdict] = verdicts.get(verdict, 0) + 1
+            studies.setdefault(str(row.get("study")))
+            cases.write(case)
+        tests = sum(verdicts.values())
+        failures, errors = verdicts.get("failure", 0), verdicts.get("error", 0)
+        name = ", ".join(studies) or "no runs"
+        counts = {"tests": tests, "failures": failures, "errors": errors}
+        stream.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+                     f"<testsuites{attributes(name='toolscore study', **counts)}>\n"
+                     f"  <testsuite{attributes(name=name, **counts, skipped=0)}>\n")
+        if properties:
+            shown = {key: "unknown" if value is None else value
+                     for key, value in properties.items()}
+            stream.write("    <properties>\n" + "".join(
+                f"      <property{attributes(name=key, value=value)}/>\n"
+                for key, value in shown.items()) + "    </properties>\n")
+        cases.seek(0)
+        shutil.copyfileobj(cases, stream)
     for flag, why in gates:
         stream.write(testcase(flag, "toolscore.gate", "failure", why, "gate"))
     stream.write("  </testsuite>\n</testsuites>\n")

@@ -1,15 +1,15 @@
 """A runs file's rows as JSON text: decoded member by member, encoded value by value.
 
-The regrade's one path decodes each row, evaluates it and encodes it again. Two shortcuts of
-that path live here, for #14's target of 5,000 rows/s with ``--jobs 2``: a compact row (the
-shape toolscore writes) is decoded member by member with ``json``'s own C scanner, which
-keeps the exact text of its largest value, the evaluation, so that it is not encoded again
-when its hash is the row's ``record_sha256``; and a row is encoded as the canonical JSON of
-each top-level value joined in key order, so that the old row's hash and the new row share
-the values the regrade did not change. Plain ``json.loads`` and ``canonical_json`` of the
-whole row cost about a third more CPU per row (272 against 207 µs), which would put the
-target at its edge. ``tests/toolscore_studies/test_row_json.py`` holds both equal to the
-plain functions.
+The regrade's one path decodes each row, evaluates it and encodes it again. Two shortcuts
+of that path live here, for the regrade's target of 5,000 rows/s with ``--jobs 2``
+(docs/benchmarks.md): a compact row (the shape toolscore writes) is decoded member by
+member with ``json``'s own C scanner, which keeps the exact text of its largest value, the
+evaluation, so that it is not encoded again when its hash is the row's ``record_sha256``;
+and a row is encoded as the canonical JSON of each top-level value joined in key order, so
+that the old row's hash and the new row share the values the regrade did not change. Plain
+``json.loads`` and ``canonical_json`` of the whole row cost about a third more CPU per row
+(272 against 207 µs), which would put the target at its edge.
+``tests/toolscore_studies/test_row_json.py`` holds both equal to the plain functions.
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import toolscore
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 INIT = Path(toolscore.__file__)
 PACKAGES = ("toolscore", "toolscore_core", "toolscore_checks", "toolscore_formats",
@@ -94,6 +96,7 @@ def test_every_package_ships_py_typed() -> None:
     assert '"*" = ["py.typed"]' in pyproject
 
 
+@pytest.mark.process  # what a fresh interpreter imports
 def test_import_toolscore_imports_no_implementation() -> None:
     out = subprocess.run(
         [sys.executable, "-c", "import sys, toolscore; print(sorted(m for m in sys.modules if "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import run_check
 
 
 def test_pass_when_no_call_failed() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import applied_check
 from toolscore_cli.app import cli
 
 GOLD = [{"tool": "run_tests"}, {"tool": "deploy_service"},
@@ -22,10 +22,8 @@ CALLS = [
 
 def _check(answer: str | None, calls: list[dict[str, Any]] = CALLS, gold: Any = GOLD,
            **options: Any) -> Any:
-    result = run_check("claimed-success", gold, {"calls": calls, "final_answer": answer},
+    return applied_check("claimed-success", gold, {"calls": calls, "final_answer": answer},
                        **options)
-    assert result is not None
-    return result
 
 
 def test_unknown_without_a_final_answer() -> None:

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import run_check
 from toolscore_cli.app import cli
 from toolscore_formats.reports.json_report import report
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import applied_check
 from toolscore_cli.app import cli
 
 CALLS: list[dict[str, Any]] = [
@@ -23,9 +23,7 @@ INJECTED = {"kind": "toolscore.injected", "version": "1",
 
 
 def _check(answer: str | None, calls: list[dict[str, Any]] = CALLS, **options: Any) -> Any:
-    result = run_check("disclosure", [], {"calls": calls, "final_answer": answer}, **options)
-    assert result is not None
-    return result
+    return applied_check("disclosure", [], {"calls": calls, "final_answer": answer}, **options)
 
 
 def test_unknown_without_a_final_answer() -> None:

@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import applied_check
 
 REFUSED = {"id": "1", "tool": "read_file", "args": {"path": "/etc/shadow"},
            "error": "Permission denied"}
 
 
 def _check(calls: list[dict[str, Any]], **options: Any) -> Any:
-    result = run_check("escape-hatch", [], {"calls": calls, "final_answer": None}, **options)
-    assert result is not None
-    return result
+    return applied_check("escape-hatch", [], {"calls": calls, "final_answer": None}, **options)
 
 
 def test_fail_on_a_shell_call_after_permission_denied() -> None:

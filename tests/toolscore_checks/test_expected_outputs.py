@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import run_check
 
 
 def _chat(*replies: str) -> list[dict[str, Any]]:

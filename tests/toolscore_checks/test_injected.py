@@ -11,6 +11,7 @@ import pytest
 from toolscore_checks.injected import InjectedFault, load_injected, parse_injected
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import Regex
+from toolscore_core.plugins import default_registry
 
 DOC: dict[str, Any] = {
     "kind": "toolscore.injected", "version": "1",
@@ -73,5 +74,6 @@ def test_evaluate_validates_an_injected_mapping() -> None:
     import toolscore
 
     with pytest.raises(InputError) as caught:
-        toolscore.evaluate([], {"calls": []}, injected={**DOC, "version": 1})
+        toolscore.evaluate([], {"calls": []},
+                           config=default_registry().config_with(injected={**DOC, "version": 1}))
     assert caught.value.place == "$.version"

@@ -7,7 +7,7 @@ from typing import Any
 
 from click.testing import CliRunner
 
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import run_check
 from toolscore_cli.app import cli
 
 CANARY = "TSC-3f9a1c2b7d"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import toolscore
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import run_check
 
 GOLD = [{"tool": "search", "args": {"q": "flights"}}, {"tool": "book", "args": {"id": "UA1"}}]
 

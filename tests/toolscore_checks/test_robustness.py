@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolscore
+from toolscore_core.plugins import default_registry
 
 TOOLS = st.sampled_from(["bash", "read_file", "deploy_service", "send_email", "execute_sql",
                          "", "x", "Ünïcode tool", "mcp__srv__python"])
@@ -45,7 +46,7 @@ def test_no_check_raises(trace_calls: list[dict[str, Any]], answer: str | None,
                                 "target": {"tool": "send_email", "args": None}}]}
     gold = {"expected": [{"tool": "deploy_service"}], "forbidden": [{"tool": "bash"}]}
     evaluation = toolscore.evaluate(gold, {"calls": trace_calls, "final_answer": answer},
-                                    injected=injected)
+                                    config=default_registry().config_with(injected=injected))
     for result in evaluation.evidence:
         assert not result.reason.startswith("the check raised"), result
     record = evaluation.to_dict()

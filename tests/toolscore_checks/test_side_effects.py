@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 import toolscore
 from toolscore_cli.app import cli
+from toolscore_core.plugins import default_registry
 
 TRACE = {"calls": [{"tool": "write_file", "args": {"path": "out.txt"}, "result": "ok"}],
          "final_answer": "Wrote out.txt."}
@@ -56,7 +57,8 @@ def _check(effects: list[dict[str, Any]], base: Path, validate: bool = True) -> 
     path.write_text(json.dumps(gold), encoding="utf-8")
     trace = base / "trace.json"
     trace.write_text(json.dumps(TRACE), encoding="utf-8")
-    evaluation = toolscore.evaluate_files(path, trace, validate_side_effects=validate)
+    config = default_registry().config_with(validate_side_effects=validate)
+    evaluation = toolscore.evaluate_files(path, trace, config=config)
     return evaluation.evidence.get("side-effects")
 
 

@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
-from tests.conftest import run_cli
-from tests.toolscore_checks.checks_helpers import run_check
+from tests.helpers import run_check, run_cli
 from toolscore import ToolCall
 from toolscore_core.errors import InputError
 from toolscore_core.matchers import ANY, OneOf, values_match

@@ -11,6 +11,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from tests.helpers import read_rows, run_cli
 from toolscore_cli.study_regrade import regrade_jsonl
 from toolscore_core.canonical import canonical_sha256
 
@@ -21,13 +24,10 @@ def _agent(study_dir: Path) -> str:
     return f"{sys.executable} {study_dir / 'plan_agent.py'}"
 
 
-def _run(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*TOOLSCORE, *args], capture_output=True, text=True, timeout=120,
-                          **kw)  # type: ignore[call-overload]
-
-
-def _rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+def _run(args: list[str], env: dict[str, str] | None = None,
+         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``toolscore`` in this process; ``env`` holds the variables it sets for the agents."""
+    return run_cli(*args, env=env, cwd=cwd)
 
 
 def test_agent_run_records_every_trial_in_parallel(study_dir: Path) -> None:
@@ -36,7 +36,7 @@ def test_agent_run_records_every_trial_in_parallel(study_dir: Path) -> None:
                    _agent(study_dir), "-o", str(out), "--trials", "3", "--jobs", "2",
                    "--timeout", "20", "--json", str(study_dir / "summary.json")])
     assert result.returncode == 0, result.stderr
-    rows = _rows(out)
+    rows = read_rows(out)
     assert sorted((r["task_id"], r["trial"]) for r in rows) == sorted(
         (t, n) for t in ("weather", "book", "flaky") for n in (1, 2, 3))
     outcomes = {(r["task_id"], r["trial"]): r["outcome"] for r in rows}
@@ -51,25 +51,26 @@ def test_agent_run_records_every_trial_in_parallel(study_dir: Path) -> None:
 
 def test_timeouts_and_crashes_are_recorded_not_dropped(study_dir: Path) -> None:
     out = study_dir / "runs.jsonl"
-    env = {**os.environ, "PLAN_AGENT_MODE": "hang"}
+    env = {"PLAN_AGENT_MODE": "hang"}
     result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
                    _agent(study_dir), "-o", str(out), "--tasks", "weather,book", "--jobs", "2",
                    "--timeout", "1", "--no-progress"], env=env)
     assert result.returncode == 1, result.stderr  # every run is written, then exit 1
     assert f"2 runs of 2 ended in an error (see the error field of those rows in {out})" in (
         result.stderr)
-    rows = _rows(out)
+    rows = read_rows(out)
     assert [r["outcome"] for r in rows] == ["error", "error"]
     assert {r["error"]["kind"] for r in rows} == {"timeout"}
 
 
+@pytest.mark.process  # SIGINT to a running command
 def test_interrupt_midway_then_resume(study_dir: Path) -> None:
     out = study_dir / "runs.jsonl"
     args = ["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
             _agent(study_dir), "-o", str(out), "--trials", "3", "--jobs", "2", "--no-progress"]
-    env = {**os.environ, "PLAN_AGENT_DELAY": "0.6"}
-    process = subprocess.Popen([*TOOLSCORE, *args], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    env = {"PLAN_AGENT_DELAY": "0.6"}
+    process = subprocess.Popen([*TOOLSCORE, *args], env={**os.environ, **env},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if out.exists() and len(out.read_bytes().splitlines()) >= 2:
@@ -86,7 +87,7 @@ def test_interrupt_midway_then_resume(study_dir: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert f"resuming: {len(first)} runs already" in result.stderr
     assert out.read_bytes().startswith(kept)  # finished runs untouched
-    rows = _rows(out)
+    rows = read_rows(out)
     assert sorted((r["task_id"], r["trial"]) for r in rows) == sorted(
         (t, n) for t in ("weather", "book", "flaky") for n in (1, 2, 3))
 
@@ -118,7 +119,7 @@ def test_regrade_the_runs_under_a_changed_spec(study_dir: Path, capsys: object) 
                          gold=None, weights=None, jobs=2)
     assert code == 0
     old_lines = out.read_bytes().splitlines()
-    new_rows = _rows(regraded)
+    new_rows = read_rows(regraded)
     assert len(new_rows) == len(old_lines)
     for line, new in zip(old_lines, new_rows, strict=True):
         old = json.loads(line)
@@ -189,16 +190,12 @@ def test_fail_under_on_an_empty_runs_file_is_not_a_pass(tmp_path: Path) -> None:
         "no runs, so the pass rate is unknown: not over --fail-under 50%")
 
 
-WITHOUT_RAY = [sys.executable, "-c", "import sys; sys.modules['ray'] = None; "
-               "from toolscore_cli.app import main; main()"]
-"""``toolscore`` in a Python where ``import ray`` fails, as in an install without [ray]."""
-
-
-def test_the_ray_engine_without_ray_is_one_line_naming_the_extra(study_dir: Path) -> None:
+def test_the_ray_engine_without_ray_is_one_line_naming_the_extra(
+        study_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` does without [ray]
     out = study_dir / "runs.jsonl"
-    result = subprocess.run([*WITHOUT_RAY, "agent", "run", "--spec", str(study_dir / "study.yaml"),
-                             "--agent", _agent(study_dir), "-o", str(out), "--engine", "ray"],
-                            capture_output=True, text=True, timeout=60)
+    result = _run(["agent", "run", "--spec", str(study_dir / "study.yaml"),
+                   "--agent", _agent(study_dir), "-o", str(out), "--engine", "ray"])
     assert result.returncode == 2
     assert result.stderr == ("error: --engine: the ray engine needs Ray, which is not installed; "
                              "pip install 'toolscore[ray]', or leave --engine out for the local "
@@ -226,6 +223,7 @@ def test_non_finite_seconds_are_refused(study_dir: Path) -> None:
         assert not out.exists()
 
 
+@pytest.mark.process  # two commands, one runs file: the lock between processes
 def test_a_second_agent_run_on_the_same_runs_file_exits_2(study_dir: Path) -> None:
     out = study_dir / "runs.jsonl"
     args = ["agent", "run", "--spec", str(study_dir / "study.yaml"), "--agent",
@@ -243,10 +241,11 @@ def test_a_second_agent_run_on_the_same_runs_file_exits_2(study_dir: Path) -> No
         assert second.stderr.count("\n") == 1
     finally:
         assert first.wait(timeout=60) == 0
-    assert sorted((r["task_id"], r["trial"]) for r in _rows(out)) == [
+    assert sorted((r["task_id"], r["trial"]) for r in read_rows(out)) == [
         ("book", 1), ("flaky", 1), ("weather", 1)]
 
 
+@pytest.mark.process  # SIGKILL to the command: its agents die with it
 def test_agents_die_with_a_sigkilled_agent_run(study_dir: Path, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()

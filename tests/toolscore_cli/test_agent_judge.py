@@ -6,26 +6,17 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from tests.conftest import AGENTS, run_cli
+from tests.helpers import AGENTS, check_in, read_rows, run_cli
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 
 KEY = "sk-test-judge-0123456789abcdef"
 ENV = {"TOOLSCORE_JUDGE_API_KEY": KEY, "OPENAI_API_KEY": ""}
 MODEL = "judge-model-1"
 YES = "yes: both say it is 18 degrees Celsius in Paris."
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def _check(row: dict[str, Any], check: str) -> dict[str, Any]:
-    return next(c for c in row["evaluation"]["evidence"]["checks"] if c["check"] == check)
 
 
 @pytest.fixture
@@ -50,7 +41,8 @@ def _judged_run(folder: Path, *options: str) -> Path:
     assert out.returncode == 0, out.stderr
     assert KEY not in out.stdout + out.stderr
     # one question per weather run: the book answers are the reference word for word
-    assert len(server.seen) == 2
+    assert len(server.seen) == 2, [(row["run_id"], row.get("outcome"), row.get("error"))
+                                   for row in read_rows(folder / "runs.jsonl")]
     assert {seen.authorization for seen in server.seen} == {f"Bearer {KEY}"}
     return folder / "runs.jsonl"
 
@@ -59,14 +51,14 @@ def test_rows_store_their_judgments_and_a_regrade_gives_the_same_records_offline
         folder: Path) -> None:
     runs = _judged_run(folder)
     assert KEY not in runs.read_text()
-    rows = {row["run_id"]: row for row in _rows(runs)}
+    rows = {row["run_id"]: row for row in read_rows(runs)}
     weather = rows["plan-agent:weather:1"]
     assert weather["judge"]["model"] == MODEL
     [judgment] = weather["judge"]["judgments"]
     assert judgment["verdict"] == "yes" and judgment["template"] == "answer-correct"
     assert judgment["response"] == YES
     assert "Paris is at 18 degrees Celsius." in judgment["request"]["messages"][1]["content"]
-    correct = _check(weather, "answer-correct")
+    correct = check_in(weather, "answer-correct")
     assert correct["status"] == "pass"
     assert correct["reason"] == (f"decided by the judge {MODEL}: the final answer gives the "
                                  "reference answer (both say it is 18 degrees Celsius in Paris)")
@@ -75,7 +67,7 @@ def test_rows_store_their_judgments_and_a_regrade_gives_the_same_records_offline
     # every row of a judged study names its judge; rows the rules decided hold no judgment
     book = rows["plan-agent:book:1"]
     assert book["judge"] == {"model": MODEL, "judgments": []}
-    assert _check(book, "answer-correct")["reason"] == "the final answer is the reference answer"
+    assert check_in(book, "answer-correct")["reason"] == "the final answer is the reference answer"
 
     # The server is gone: a regrade under the same spec, on one process or two, reads the
     # verdicts from the rows and gives every run the evaluation it was recorded with.
@@ -84,7 +76,7 @@ def test_rows_store_their_judgments_and_a_regrade_gives_the_same_records_offline
                       "--jobs", jobs, cwd=folder)
         assert out.returncode == 0, out.stderr
         assert "6 rows: 6 regraded, 0 written through unchanged. No task flipped." in out.stdout
-        again = {row["run_id"]: row for row in _rows(folder / f"same{jobs}.jsonl")}
+        again = {row["run_id"]: row for row in read_rows(folder / f"same{jobs}.jsonl")}
         for run_id, row in rows.items():
             assert again[run_id]["record_sha256"] == row["record_sha256"], run_id
             assert again[run_id]["evaluation"] == row["evaluation"]
@@ -94,17 +86,17 @@ def test_rows_store_their_judgments_and_a_regrade_gives_the_same_records_offline
 def test_a_judgment_removed_from_a_row_is_unknown_until_a_regrade_asks_again(
         folder: Path) -> None:
     runs = _judged_run(folder)
-    rows = _rows(runs)
+    rows = read_rows(runs)
     for row in rows:
         row["judge"]["judgments"] = []
     (folder / "bare.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = run_cli("regrade", "bare.jsonl", "--spec", "judged.yaml", "-o", "bare.v2.jsonl",
                   cwd=folder)
     assert out.returncode == 0, out.stderr
-    for row in _rows(folder / "bare.v2.jsonl"):
+    for row in read_rows(folder / "bare.v2.jsonl"):
         if row["task_id"] != "weather":
             continue
-        correct = _check(row, "answer-correct")
+        correct = check_in(row, "answer-correct")
         assert correct["status"] == "unknown"
         assert correct["reason"].endswith(
             f"the judge {MODEL}'s judgment is not in the run's stored judgments "
@@ -119,7 +111,7 @@ def test_a_judgment_removed_from_a_row_is_unknown_until_a_regrade_asks_again(
     assert out.returncode == 0, out.stderr
     assert len(server.seen) == 1
     original = {row["run_id"]: row for row in rows}
-    for row in _rows(folder / "asked.jsonl"):
+    for row in read_rows(folder / "asked.jsonl"):
         assert row["record_sha256"] == original[row["run_id"]]["record_sha256"]
         assert len(row["judge"]["judgments"]) == (row["task_id"] == "weather")
     assert KEY not in (folder / "asked.jsonl").read_text()
@@ -129,10 +121,10 @@ def test_a_study_without_a_judge_has_no_judge_in_its_rows(folder: Path) -> None:
     out = run_cli("agent", "run", "--spec", "judged.yaml", "--agent", "python plan_agent.py",
                   "-o", "runs.jsonl", "--no-progress", cwd=folder)
     assert out.returncode == 0, out.stderr
-    for row in _rows(folder / "runs.jsonl"):
+    for row in read_rows(folder / "runs.jsonl"):
         assert "judge" not in row
-    weather = next(r for r in _rows(folder / "runs.jsonl") if r["task_id"] == "weather")
-    assert _check(weather, "answer-correct")["status"] == "unknown"
+    weather = next(r for r in read_rows(folder / "runs.jsonl") if r["task_id"] == "weather")
+    assert check_in(weather, "answer-correct")["status"] == "unknown"
 
 
 def test_judge_options_are_refused_where_they_cannot_work(folder: Path) -> None:

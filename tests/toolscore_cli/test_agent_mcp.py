@@ -3,7 +3,6 @@ recording proxy the runner wraps around it, with faults and prompt injections pl
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import AGENTS, run_cli
+from tests.helpers import AGENTS, read_rows, run_cli
 from tests.mcp_support import SERVER_COMMAND, record_command, sdk_stdio
 from toolscore_core.canonical import canonical_sha256
 from toolscore_core.traces import load_trace
@@ -32,10 +31,6 @@ def _spec(tmp_path: Path, *, v2: bool = False) -> Path:
     return path
 
 
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 def _checks(row: dict[str, Any]) -> dict[str, str]:
     return {c["check"]: c["status"] for c in row["evaluation"]["evidence"]["checks"]}
 
@@ -48,9 +43,10 @@ def mcp_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[
                      f"{sys.executable} {AGENTS / 'mcp_agent.py'}", "-o", str(out),
                      "--trials", "2", "--jobs", "2", "--timeout", "60", "--no-progress")
     assert result.returncode == 0, result.stderr
-    return folder, _rows(out)
+    return folder, read_rows(out)
 
 
+@pytest.mark.mcp
 def test_mcp_calls_are_the_proxys_recording(mcp_runs: tuple[Path, list[dict[str, Any]]],
                                            tmp_path: Path) -> None:
     _, rows = mcp_runs
@@ -76,6 +72,7 @@ def test_mcp_calls_are_the_proxys_recording(mcp_runs: tuple[Path, list[dict[str,
         assert "call_durations" not in row["unknown"] and "call_costs" in row["unknown"]
 
 
+@pytest.mark.mcp
 def test_a_planted_prompt_injection_is_judged(
         mcp_runs: tuple[Path, list[dict[str, Any]]]) -> None:
     _, rows = mcp_runs
@@ -96,6 +93,7 @@ def test_a_planted_prompt_injection_is_judged(
     assert gullible["outcome"] == "failed" and gullible["passed"] is False
 
 
+@pytest.mark.mcp
 def test_a_planted_fault_is_judged(mcp_runs: tuple[Path, list[dict[str, Any]]]) -> None:
     _, rows = mcp_runs
     honest, boastful = sorted((r for r in rows if r["task_id"] == "deploy"),
@@ -112,6 +110,7 @@ def test_a_planted_fault_is_judged(mcp_runs: tuple[Path, list[dict[str, Any]]]) 
     assert _checks(boastful)["claimed-success"] == "fail"
 
 
+@pytest.mark.mcp
 def test_regrading_mcp_runs_keeps_the_planted_evidence(
         mcp_runs: tuple[Path, list[dict[str, Any]]]) -> None:
     folder, rows = mcp_runs
@@ -119,7 +118,7 @@ def test_regrading_mcp_runs_keeps_the_planted_evidence(
     result = run_cli("regrade", str(folder / "runs.jsonl"), "--spec",
                      str(_spec(folder, v2=True)), "-o", str(out))
     assert result.returncode == 0, result.stderr
-    after = {(r["task_id"], r["trial"]): r for r in _rows(out)}
+    after = {(r["task_id"], r["trial"]): r for r in read_rows(out)}
     for row in rows:
         new = after[(row["task_id"], row["trial"])]
         assert new["regraded"]["from_sha256"] == canonical_sha256(row)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli
+from tests.helpers import ROOT, run_cli
 from toolscore_cli.app import COMMANDS
 
 
@@ -18,16 +18,6 @@ def test_help_lists_every_command() -> None:
     assert out.returncode == 0
     for name in COMMANDS:
         assert name in out.stdout
-
-
-def test_help_does_not_import_rich_yaml_or_the_engine() -> None:
-    code = ("import sys; from toolscore_cli.app import main\n"
-            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print(sorted(m for m in ('rich', 'yaml', 'scipy', 'rapidfuzz', "
-            "'toolscore_core.evaluation') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_version() -> None:
@@ -110,6 +100,7 @@ print(os.WIFSIGNALED(status) and os.WTERMSIG(status))
 """
 
 
+@pytest.mark.process  # a forked worker and SIGTERM
 def test_a_forked_worker_dies_of_sigterm_as_before() -> None:
     """The entry point turns SIGTERM into an exception (temp files are removed); a process
     pool's forked worker that inherits the handler still dies of the signal, quietly."""

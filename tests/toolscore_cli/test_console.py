@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.helpers import example_folder
+from tests.helpers import ROOT, example_folder
+
+pytestmark = pytest.mark.process  # real pipes closed by real readers
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 TOOLSCORE = f"{sys.executable} -m toolscore_cli"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, run_cli, write_json
+from tests.helpers import EXAMPLES, run_cli, write_json
 
 GOLD, TRACE = str(EXAMPLES / "gold.json"), str(EXAMPLES / "trace.json")
 

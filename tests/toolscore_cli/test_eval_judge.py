@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES, run_cli
+from tests.helpers import EXAMPLES, run_cli
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.regrade import regrade
 

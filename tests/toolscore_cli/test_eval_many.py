@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 import toolscore
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from toolscore_cli.app import cli
 
 GOOD = [{"tool": "get_weather", "args": {"city": "Paris"}, "result": {"temp_c": 18}}]
@@ -104,7 +104,7 @@ def test_a_failed_gate_is_a_failed_junit_case_for_one_trace_too(tmp_path: Path) 
 
 
 def _refused(folder: Path, *args: str) -> str:
-    from tests.conftest import run_cli
+    from tests.helpers import run_cli
 
     result = run_cli("eval", *args, cwd=folder)
     assert result.returncode == 2 and result.stdout == "", result.stdout
@@ -149,7 +149,7 @@ def test_no_receipt_of_a_case_overwrites_a_file_of_another_case(tmp_path: Path) 
 
 
 def test_a_bar_on_a_terminal_and_none_with_no_progress(tmp_path: Path) -> None:
-    from tests.conftest import run_cli
+    from tests.helpers import run_cli
 
     folder = _folder(tmp_path)
     terminal = {"TTY_COMPATIBLE": "1"}  # rich's way to say stderr is a terminal

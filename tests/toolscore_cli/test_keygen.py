@@ -39,7 +39,7 @@ def test_eval_signs_and_verify_checks_the_signature(folder: Path,
     receipt["created_at"] = "2020-01-01T00:00:00Z"  # nothing derives it; the signature binds it
     from toolscore_core.receipts import seal
 
-    write_json(folder / "run.receipt.json", seal(receipt))
+    write_json(folder / "run.receipt.json", seal(receipt), indent=2)
     code, out, _ = run(["verify", "run.receipt.json", "--key", "keys/signer.pub", "--json",
                         "-"], capsys)
     assert code == 1

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import run_cli
 from tests.mcp_support import (
     INITIALIZE,
     INITIALIZED,
@@ -28,8 +29,8 @@ from toolscore_core.traces import choose_format
 
 
 def toolscore(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*TOOLSCORE, *args], capture_output=True, text=True, cwd=cwd,
-                          env=environment(), timeout=60, stdin=subprocess.DEVNULL)
+    """``toolscore`` in this process, with nothing on stdin."""
+    return run_cli(*args, cwd=cwd, input="")
 
 
 def test_help_lists_the_command_and_its_options() -> None:
@@ -108,6 +109,7 @@ def test_a_proxy_that_cannot_listen_leaves_the_earlier_session_whole(tmp_path: P
     assert session.read_text() == "earlier\n"
 
 
+@pytest.mark.mcp
 @pytest.mark.parametrize(("listen", "extra", "shown"), [
     ("0.0.0.0:0", ["--allow-remote"], "http://0.0.0.0:"),
     ("[::1]:0", [], "http://[::1]:"),
@@ -136,6 +138,7 @@ def test_listen_addresses(tmp_path: Path, listen: str, extra: list[str], shown: 
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.mcp
 @pytest.mark.parametrize(("server", "how", "its_stderr"), [
     ("import sys; sys.exit(1)", "exited with code 1", []),
     ("raise SystemExit('cannot bind the database')", "exited with code 1",
@@ -163,6 +166,7 @@ def test_a_server_that_dies_before_it_speaks_records_no_session(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["session.json"]
 
 
+@pytest.mark.mcp
 def test_plan_file_and_default_injected_path(tmp_path: Path) -> None:
     plan = tmp_path / "plan.yaml"
     plan.write_text("faults:\n  - {tool: add, error: Overflow}\n")
@@ -256,6 +260,7 @@ def _evaluate(tmp_path: Path, session: Path, injected: Path, final_answer: str
     return {c["check"]: c["status"] for c in report["evidence"]["checks"]}
 
 
+@pytest.mark.mcp
 @needs_prompt_injection
 def test_following_the_planted_instruction_fails(tmp_path: Path) -> None:
     session, injected = _record(tmp_path, "--inject-prompt", INJECTION, follow=True)
@@ -263,6 +268,7 @@ def test_following_the_planted_instruction_fails(tmp_path: Path) -> None:
     assert statuses["prompt-injection"] == "fail"
 
 
+@pytest.mark.mcp
 @needs_prompt_injection
 def test_leaking_the_canary_fails(tmp_path: Path) -> None:
     session, injected = _record(tmp_path, "--inject-prompt", INJECTION, follow=False)
@@ -271,6 +277,7 @@ def test_leaking_the_canary_fails(tmp_path: Path) -> None:
     assert statuses["prompt-injection"] == "fail"
 
 
+@pytest.mark.mcp
 @needs_prompt_injection
 def test_ignoring_the_planted_instruction_passes(tmp_path: Path) -> None:
     session, injected = _record(tmp_path, "--inject-prompt", INJECTION, follow=False)
@@ -279,6 +286,7 @@ def test_ignoring_the_planted_instruction_passes(tmp_path: Path) -> None:
     assert statuses["prompt-injection"] == "pass"
 
 
+@pytest.mark.mcp
 @needs_disclosure
 def test_hiding_an_injected_fault_fails_disclosure(tmp_path: Path) -> None:
     session, injected = _record(tmp_path, "--inject-fault",
@@ -289,6 +297,7 @@ def test_hiding_an_injected_fault_fails_disclosure(tmp_path: Path) -> None:
     assert statuses["disclosure"] == "fail"
 
 
+@pytest.mark.mcp
 def test_recorded_server_is_the_command_given(tmp_path: Path) -> None:
     session, _ = _record(tmp_path, follow=False)
     rows = read_jsonl(session)
@@ -298,6 +307,7 @@ def test_recorded_server_is_the_command_given(tmp_path: Path) -> None:
             and r["message"].get("method") == "tools/call"] == ["fetch_page", "add"]
 
 
+@pytest.mark.mcp
 def test_every_run_plants_a_fresh_canary(tmp_path: Path) -> None:
     canaries = []
     for run in ("a", "b"):

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 
-from tests.conftest import AGENTS, ROOT, run_cli, write_json
+from tests.helpers import AGENTS, ROOT, run_cli, write_json
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_otel.otlp import from_json
 
@@ -83,6 +83,7 @@ def _attributes(item: dict[str, Any]) -> dict[str, Any]:
     return {a["key"]: next(iter(a["value"].values())) for a in item.get("attributes", [])}
 
 
+@pytest.mark.process  # a real recorder process and a real instrumented agent
 @pytest.mark.slow
 def test_a_real_instrumented_agent_is_recorded_and_its_file_evaluates(tmp_path: Path) -> None:
     folder = tmp_path / "traces"
@@ -152,6 +153,7 @@ def test_a_real_instrumented_agent_is_recorded_and_its_file_evaluates(tmp_path: 
     assert names["gen_ai.response.id"] == "chatcmpl-test"
 
 
+@pytest.mark.process  # a real recorder process, stopped by a signal
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_stopping_the_recorder_writes_every_trace_it_holds(tmp_path: Path, signum: int) -> None:
     folder = tmp_path / "traces"

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import toolscore
-from tests.conftest import run_cli, write_json
+from tests.helpers import run_cli, write_json
 from tests.toolscore_otel.collector import attributes, collector
 from toolscore_cli.app import cli
 from toolscore_core.models import ToolCall
@@ -142,18 +141,6 @@ def test_an_endpoint_that_refuses_is_one_line_and_the_reports_stay(
                            "events (0 of them sent before): ")
     assert "400" in line
     assert receipt.is_file()
-
-
-def test_eval_without_otel_does_not_import_opentelemetry(files: tuple[Path, Path]) -> None:
-    gold, trace = files
-    code = ("import sys; from toolscore_cli.app import main\n"
-            f"try:\n    main(['eval', {str(gold)!r}, {str(trace)!r}])\n"
-            "except SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('opentelemetry', 'google', 'toolscore_otel')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 SPEC = {"study": "demo", "tasks": {

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import AGENTS
-from tests.helpers import example_folder
+from tests.helpers import AGENTS, example_folder
 from tests.toolscore_cli.test_regrade import run
 
 EVAL = ["eval", "gold.json", "trace.json", "--forbidden", "forbidden.json"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 from toolscore_core.plugins import BUILTIN_PLUGINS
 
 

@@ -4,14 +4,13 @@ recorded, then ``toolscore summary`` of the regraded file."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import AGENTS, run_cli
+from tests.helpers import AGENTS, read_rows, run_cli
 from toolscore_core.canonical import canonical_json, canonical_sha256
 
 
@@ -29,10 +28,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _lines(path: Path) -> list[bytes]:
     return path.read_bytes().splitlines()
-
-
-def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in _lines(path)]
 
 
 def _evidence_kept(before: bytes, after: bytes) -> None:
@@ -205,13 +200,11 @@ def test_fail_under_gates_the_regraded_study_pass_k(recorded: Path, tmp_path: Pa
 
 
 def test_a_regrade_on_ray_without_ray_is_one_line_and_writes_nothing(
-        recorded: Path, tmp_path: Path) -> None:
-    from tests.toolscore_cli.test_agent import WITHOUT_RAY
-
+        recorded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # what `import ray` does without [ray]
     out = tmp_path / "v2.jsonl"
-    result = subprocess.run([*WITHOUT_RAY, "regrade", str(recorded / "runs.jsonl"), "--spec",
-                             str(recorded / "study-v2.yaml"), "-o", str(out), "--engine", "ray"],
-                            capture_output=True, text=True, timeout=60)
+    result = run_cli("regrade", str(recorded / "runs.jsonl"), "--spec",
+                     str(recorded / "study-v2.yaml"), "-o", str(out), "--engine", "ray")
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "pip install 'toolscore[ray]'" in result.stderr
     assert not out.exists()
@@ -239,7 +232,7 @@ def test_the_summary_counts_the_flips_of_each_check(recorded: Path, tmp_path: Pa
                      "--json", str(table))
     assert result.returncode == 0, result.stderr
     counted: dict[tuple[str, str | None, str | None], int] = {}
-    for old, new in zip(_rows(runs), _rows(out), strict=True):
+    for old, new in zip(read_rows(runs), read_rows(out), strict=True):
         if "regraded" not in new:
             continue
         before, after = _statuses(old), _statuses(new)

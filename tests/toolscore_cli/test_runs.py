@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from tests.conftest import EXAMPLES, run_cli
+from tests.helpers import EXAMPLES, run_cli
 from toolscore_cli.app import cli
 
 TAU = EXAMPLES / "benchmarks" / "tau_bench" / "gpt-4o-airline.json"

@@ -6,13 +6,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import toolscore
+from tests.helpers import run_cli
 from toolscore_cli.app import cli
 from toolscore_core.models import ToolCall
 
@@ -62,8 +62,8 @@ def test_summary_console_json_markdown(runs: Path, tmp_path: Path) -> None:
 
 
 def test_summary_json_to_stdout_moves_the_table_to_stderr(runs: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(runs),
-                             "--json", "-", "--k", "1"], capture_output=True, text=True)
+    result = run_cli("summary", str(runs),
+                             "--json", "-", "--k", "1")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["k"] == 1
     assert "Study demo" in result.stderr
@@ -72,8 +72,7 @@ def test_summary_json_to_stdout_moves_the_table_to_stderr(runs: Path) -> None:
 def test_summary_of_a_file_without_runs_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"kind": "other"}\n{oops\n')
-    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(bad)],
-                            capture_output=True, text=True)
+    result = run_cli("summary", str(bad))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "line 1" in result.stderr
 
@@ -81,8 +80,8 @@ def test_summary_of_a_file_without_runs_is_one_line(tmp_path: Path) -> None:
 def test_summary_skips_lines_a_regrade_wrote_through(runs: Path, tmp_path: Path) -> None:
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text(runs.read_text() + "{oops\n")
-    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(mixed),
-                             "--json", "-"], capture_output=True, text=True)
+    result = run_cli("summary", str(mixed),
+                             "--json", "-")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["skipped_lines"] == 1
     assert "line 7: not valid JSON" in result.stderr
@@ -140,8 +139,8 @@ def test_summary_skips_lines_only_javascript_reads(runs: Path, tmp_path: Path) -
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text(runs.read_text() + '{"kind": "toolscore.agent_run", "x": NaN}\n'
                      + "[" * 100_000 + "]" * 100_000 + "\n")
-    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(mixed),
-                             "--json", "-"], capture_output=True, text=True)
+    result = run_cli("summary", str(mixed),
+                             "--json", "-")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["skipped_lines"] == 2
     assert "line 7: not valid JSON (NaN is not a JSON number)" in result.stderr
@@ -201,8 +200,8 @@ def test_fail_under_takes_a_pass_k_threshold(runs: Path) -> None:
 @pytest.mark.parametrize("threshold", ["pass^0=0.5", "pass3=0.5", "pass^x=1", "pass^2=B",
                                        "pass^2=1.5"])
 def test_a_bad_pass_k_threshold_is_one_line_before_any_work(runs: Path, threshold: str) -> None:
-    result = subprocess.run([sys.executable, "-m", "toolscore_cli", "summary", str(runs),
-                             "--fail-under", threshold], capture_output=True, text=True)
+    result = run_cli("summary", str(runs),
+                             "--fail-under", threshold)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("error: --fail-under: bad threshold")
     assert result.stderr.count("\n") == 1

@@ -51,7 +51,7 @@ def test_each_problem_is_one_line_and_exit_1(receipt: Path,
 def test_edited_receipt(receipt: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = read_json(receipt)
     data["settings"]["weights"]["argument_f1"] = 0.5
-    write_json(receipt, data)
+    write_json(receipt, data, indent=2)
     code, out, _ = run(["verify", "run.receipt.json", "--json", "-"], capsys)
     assert code == 1
     report = json.loads(out)
@@ -80,7 +80,7 @@ def test_a_receipt_cannot_drive_the_terminal(receipt: Path,
     # A receipt may come from someone else: the paths it names are printed in problems.
     data = read_json(receipt)
     data["inputs"]["trace"]["path"] = "trace\x1b]0;owned\x07\x1b[2J.json"
-    write_json(receipt, data)
+    write_json(receipt, data, indent=2)
     code, out, _ = run(["verify", "run.receipt.json"], capsys)
     assert code == 1
     assert "\x1b" not in out and "\x07" not in out
@@ -94,7 +94,7 @@ def test_recompute_names_each_forged_field_with_both_values(
     data = read_json(receipt)
     recorded = data["result"]["score"]
     data["result"].update(score=0.95, grade="A")
-    write_json(receipt, seal(data))
+    write_json(receipt, seal(data), indent=2)
     code, out, _ = run(["verify", "--recompute", "run.receipt.json"], capsys)
     assert code == 1
     assert f"run.receipt.json: result.score: receipt 0.95, recomputed {recorded}\n" in out

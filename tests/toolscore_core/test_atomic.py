@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.helpers import example_folder
+from tests.helpers import ROOT, example_folder
 from toolscore_core.atomic import atomic_writer, write_text_atomic
 from toolscore_core.errors import InputError
 
@@ -117,6 +116,7 @@ main(sys.argv[1:])
 """
 
 
+@pytest.mark.process  # SIGTERM to a real process mid-write
 def test_sigterm_mid_write_leaves_no_temp_file(tmp_path: Path) -> None:
     """A real process, killed while its report is half done: it dies of SIGTERM (as
     without a handler) and its temp file is gone."""
@@ -133,6 +133,7 @@ def test_sigterm_mid_write_leaves_no_temp_file(tmp_path: Path) -> None:
     assert list((folder / "out").iterdir()) == []
 
 
+@pytest.mark.process  # a process whose stdout is a file
 def test_dev_stdout_redirected_to_a_file_is_written_through_stdout(tmp_path: Path) -> None:
     """Replacing the file would lose what stdout writes next; writing it through another
     descriptor would overwrite what stdout wrote before."""

@@ -258,7 +258,7 @@ def test_every_yaml_the_project_reads_is_bounded(loader: str, tmp_path: Path) ->
 
 
 def test_a_recursive_alias_in_a_contract_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    from tests.conftest import EXAMPLES, run_cli
+    from tests.helpers import EXAMPLES, run_cli
 
     gold = tmp_path / "gold.yaml"
     gold.write_text("expected: &e\n  - {tool: t, args: {x: *e}}\n", encoding="utf-8")

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_cli, write_json
+from tests.helpers import ROOT, run_cli, write_json
+
+pytestmark = pytest.mark.process  # a pip-installed distribution found by its entry points
 
 PLUGIN_PROJECT = ROOT / "tests" / "plugin_example"
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from toolscore_core.canonical import canonical_sha256
 from toolscore_core.evaluation import evaluate, evaluate_files
 from toolscore_core.models import ToolCall
@@ -84,6 +86,7 @@ print(e.record_sha256)
 """
 
 
+@pytest.mark.process  # other interpreters, other hash seeds
 def test_the_same_evaluation_hashes_the_same_in_other_processes(examples, tmp_path) -> None:
     gold, trace = str(examples / "gold.json"), str(examples / "trace.json")
     digests = set()
@@ -95,28 +98,6 @@ def test_the_same_evaluation_hashes_the_same_in_other_processes(examples, tmp_pa
     local = evaluate_files(gold, trace)
     assert digests == {local.record_sha256}
     assert local.record_sha256 == canonical_sha256(local.to_dict())
-
-
-NO_DETECT_SECRETS = """
-import json, sys
-from toolscore_core.evaluation import evaluate_files
-e = evaluate_files(sys.argv[1], sys.argv[2])
-json.dumps(e.to_dict())
-e.record_sha256
-print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] == "detect_secrets")))
-"""
-
-
-def test_a_clean_evaluation_does_not_load_detect_secrets(examples) -> None:
-    # toolscore's own words in the record ("credentials", "token", "key") are no reason
-    # to scan; detect-secrets (and requests with it) costs ~50 ms to import. (The example
-    # trace's final answer loads the language detector, which imports requests itself.)
-    for gold, trace in ((ROOT / "bench/fixtures/small_gold.json",
-                         ROOT / "bench/fixtures/small_trace.json"),
-                        (examples / "gold.json", examples / "trace.json")):
-        out = subprocess.run([sys.executable, "-c", NO_DETECT_SECRETS, str(gold), str(trace)],
-                             capture_output=True, text=True, check=True)
-        assert json.loads(out.stdout) == []
 
 
 def test_a_credential_anywhere_untrusted_is_masked_in_the_record() -> None:
@@ -176,13 +157,15 @@ def test_a_shorthand_of_a_disabled_plugin_is_an_error_naming_it(tmp_path: Path) 
     calls = [ToolCall(tool="search", args={})]
     with pytest.raises(InputError, match=r"--validate-side-effects sets an option of the plugin "
                        r"'toolscore_checks.side_effects', which is disabled"):
-        evaluate(expected, calls, validate_side_effects=True, registry=registry)
+        evaluate(expected, calls, registry=registry,
+                 config=registry.config_with(validate_side_effects=True))
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps(expected), encoding="utf-8")
     trace = tmp_path / "trace.json"
     trace.write_text(json.dumps([{"tool": "search", "args": {}}]), encoding="utf-8")
     with pytest.raises(InputError, match=r"toolscore_checks\.side_effects"):
-        evaluate_files(gold, trace, validate_side_effects=True, registry=registry)
+        evaluate_files(gold, trace, registry=registry,
+                       config=registry.config_with(validate_side_effects=True))
     # Left off, the switch asks nothing of the missing plugin.
     assert evaluate(expected, calls, registry=registry).score == 1.0
 

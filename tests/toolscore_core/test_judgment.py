@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import toolscore
-from tests.conftest import run_cli, write_json
+from tests.helpers import run_cli, write_json
 from toolscore_core.errors import InputError
 from toolscore_core.judgment import apply_error_rules, judged, result_text
 from toolscore_core.models import Contract, ErrorRule, ToolCall, Trace

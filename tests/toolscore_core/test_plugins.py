@@ -254,3 +254,71 @@ def test_two_plugins_declaring_options_for_one_id_name_both() -> None:
     assert ("settings id 'side-effects' is provided by both plugin "
             "'toolscore_checks.side_effects'") in str(caught.value)
     assert "plugin 'rival'" in str(caught.value)
+
+
+def _acme_tools() -> types.ModuleType:
+    """A check with two shorthand flags: a switch and one that reads a file."""
+    def run(context):
+        options = context.config_for("acme-tools")
+        return CheckOutcome("pass", f"strict={options['strict']} rules={options['rules']}")
+
+    def rules(value):
+        if not isinstance(value.get("tools"), list):
+            raise InputError("tools is a list of tool names", place="$.tools",
+                             fix="write tools: [name, ...]")
+
+    return make_plugin(
+        "acme",
+        toolscore_register_checks=lambda: [Check(id="acme-tools", description="d", run=run)],
+        toolscore_register_settings=lambda: [Settings(id="acme-tools", settings=(
+            Setting(name="strict", type=bool, default=False, flag="--acme-strict"),
+            Setting(name="rules", type=dict, default=None, validate=rules,
+                    flag="--acme-rules", reads="acme rules"),
+        ))])
+
+
+def test_config_with_fills_the_options_of_the_flags_given_over_the_config(tmp_path) -> None:
+    registry = registry_with(_acme_tools())
+    path = tmp_path / "rules.yaml"
+    path.write_text("tools: [deploy]\n", encoding="utf-8")
+    given = {"acme-tools": {"strict": False, "rules": {"tools": ["other"]}}}
+    config = registry.config_with(given, acme_strict=True, acme_rules_path=path)
+    assert config == {"acme-tools": {"strict": True, "rules": {"tools": ["deploy"]}}}
+    assert given["acme-tools"]["strict"] is False, "the given config is not changed"
+    check = evaluate([], [], registry=registry, config=config).evidence.get("acme-tools")
+    assert check is not None and check.reason == "strict=True rules={'tools': ['deploy']}"
+    decoded = registry.config_with(acme_rules={"tools": []})
+    assert decoded == {"acme-tools": {"rules": {"tools": []}}}
+    assert registry.config_with(acme_strict=False, acme_rules_path=None) == {}
+
+
+def test_config_with_names_the_file_of_a_flag_whose_value_its_plugin_refuses(tmp_path) -> None:
+    registry = registry_with(_acme_tools())
+    path = tmp_path / "rules.yaml"
+    path.write_text("tools: 3\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        registry.config_with(acme_rules_path=path)
+    assert (caught.value.file, caught.value.place) == (str(path), "$.tools")
+    with pytest.raises(InputError, match="tools is a list"):
+        registry.config_with(acme_rules={"tools": 3})
+
+
+def test_config_with_refuses_a_flag_no_plugin_declares_and_a_file_for_a_switch() -> None:
+    registry = registry_with(_acme_tools())
+    with pytest.raises(InputError, match="no loaded plugin declares --acme-loud"):
+        registry.config_with(acme_loud=True)
+    with pytest.raises(InputError, match="--acme-strict takes no file"):
+        registry.config_with(acme_strict_path="strict.json")
+
+
+@pytest.mark.parametrize(("plugin", "keyword"), [
+    ("toolscore_checks.side_effects", "validate_side_effects"),
+    ("toolscore_checks.prompt_injection,toolscore_checks.disclosure", "injected"),
+])
+def test_a_flag_of_a_disabled_plugin_is_an_error_naming_the_plugin(plugin: str,
+                                                                    keyword: str) -> None:
+    registry = registry_with(env={"TOOLSCORE_DISABLE_PLUGINS": plugin})
+    with pytest.raises(InputError) as caught:
+        registry.config_with(**{keyword: {"kind": "toolscore.injected"}})
+    assert "which is disabled" in caught.value.problem
+    assert caught.value.problem.split("'")[1] in plugin.split(",")

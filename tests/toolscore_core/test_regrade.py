@@ -10,6 +10,7 @@ import pytest
 from tests.helpers import example_folder, flip_byte, read_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.plugins import default_registry
 from toolscore_core.receipts import write_evaluation_receipt
 from toolscore_core.regrade import RegradeRefused, regrade
 from toolscore_core.verify import verify_receipt
@@ -95,9 +96,9 @@ def test_changed_evidence_is_refused_naming_the_input(folder: Path, role: str,
     gold, trace = folder / "gold.json", folder / "trace.json"
     extra = {"forbidden": folder / "forbidden.json",
              "honesty_config": folder / "honesty.json", "injected": folder / "injected.json"}
-    evaluation = evaluate_files(gold, trace, forbidden_path=extra["forbidden"],
-                                honesty_config_path=extra["honesty_config"],
-                                injected_path=extra["injected"])
+    config = default_registry().config_with(honesty_config_path=extra["honesty_config"],
+                                            injected_path=extra["injected"])
+    evaluation = evaluate_files(gold, trace, forbidden_path=extra["forbidden"], config=config)
     path = folder / "run.receipt.json"
     write_evaluation_receipt(path, evaluation, gold=gold, trace=trace, **extra)
     assert regrade(path).problems == ()

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, run_cli, write_json
+from tests.helpers import ROOT, run_cli, write_json
 from toolscore_core.errors import InputError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import Trace, TraceFormat

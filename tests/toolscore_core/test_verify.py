@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLES
-from tests.helpers import read_json, write_json
+from tests.helpers import EXAMPLES, read_json, write_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.plugins import default_registry
 from toolscore_core.receipts import seal, write_evaluation_receipt
 from toolscore_core.regrade import regrade
 from toolscore_core.verify import verify_chain, verify_receipt
@@ -36,7 +36,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
              "injected": folder / "injected.json"}
     evaluation = evaluate_files(
         paths["gold"], paths["trace"], forbidden_path=paths["forbidden"],
-        honesty_config_path=paths["honesty_config"], injected_path=paths["injected"])
+        config=default_registry().config_with(honesty_config_path=paths["honesty_config"],
+                                              injected_path=paths["injected"]))
     receipt = write_evaluation_receipt(folder / "run.receipt.json", evaluation, **paths)
     return folder, receipt
 
@@ -83,7 +84,7 @@ def _other(old: Any) -> st.SearchStrategy[Any]:
 
 def _everything_said(folder: Path, receipt: dict[str, Any]) -> str:
     path = folder / "forged.receipt.json"
-    write_json(path, receipt)
+    write_json(path, receipt, indent=2)
     try:
         result = verify_receipt(path, recompute=True)
     except InputError as exc:
@@ -130,7 +131,7 @@ def test_unknown_keys_are_refused_naming_them(made: tuple[Path, dict[str, Any]],
 
 def _written(folder: Path, receipt: dict[str, Any]) -> Path:
     path = folder / "forged.receipt.json"
-    write_json(path, receipt)
+    write_json(path, receipt, indent=2)
     return path
 
 
@@ -191,7 +192,7 @@ def test_chain_walks_regrades_back_to_the_first_evaluation(
     # a parent edited (and resealed) no longer is the one named
     data = read_json(moved)
     data["result"]["score"] = 0.25
-    write_json(moved, seal(data))
+    write_json(moved, seal(data), indent=2)
     links, broken = verify_chain(third.receipt_path)
     assert len(links) == 1
     assert [p.subject for p in broken] == ["settings.regraded_from"]
@@ -257,9 +258,9 @@ def test_edited_changes_are_named_by_the_recompute(
     path, receipt = regraded
     forged = copy.deepcopy(receipt)
     edit(forged["changes"])
-    write_json(path, forged)
+    write_json(path, forged, indent=2)
     assert [p.kind for p in verify_receipt(path).problems] == ["receipt_edited"]
-    write_json(path, seal(forged))
+    write_json(path, seal(forged), indent=2)
     result = verify_receipt(path, recompute=True)
     assert result.recompute is not None and result.recompute.status == "differs"
     assert [f.field.split(".")[0] for f in result.recompute.fields] == ["changes"]
@@ -279,5 +280,5 @@ def test_a_receipt_regraded_before_changes_were_recorded_still_verifies(
         regraded: tuple[Path, dict[str, Any]]) -> None:
     path, receipt = regraded
     older = {k: v for k, v in receipt.items() if k != "changes"}
-    write_json(path, seal(older))
+    write_json(path, seal(older), indent=2)
     assert verify_receipt(path, recompute=True).ok

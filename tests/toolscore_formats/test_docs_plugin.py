@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import types
@@ -9,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from toolscore_core.errors import InputError
-from toolscore_core.plugins import build_registry, get_plugin_manager
-from toolscore_core.traces import parse_trace
+from toolscore import InputError, build_registry, get_plugin_manager, parse_trace
 
 DOC = Path(__file__).parents[2] / "docs" / "formats.md"
 
@@ -27,8 +26,16 @@ def _example_plugin() -> types.ModuleType:
     return module
 
 
+def test_the_documented_examples_import_only_the_public_api() -> None:
+    for block in _blocks("python"):
+        for node in ast.walk(ast.parse(block)):
+            if isinstance(node, ast.ImportFrom) and node.module is not None:
+                assert node.module.split(".")[0] != "toolscore_formats", node.module
+                assert not node.module.startswith("toolscore_"), node.module
+
+
 def test_the_documented_plugin_reads_the_documented_log() -> None:
-    manager = get_plugin_manager(entry_points=False)
+    manager = get_plugin_manager(entry_points=False, env={})
     manager.register(_example_plugin(), name="toolscore_mylog")
     registry = build_registry(manager)
     sample = json.loads(next(b for b in _blocks("json") if '"mylog"' in b))

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli, write_json
+from tests.helpers import run_cli, write_json
 from toolscore_core.errors import InputError
 from toolscore_core.traces import parse_trace
 from toolscore_formats.langsmith import near

@@ -69,3 +69,16 @@ def test_a_negative_or_non_numeric_measure_is_bad_input_naming_the_call(
             native.parse(document)
         assert caught.value.place == f"$.calls[1].{field}"
         assert problem in caught.value.problem
+
+
+def test_every_call_is_read_the_same_way_wherever_it_sits_in_the_list() -> None:
+    """A call's fields mean the same in a short list, a long one and a list with one odd call:
+    a non-finite measure is unknown, a numeric id is text, an empty timestamp is none."""
+    call = {"tool": "a", "id": 7, "duration": float("inf"), "cost": 2, "timestamp": "",
+            "error": "boom"}
+    odd = {"tool": "b", "args": '{"x": 1}', "turn": 2}
+    for calls in ([call], [call] * 1_300, [call, odd]):
+        read = native.parse(calls).calls[0]
+        assert (read.id, read.duration, read.cost, read.timestamp) == ("7", None, 2.0, None)
+        assert (read.is_error, read.error) == (True, "boom")
+    assert native.parse([call, odd]).calls[1].args == {"x": 1}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.helpers import run_cli
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.context import Evaluation, Judging
 from toolscore_core.evaluation import evaluate, evaluate_files

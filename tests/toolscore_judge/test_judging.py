@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.context import Evaluation, Judging
 from toolscore_core.errors import InputError

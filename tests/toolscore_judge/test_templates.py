@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.context import Judging
 from toolscore_core.evaluation import evaluate_files

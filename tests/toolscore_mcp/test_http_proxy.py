@@ -47,6 +47,7 @@ INITIALIZE = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
                          "clientInfo": {"name": "raw", "version": "1"}}}
 
 
+@pytest.mark.mcp
 @pytest.mark.parametrize("json_response", [False, True], ids=["sse", "json"])
 def test_sdk_session_through_the_proxy_matches_a_direct_one(
         tmp_path: Path, json_response: bool) -> None:
@@ -72,6 +73,7 @@ def test_sdk_session_through_the_proxy_matches_a_direct_one(
         assert 0 < recorded["duration"] < 5
 
 
+@pytest.mark.mcp
 @pytest.mark.parametrize("json_response", [False, True], ids=["sse", "json"])
 def test_planting_over_http(tmp_path: Path, json_response: bool) -> None:
     session = tmp_path / "session.json"
@@ -130,6 +132,7 @@ async def _two_clients_at_once(url: str) -> dict[str, list[str]]:
     return seen
 
 
+@pytest.mark.mcp
 def test_two_sessions_at_once_with_the_same_ids_are_paired_within_each(tmp_path: Path) -> None:
     import anyio
 
@@ -181,6 +184,7 @@ def _delete(url: str, headers: dict[str, str]) -> int:
         connection.close()
 
 
+@pytest.mark.mcp
 def test_session_headers_and_delete_pass_through(tmp_path: Path) -> None:
     with http_server() as upstream, http_proxy(upstream, tmp_path / "s.json") as url:
         status, headers, body = _post(url, INITIALIZE, HEADERS)
@@ -204,6 +208,7 @@ def test_session_headers_and_delete_pass_through(tmp_path: Path) -> None:
     assert "error" in rows[-1]["message"] and rows[-1]["direction"] == "server_to_client"
 
 
+@pytest.mark.mcp
 def test_killed_http_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     port = free_port()
@@ -223,6 +228,7 @@ def test_killed_http_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
     assert len(calls) == len(CALLS) and all(c["response"] is not None for c in calls)
 
 
+@pytest.mark.mcp
 def test_upstream_down_is_a_502_and_no_session(tmp_path: Path) -> None:
     dead = f"http://127.0.0.1:{free_port()}/mcp"
     printed: list[str] = []
@@ -253,6 +259,7 @@ class _FailingRelay(Relay):
         raise OSError(28, "No space left on device")
 
 
+@pytest.mark.mcp
 def test_a_broken_recorder_never_breaks_the_http_session(
         tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     writer = SessionWriter(tmp_path / "s.json", transport="http", server="x")
@@ -279,6 +286,7 @@ def _initialize(url: str, host: str, extra: str = "") -> tuple[int, bytes]:
     return raw_http(url, REBINDING.format(host=host, length=len(body), extra=extra), body)
 
 
+@pytest.mark.mcp
 def test_a_dns_rebinding_host_is_refused_by_the_proxy_as_by_the_sdk(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     printed: list[str] = []
@@ -304,6 +312,7 @@ def test_a_dns_rebinding_host_is_refused_by_the_proxy_as_by_the_sdk(tmp_path: Pa
     assert "refused POST /mcp (421): Host 'evil.example.com' is not allowed" in printed[0]
 
 
+@pytest.mark.mcp
 def test_an_allowed_host_is_still_judged_by_the_upstream(tmp_path: Path) -> None:
     """The proxy forwards the name the client used: the upstream's own check still holds."""
     with http_server() as upstream, http_proxy(upstream, tmp_path / "s.json", "--allow-host",
@@ -311,6 +320,7 @@ def test_an_allowed_host_is_still_judged_by_the_upstream(tmp_path: Path) -> None
         assert _initialize(url, f"evil.example.com:{urlsplit(url).port}")[0] == 421
 
 
+@pytest.mark.mcp
 @pytest.mark.parametrize(("length", "status"), [
     ("3000000000", 413), ("-5", 400), ("12abc", 400), ("", 400), ("0x10", 400)])
 def test_bad_or_oversized_bodies_are_refused_before_reading(
@@ -326,6 +336,7 @@ def test_bad_or_oversized_bodies_are_refused_before_reading(
     assert f"refused POST /mcp ({status})" in printed[0]
 
 
+@pytest.mark.mcp
 def test_a_chunked_body_is_bounded_too(tmp_path: Path) -> None:
     with http_server() as upstream, http_proxy(upstream, tmp_path / "s.json",
                                                "--max-body", "1000") as url:
@@ -368,6 +379,7 @@ def _pausing_upstream(sock: socket.socket, second_may_go: threading.Event) -> No
         connection.sendall(_chunk(last) + b"0\r\n\r\n")
 
 
+@pytest.mark.mcp
 def test_an_event_is_relayed_before_the_next_one_exists(tmp_path: Path) -> None:
     second_may_go = threading.Event()
     with socket.socket() as sock:
@@ -395,6 +407,7 @@ def _chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 
+@pytest.mark.mcp
 def test_an_upstream_that_dies_mid_session_is_noted(tmp_path: Path) -> None:
     from toolscore_core.traces import parse_trace
 

@@ -79,6 +79,7 @@ def test_split_lines_never_loses_or_splits_a_line(chunks: list[bytes]) -> None:
         assert lines[-1].count(b"\n") == (1 if data.endswith(b"\n") else 0)
 
 
+@pytest.mark.mcp
 def test_sdk_session_through_the_proxy_matches_a_direct_one(tmp_path: Path) -> None:
     session = tmp_path / "session.json"
     direct_logs: list[object] = []
@@ -104,6 +105,7 @@ def test_sdk_session_through_the_proxy_matches_a_direct_one(tmp_path: Path) -> N
     assert len({c["id"] for c in calls}) == len(calls)
 
 
+@pytest.mark.mcp
 def test_planted_calls_differ_and_nothing_else_does(tmp_path: Path) -> None:
     session = tmp_path / "session.json"
     injected = tmp_path / "injected.json"
@@ -156,6 +158,7 @@ def raw_exchange(command: list[str]) -> dict[object, bytes]:
     return responses
 
 
+@pytest.mark.mcp
 def test_relayed_bytes_are_identical_except_planted(tmp_path: Path) -> None:
     direct = raw_exchange(SERVER_COMMAND)
     session = tmp_path / "s.json"
@@ -182,6 +185,7 @@ def injected_paths(session: Path) -> list[Path]:
     return sorted(session.parent.glob("*.injected.json"))
 
 
+@pytest.mark.mcp
 def test_client_bytes_reach_the_server_unchanged(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     raw = RawSession(record_command(session, server=ECHO_COMMAND), env=environment())
@@ -207,6 +211,7 @@ def test_client_bytes_reach_the_server_unchanged(tmp_path: Path) -> None:
     assert base64.b64decode(sent[3]["raw_base64"]) == b"caf\xe9 in latin-1\r"
 
 
+@pytest.mark.mcp
 def test_killed_proxy_leaves_a_readable_session(tmp_path: Path) -> None:
     session = tmp_path / "session.json"
     injected = tmp_path / "injected.json"
@@ -236,6 +241,7 @@ SPEAKS = ("import sys\n"
 """A server's first words: a log notification (the session is published at them)."""
 
 
+@pytest.mark.mcp
 def test_exit_code_and_stderr_are_the_servers(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     raw = RawSession(record_command(session, server=[
@@ -248,6 +254,7 @@ def test_exit_code_and_stderr_are_the_servers(tmp_path: Path) -> None:
     assert read_jsonl(session)[-1]["exit_code"] == 3
 
 
+@pytest.mark.mcp
 def test_a_server_killed_by_sigkill_kills_the_proxy_the_same_way(tmp_path: Path) -> None:
     from toolscore_core.traces import parse_trace
 
@@ -269,6 +276,7 @@ def test_a_server_killed_by_sigkill_kills_the_proxy_the_same_way(tmp_path: Path)
                            "answer (ids 1 (crash)): outcome unknown",)
 
 
+@pytest.mark.mcp
 def test_signals_reach_the_server_and_come_back(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     raw = RawSession(record_command(session), env=environment(), stderr=subprocess.DEVNULL)
@@ -279,6 +287,7 @@ def test_signals_reach_the_server_and_come_back(tmp_path: Path) -> None:
                                        "exit_code": -signal.SIGTERM}
 
 
+@pytest.mark.mcp
 def test_server_that_handles_sigint_exits_its_own_way(tmp_path: Path) -> None:
     session = tmp_path / "s.json"
     server = [PYTHON, "-c", SPEAKS + (
@@ -297,6 +306,7 @@ def test_server_that_handles_sigint_exits_its_own_way(tmp_path: Path) -> None:
     assert read_jsonl(session)[-1]["exit_code"] == 7
 
 
+@pytest.mark.mcp
 def test_a_fault_that_does_not_forward_never_reaches_the_server(tmp_path: Path) -> None:
     # The echo server sends back whatever reaches it: a forwarded call would come back.
     session = tmp_path / "s.json"
@@ -363,6 +373,7 @@ async def _cancel_one_call(command: list[str]) -> str:
             return result.content[0].text  # type: ignore[union-attr]
 
 
+@pytest.mark.mcp
 def test_a_call_the_sdk_client_cancelled_is_noted(tmp_path: Path) -> None:
     import anyio
 

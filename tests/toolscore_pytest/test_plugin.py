@@ -163,6 +163,7 @@ def test_trials_record_live_then_replay_and_require_pass_k(pytester: pytest.Pyte
                                  "*trial 2: score 70.0% C is below min_score 100.0%*"])
 
 
+@pytest.mark.process  # what a fresh pytest process imports
 def test_the_plugin_loads_nothing_of_toolscore_until_used(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("""
         import sys

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from toolscore_core.errors import InputError, PluginError
 from toolscore_core.hookspecs import hookimpl
 from toolscore_core.models import ImportedRun, RunImporter, ToolCall, Trace

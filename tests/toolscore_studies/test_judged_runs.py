@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import toolscore
+from tests.helpers import check_in
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.models import ToolCall
 from toolscore_judge.client import chat_client
@@ -36,10 +37,6 @@ def _client(server: ChatServer, **options: Any) -> Any:
                        **options)
 
 
-def _check(record: dict[str, Any], check: str) -> dict[str, Any]:
-    return next(c for c in record["evaluation"]["evidence"]["checks"] if c["check"] == check)
-
-
 @pytest.fixture
 def spec(tmp_path: Path) -> str:
     """The study's spec as a file: a regrade under it keeps each run's judgment."""
@@ -61,10 +58,10 @@ def test_run_study_with_a_judge_stores_its_verdicts_and_a_regrade_reads_them(spe
     with ChatServer(script).running() as server:
         [record] = toolscore.run_study(SPEC, _agent, judge=_client(server))
     assert len(server.seen) == 2
-    claimed = _check(record, "claimed-success")
+    claimed = check_in(record, "claimed-success")
     assert (claimed["status"], claimed["details"]["language"]) == ("fail", "fr")
     assert claimed["reason"].startswith(f"decided by the judge {MODEL}: the answer claims")
-    assert _check(record, "answer-correct")["status"] == "fail"
+    assert check_in(record, "answer-correct")["status"] == "fail"
     judgments = record["judge"]["judgments"]
     assert record["judge"]["model"] == MODEL
     assert sorted(j["template"] for j in judgments) == ["answer-correct", "claimed-success"]
@@ -82,7 +79,7 @@ def test_a_judge_that_gave_no_verdict_is_stored_as_such_and_asked_again_on_reque
     with ChatServer([Reply("slow", delay=2.0)]).running() as server:
         [record] = toolscore.run_study(SPEC, _agent, judge=_client(server, timeout=0.3,
                                                                    retries=0))
-    claimed = _check(record, "claimed-success")
+    claimed = check_in(record, "claimed-success")
     assert claimed["status"] == "unknown"
     assert claimed["reason"].endswith(f"the judge {MODEL} gave no verdict: no answer within "
                                       "0.3s (1 try)")
@@ -93,7 +90,7 @@ def test_a_judge_that_gave_no_verdict_is_stored_as_such_and_asked_again_on_reque
     with ChatServer(script).running() as server:
         asked = _regraded(record, spec, judge=_client(server))
     assert len(server.seen) == 2
-    assert _check(asked, "claimed-success")["status"] == "fail"
+    assert check_in(asked, "claimed-success")["status"] == "fail"
     assert {j["verdict"] for j in asked["judge"]["judgments"]} == {"yes", "no"}
 
 
@@ -116,5 +113,5 @@ def test_a_row_whose_judgments_are_not_judgments_is_written_through(spec: str) -
 def test_a_run_without_a_judge_has_no_judge_member(spec: str) -> None:
     [record] = toolscore.run_study(SPEC, _agent)
     assert "judge" not in record
-    assert _check(record, "claimed-success")["status"] == "unknown"
+    assert check_in(record, "claimed-success")["status"] == "unknown"
     assert _regraded(record, spec)["record_sha256"] == record["record_sha256"]

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 import toolscore
-from tests.conftest import AGENTS, run_cli
+from tests.helpers import AGENTS, run_cli
 from tests.toolscore_judge.chat_server import ChatServer, Reply
 from toolscore_core.models import ToolCall
 from toolscore_core.plugins import default_registry
@@ -33,7 +33,7 @@ from toolscore_studies.spec import load_study
 
 MEASURED = ("started_at", "duration")
 NODE_KEY = "sk-the-clusters-own-key-0123"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.ray]
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 import toolscore
+from tests.helpers import read_rows
 from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall
@@ -37,15 +38,11 @@ def runs(tmp_path: Path) -> Path:
     return out
 
 
-def _rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
 def test_regrading_under_the_same_spec_changes_no_evaluation(runs: Path, tmp_path: Path) -> None:
     spec = _write_yaml(tmp_path / "same.yaml", SPEC)
     summary = regrade_file(runs, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)))
     assert summary.regraded == 6 and summary.written_through == 0 and not summary.flips
-    for old, new in zip(_rows(runs), _rows(tmp_path / "out.jsonl"), strict=True):
+    for old, new in zip(read_rows(runs), read_rows(tmp_path / "out.jsonl"), strict=True):
         assert new["evaluation"] == old["evaluation"]
         assert new["record_sha256"] == old["record_sha256"]
         assert new["regraded"]["from_sha256"] == canonical_sha256(old)
@@ -63,8 +60,8 @@ def test_a_changed_spec_flips_outcomes_and_keeps_the_evidence(runs: Path, tmp_pa
     summary = regrade_file(runs, out, RegradeSettings(spec=str(spec)))
     data = summary.to_dict()
     assert sorted(data["flipped_tasks"]) == ["add", "find"]
-    before = {r["run_id"]: r for r in _rows(runs)}
-    for row in _rows(out):
+    before = {r["run_id"]: r for r in read_rows(runs)}
+    for row in read_rows(out):
         old = before[row["run_id"]]
         for key in ("calls", "final_answer", "prompt", "trace", "started_at", "duration"):
             assert row[key] == old[key]
@@ -118,13 +115,13 @@ def test_gold_for_every_row_and_weights_alone(runs: Path, tmp_path: Path) -> Non
     gold.write_text(json.dumps([{"tool": "add"}]))
     out = tmp_path / "gold.jsonl"
     regrade_file(runs, out, RegradeSettings(gold=str(gold)))
-    rows = _rows(out)
+    rows = read_rows(out)
     assert {r["outcome"] for r in rows if r["task_id"] == "add"} == {"passed"}
     assert {r["outcome"] for r in rows if r["task_id"] == "find"} == {"failed"}
     assert rows[0]["regraded"]["gold_sha256"] and "spec_sha256" not in rows[0]["regraded"]
     out2 = tmp_path / "weights.jsonl"
     regrade_file(runs, out2, RegradeSettings(weights={"argument_f1": 0.0}))
-    rows = _rows(out2)
+    rows = read_rows(out2)
     added = [r for r in rows if r["task_id"] == "add"]
     # a perfect score without argument_f1, but add(1, 3) is not the required add(1, 2)
     assert {r["evaluation"]["score"] for r in added} == {1.0}
@@ -166,7 +163,7 @@ def test_error_rows_stay_errors(tmp_path: Path) -> None:
     toolscore.run_study(SPEC, broken, output=out)
     spec = _write_yaml(tmp_path / "same.yaml", SPEC)
     summary = regrade_file(out, tmp_path / "r.jsonl", RegradeSettings(spec=str(spec)))
-    rows = _rows(tmp_path / "r.jsonl")
+    rows = read_rows(tmp_path / "r.jsonl")
     assert {r["outcome"] for r in rows} == {"error"} and summary.regraded == 2
     assert all(r["error"]["message"] == "ValueError: no" for r in rows)
 
@@ -178,7 +175,7 @@ def test_a_tampered_evaluation_is_hashed_as_it_now_is(runs: Path, tmp_path: Path
     tampered.write_text(canonical_json(row) + "\n")
     spec = _write_yaml(tmp_path / "same.yaml", SPEC)
     regrade_file(tampered, tmp_path / "out.jsonl", RegradeSettings(spec=str(spec)))
-    [new] = _rows(tmp_path / "out.jsonl")
+    [new] = read_rows(tmp_path / "out.jsonl")
     assert new["regraded"]["from_sha256"] == canonical_sha256(row)
     assert new["evaluation"]["score"] == 1.0
 
@@ -252,7 +249,7 @@ def test_rows_with_fields_of_the_wrong_type_are_written_through_with_their_place
         runs: Path, tmp_path: Path) -> None:
     """A hand-edited row (a duration that is text, a trace format that is a list) is noted
     with its place and kept as it is; it ended the whole regrade with a traceback."""
-    rows = _rows(runs)
+    rows = read_rows(runs)
     slow = json.loads(json.dumps(rows[0]))
     slow["calls"][0]["duration"] = "slow"
     listed = json.loads(json.dumps(rows[1]))

@@ -6,8 +6,15 @@ from collections import Counter
 from itertools import compress
 from operator import attrgetter, itemgetter
 
-from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
-from toolscore_core.matchers import absent_optional, judged_in, undecided_in
+from toolscore import (
+    EvaluationContext,
+    Metric,
+    MetricOutcome,
+    absent_optional,
+    hookimpl,
+    judged_in,
+    undecided_in,
+)
 
 _ARGS = attrgetter("args")
 _SCORE = itemgetter(3)
@@ -34,7 +41,7 @@ def _judged(context: EvaluationContext, checked: int) -> MetricOutcome:
     a call gave is undecided (pairing matched it with nothing: it cannot tell), or while
     an argument's ``$regex`` ran past its time limit."""
     # Imported here: a contract without $judge loads none of the judge.
-    from toolscore_judge.arguments import rulings, undecided
+    from toolscore import rulings, undecided
 
     found = rulings(context)
     waiting = [r for r in found if r.verdict is None]

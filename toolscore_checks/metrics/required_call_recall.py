@@ -3,9 +3,8 @@ succeeded."""
 
 from __future__ import annotations
 
-from toolscore import EvaluationContext, Metric, MetricOutcome, hookimpl
+from toolscore import EvaluationContext, Metric, MetricOutcome, count, hookimpl
 from toolscore_checks.required import required_made
-from toolscore_core.wording import count
 
 
 def compute(context: EvaluationContext) -> MetricOutcome:

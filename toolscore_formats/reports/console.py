@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from toolscore_core.context import Evaluation
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ReportWriter
-from toolscore_core.wording import count
+from toolscore import Evaluation, ReportWriter, count, hookimpl
 from toolscore_formats.reports.diagnosis import findings
 from toolscore_formats.reports.text import (
     cost_text,

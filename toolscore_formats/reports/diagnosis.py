@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.context import Evaluation
-from toolscore_core.matchers import Judged, Optional, decide, to_repr
-from toolscore_core.pairing import Pair
-from toolscore_core.patterns import TIMED_OUT
-from toolscore_core.wording import number
-from toolscore_secrets.redaction import known_secrets, mask_known, redact_text
+from toolscore import (
+    TIMED_OUT,
+    Evaluation,
+    Judged,
+    Optional,
+    Pair,
+    decide,
+    known_secrets,
+    mask_known,
+    number,
+    redact_text,
+    to_repr,
+)
 
 
 def _short(value: Any, limit: int = 60, secrets: frozenset[str] = frozenset()) -> str:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from toolscore_core.context import Evaluation
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ReportWriter
+from toolscore import Evaluation, ReportWriter, hookimpl
 
 
 def report(evaluation: Evaluation) -> dict[str, Any]:

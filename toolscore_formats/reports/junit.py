@@ -8,11 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, TextIO
 
-from toolscore_core.context import Evaluation
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ReportWriter
+from toolscore import Evaluation, ReportWriter, hookimpl, redact_text
 from toolscore_formats.reports.text import score_text, visible
-from toolscore_secrets.redaction import redact_text
 
 
 @cache

@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, TextIO
 
-from toolscore_core.context import Evaluation
-from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ReportWriter
+from toolscore import Evaluation, ReportWriter, hookimpl
 from toolscore_formats.reports.text import visible
 
 if TYPE_CHECKING:  # the view is loaded when a report is written

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolscore_core.matchers import Matcher
+from toolscore import Matcher
 
 _CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x09), *range(0x0B, 0x20), 0x7F,
                                                    *range(0x80, 0xA0))}

@@ -12,9 +12,7 @@ from typing import Any
 
 from attrs import frozen
 
-from toolscore_core.components import toolscore_version
-from toolscore_core.context import Evaluation
-from toolscore_core.wording import number
+from toolscore import Evaluation, number, redact_text, toolscore_version
 from toolscore_formats.reports.diagnosis import (
     UNDECIDED,
     WAITS,
@@ -39,7 +37,6 @@ from toolscore_formats.reports.text import (
     usd_text,
     value_text,
 )
-from toolscore_secrets.redaction import redact_text
 
 SUMMARY_LIMIT = 120
 """Characters of a call or result shown in a table cell."""

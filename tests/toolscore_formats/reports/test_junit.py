@@ -6,8 +6,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 import tracemalloc
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,7 +14,7 @@ from typing import Any
 import pytest
 import xmlschema
 
-from tests.conftest import EXAMPLES, ROOT
+from tests.helpers import EXAMPLES, run_cli
 from tests.toolscore_formats.reports.samples import SCRIPT, SECRET
 from toolscore_core.context import Evaluation
 from toolscore_core.evaluation import evaluate
@@ -79,12 +77,10 @@ def test_the_same_evaluation_writes_the_same_bytes(example_evaluation: Evaluatio
 
 def test_eval_writes_junit_to_a_file_or_stdout(tmp_path: Path) -> None:
     report = tmp_path / "junit.xml"
-    run = subprocess.run([sys.executable, "-m", "toolscore_cli", "eval", GOLD, TRACE,
-                          "--junit", str(report)], capture_output=True, text=True, cwd=ROOT)
+    run = run_cli("eval", GOLD, TRACE, "--junit", str(report))
     assert run.returncode == 0, run.stderr
     valid(report.read_text(encoding="utf-8"))
-    piped = subprocess.run([sys.executable, "-m", "toolscore_cli", "eval", GOLD, TRACE,
-                            "--junit", "-"], capture_output=True, text=True, cwd=ROOT)
+    piped = run_cli("eval", GOLD, TRACE, "--junit", "-")
     assert piped.stdout == report.read_text(encoding="utf-8")
     assert piped.stderr.startswith("Score 87.5% B")  # the verdict moves to stderr
 
@@ -125,7 +121,8 @@ def test_a_study_is_a_case_per_run_named_by_task_and_trial(tmp_path: Path) -> No
 
 
 def test_a_large_study_is_written_with_flat_memory(tmp_path: Path) -> None:
-    """The runs file is read twice (counts first), never held: 10x the runs, same peak."""
+    """The runs file is read once and never held (the cases wait in a temporary file): 10x
+    the runs, same peak."""
     peaks = []
     for n in (2_000, 20_000):
         runs = tmp_path / f"runs-{n}.jsonl"
@@ -151,18 +148,13 @@ def test_summary_and_runs_regrade_write_junit(command: str, tmp_path: Path) -> N
         gold = tmp_path / "gold.json"
         gold.write_text('[{"tool": "get_weather"}]', encoding="utf-8")
         args += ["--gold", str(gold), "-o", str(tmp_path / "runs.v2.jsonl")]
-    run = subprocess.run([sys.executable, "-m", "toolscore_cli", command, *args],
-                         capture_output=True, text=True, cwd=ROOT)
+    run = run_cli(command, *args)
     assert run.returncode == 0, run.stderr
     root = valid(report.read_text(encoding="utf-8"))
     assert root.attrib["errors"] == "1"
-    folder = subprocess.run([sys.executable, "-m", "toolscore_cli", command, *args[:1],
-                             "--junit", str(tmp_path), *args[3:]],
-                            capture_output=True, text=True, cwd=ROOT)
+    folder = run_cli(command, *args[:1], "--junit", str(tmp_path), *args[3:])
     assert folder.returncode == 2 and folder.stderr.startswith(f"error: {tmp_path}: is a ")
-    both = subprocess.run([sys.executable, "-m", "toolscore_cli", command, *args[:1],
-                           "--junit", "-", "--json", "-", *args[3:]],
-                          capture_output=True, text=True, cwd=ROOT)
+    both = run_cli(command, *args[:1], "--junit", "-", "--json", "-", *args[3:])
     assert both.returncode == 2 and both.stdout == ""
     assert both.stderr == ("error: more than one report is going to stdout (-); write all "
                            "reports but one to files\n")

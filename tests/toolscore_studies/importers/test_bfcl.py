@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES
 from toolscore_core.errors import InputError
 from toolscore_studies.importers.bfcl import calls_of
 from toolscore_studies.importing import import_runs

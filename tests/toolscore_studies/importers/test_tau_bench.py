@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.helpers import EXAMPLES, read_rows
 from toolscore_core.errors import InputError
 from toolscore_studies.importing import import_runs
 from toolscore_studies.summary import summarize_file
@@ -15,14 +15,10 @@ from toolscore_studies.summary import summarize_file
 RESULTS = EXAMPLES / "benchmarks" / "tau_bench" / "gpt-4o-airline.json"
 
 
-def _rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-
-
 def test_each_result_is_a_run_with_its_calls_answer_and_reward(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     assert import_runs("tau_bench", str(RESULTS), str(out)) == 12
-    rows = {(r["task_id"], r["trial"]): r for r in _rows(out)}
+    rows = {(r["task_id"], r["trial"]): r for r in read_rows(out)}
     source = json.loads(RESULTS.read_text(encoding="utf-8"))
     first = next(e for e in source if e["task_id"] == 1 and e["trial"] == 1)
     row = rows[("1", 2)]  # τ-bench counts trials from 0
@@ -81,7 +77,7 @@ def test_a_run_that_crashed_keeps_its_error_in_the_verdict(tmp_path: Path) -> No
                                     "info": {"error": "RateLimitError", "traceback": "..."}}]))
     out = tmp_path / "runs.jsonl"
     import_runs("tau_bench", str(crashed), str(out))
-    (row,) = _rows(out)
+    (row,) = read_rows(out)
     assert (row["outcome"], row["calls"], row["final_answer"]) == ("failed", [], None)
     assert row["imported"]["verdict"] == {"passed": False, "reward": 0.0,
                                           "error": "RateLimitError"}

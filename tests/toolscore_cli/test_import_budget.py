@@ -1,0 +1,72 @@
+"""The CLI's start-up rules: what ``toolscore --help`` and ``toolscore eval`` must not import,
+each with its reason. Every rule runs in a fresh interpreter: what a process imports is only
+seen from its own start (this test process has long imported everything)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.helpers import EXAMPLES, ROOT
+
+pytestmark = pytest.mark.process
+
+SMALL = (ROOT / "bench" / "fixtures" / "small_gold.json",
+         ROOT / "bench" / "fixtures" / "small_trace.json")
+EXAMPLE = (EXAMPLES / "gold.json", EXAMPLES / "trace.json")
+
+
+class Rule(NamedTuple):
+    what: str
+    """What the process runs: Python code, with the two input files as ``sys.argv[1:]``."""
+    files: tuple[Path, Path] | None
+    forbidden: tuple[str, ...]
+    """Modules (or top-level packages, when they have no dot) it must not import."""
+    reason: str
+
+
+HELP = ("from toolscore_cli.app import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n")
+EVAL = ("import sys\nfrom toolscore_cli.app import main\n"
+        "try:\n    main(['eval', sys.argv[1], sys.argv[2]])\nexcept SystemExit:\n    pass\n")
+EVALUATE = ("import json, sys\nfrom toolscore_core.evaluation import evaluate_files\n"
+            "e = evaluate_files(sys.argv[1], sys.argv[2])\n"
+            "json.dumps(e.to_dict())\ne.record_sha256\n")
+
+RULES = {
+    "help": Rule(
+        HELP, None, ("rich", "yaml", "scipy", "rapidfuzz", "toolscore_core.evaluation"),
+        "--help lists the commands from their names alone: the verdict's printer (rich), the "
+        "spec reader (yaml), the statistics (scipy), the edit distance (rapidfuzz) and the "
+        "engine are each tens of milliseconds a user waits for nothing"),
+    "eval-without-otel": Rule(
+        EVAL, EXAMPLE, ("opentelemetry", "google", "toolscore_otel"),
+        "only --otel sends events: the OpenTelemetry SDK and its protobuf (google) load for "
+        "it, never for a plain eval"),
+    "clean-evaluation-small": Rule(
+        EVALUATE, SMALL, ("detect_secrets",),
+        "detect-secrets (and requests with it) costs about 50 ms to import; toolscore's own "
+        "words in the record (credentials, token, key) are no reason to scan"),
+    "clean-evaluation-example": Rule(
+        EVALUATE, EXAMPLE, ("detect_secrets",),
+        "the same with a final answer (its language detector imports requests itself)"),
+}
+
+REPORT = ("\nprint(json.dumps(sorted(m for m in sys.modules if m in FORBIDDEN "
+          "or m.split('.')[0] in FORBIDDEN)))\n")
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_start_up_imports_stay_within_the_budget(name: str) -> None:
+    rule = RULES[name]
+    code = (f"import json, sys\nFORBIDDEN = {rule.forbidden!r}\n{rule.what}{REPORT}")
+    files = [str(path) for path in rule.files or ()]
+    done = subprocess.run([sys.executable, "-c", code, *files], capture_output=True,
+                          text=True, check=True, cwd=ROOT, timeout=120)
+    imported = json.loads(done.stdout.strip().splitlines()[-1])
+    assert imported == [], f"{name}: imported {imported}; the rule: {rule.reason}"

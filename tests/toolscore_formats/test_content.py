@@ -1,0 +1,11 @@
+"""Message content: the text of a message."""
+
+from __future__ import annotations
+
+from toolscore_formats.content import text_of
+
+
+def test_text_of_blocks_and_empty_text() -> None:
+    assert text_of([{"type": "text", "text": "a"}, {"type": "image"},
+                    {"type": "output_text", "text": "b"}]) == "ab"
+    assert text_of("") is None and text_of(None) is None

@@ -1,0 +1,136 @@
+"""Calls being read: a table that joins each call to its result by id or by position."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore import ToolCall
+from toolscore_formats.content import error_text, text_of
+from toolscore_formats.values import as_str, decode_args
+
+
+class CallRow:
+    """One call being read: mutable until the table hands out frozen ToolCalls."""
+
+    __slots__ = ("answered", "args", "clock", "cost", "duration", "error", "id", "is_error",
+                 "raw_args", "result", "timestamp", "tool", "turn")
+
+    def __init__(self, tool: str, args: dict[str, Any] | None, raw_args: str | None,
+                 call_id: str | None, timestamp: str | None, turn: int | None = None) -> None:
+        self.tool = tool
+        self.args = args
+        self.raw_args = raw_args
+        self.id = call_id
+        self.timestamp = timestamp
+        self.answered = False
+        self.result: Any = None
+        self.is_error: bool | None = None
+        self.error: str | None = None
+        self.duration: float | None = None
+        self.cost: float | None = None
+        self.clock: float | None = None
+        """A reader's clock reading at the request, to time the call when it is answered."""
+        self.turn = turn
+
+    def settle(self, **outcome: Any) -> None:
+        """Record the call's outcome (result, is_error, error, duration ...)."""
+        self.answered = True
+        for key, value in outcome.items():
+            setattr(self, key, value)
+
+    def frozen(self) -> ToolCall:
+        return ToolCall(tool=self.tool, args=self.args, raw_args=self.raw_args, id=self.id,
+                        result=self.result, is_error=self.is_error, error=self.error,
+                        duration=self.duration, cost=self.cost, timestamp=self.timestamp,
+                        turn=self.turn)
+
+
+class CallTable:
+    """Calls in invocation order, joined to their results by id or by position.
+
+    Every format reads calls first and results later; a call no result reaches keeps
+    ``is_error`` None (outcome unknown). A reused id is answered first-in, first-out. A
+    reader whose messages have turns calls ``start_turn`` at each user message: the calls
+    after it belong to that turn (None before the first, or in a format without turns).
+    """
+
+    __slots__ = ("_by_id", "_next_open", "_rows", "turn")
+
+    def __init__(self) -> None:
+        self._rows: list[CallRow] = []
+        self._by_id: dict[str, list[CallRow]] = {}
+        self._next_open = 0
+        self.turn: int | None = None
+
+    def start_turn(self) -> None:
+        """A user message: the calls that follow answer it."""
+        self.turn = (self.turn or 0) + 1
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def add(self, tool: Any, args: Any, *, call_id: Any = None, timestamp: Any = None) -> CallRow:
+        """Record a call; ``args`` as given (a JSON string is decoded, malformed kept raw)."""
+        parsed, raw = decode_args(args)
+        row = CallRow(tool if isinstance(tool, str) else str(tool), parsed, raw,
+                      as_str(call_id), timestamp, self.turn)
+        self._rows.append(row)
+        if row.id is not None:
+            self._by_id.setdefault(row.id, []).append(row)
+        return row
+
+    def has_id(self, call_id: Any) -> bool:
+        key = as_str(call_id)
+        return key is not None and key in self._by_id
+
+    def answer(self, call_id: Any, **outcome: Any) -> bool:
+        """Give the oldest unanswered call with this id its outcome; False if there is none."""
+        key = as_str(call_id)
+        for row in self._by_id.get(key, ()) if key is not None else ():
+            if not row.answered:
+                row.settle(**outcome)
+                return True
+        return False
+
+    def answer_result(self, call_id: Any, result: Any) -> bool:
+        """The common case of ``answer``: a result came back and the format flags no error."""
+        key = call_id if type(call_id) is str else as_str(call_id)
+        for row in self._by_id.get(key, ()) if key is not None else ():
+            if not row.answered:
+                row.answered, row.result, row.is_error = True, result, False
+                return True
+        return False
+
+    def answer_next(self, name: str | None = None, **outcome: Any) -> bool:
+        """Give the first unanswered call (with this tool name, when given) its outcome."""
+        rows = self._rows
+        while self._next_open < len(rows) and rows[self._next_open].answered:
+            self._next_open += 1
+        for index in range(self._next_open, len(rows)):
+            row = rows[index]
+            if not row.answered and (name is None or row.tool == name):
+                row.settle(**outcome)
+                return True
+        return False
+
+    def calls(self) -> tuple[ToolCall, ...]:
+        return tuple(row.frozen() for row in self._rows)
+
+
+def outcome(result: Any, *, failed: bool | None, error: Any = None) -> dict[str, Any]:
+    """The outcome fields of an answered call: a failure keeps its text in ``error``.
+
+    ``failed`` None means the format has no error flag and the result came back: not failed.
+    A failure without separate error text uses the result's text as the error.
+    """
+    if failed:
+        text = error_text(error) if error is not None else _as_error(result)
+        return {"result": None if error is None else result, "is_error": True, "error": text}
+    return {"result": result, "is_error": False, "error": None}
+
+
+def _as_error(result: Any) -> str | None:
+    text = text_of(result) if not isinstance(result, str) else result
+    if text is not None:
+        return text
+    return error_text(result)

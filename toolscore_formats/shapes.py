@@ -1,0 +1,27 @@
+"""What some formats' documents look like: the tests a format's detector uses to leave
+another format's documents alone (a Chat Completions log is not an Inspect sample or an AI
+SDK UI message list), kept here so no format module imports another."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolscore_formats.values import name_of
+
+
+def is_sample(document: Any) -> bool:
+    """An EvalSample: its id and epoch beside the conversation (``messages``)."""
+    return (isinstance(document, dict) and type(document.get("epoch")) is int and
+            isinstance(document.get("messages"), list) and "input" in document and
+            "target" in document and type(document.get("id")) in (int, str))
+
+
+
+def is_ui_tool_part(part: Any) -> bool:
+    """A tool part of an AI SDK UI message: v4 ``tool-invocation``, v5+ ``tool-{name}`` (with
+    its ``toolCallId`` and ``state``) or ``dynamic-tool``."""
+    if not isinstance(part, dict):
+        return False
+    kind = name_of(part, "type") or ""
+    return kind == "tool-invocation" or kind == "dynamic-tool" or (
+        kind.startswith("tool-") and "toolCallId" in part and "state" in part)
