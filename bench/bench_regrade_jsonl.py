@@ -147,9 +147,10 @@ def vm_hwm_kib() -> int:
 def measure(source: Path, jobs: int, spec_path: Path) -> dict:
     output = source.with_suffix(".out.jsonl")
     done = subprocess.run([sys.executable, __file__, "--child", str(source), str(output),
-                           str(jobs), str(spec_path)], capture_output=True, text=True,
-                          check=True)
+                           str(jobs), str(spec_path)], capture_output=True, text=True)
     output.unlink(missing_ok=True)
+    if done.returncode != 0:
+        sys.exit(f"the regrade failed (exit code {done.returncode}): {done.stderr.strip()}")
     return json.loads(done.stdout)
 
 
