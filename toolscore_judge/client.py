@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from attrs import field, frozen
+from attrs import evolve, field, frozen
 
 from toolscore import InputError, canonical_json, mask, redact_text
 
@@ -68,6 +68,14 @@ class ChatClient:
         key = os.environ.get(KEY_ENV) or os.environ.get(FALLBACK_KEY_ENV) or ""
         for name, value in {**state, "api_key": key, "_answers": {}, "_sdk": None}.items():
             object.__setattr__(self, name, value)
+
+    def fresh(self) -> ChatClient:
+        """This client having heard no answer yet, its SDK connection shared: the judge of
+        one run of a study, so that each run asks its own questions whatever other runs
+        asked before it (and a run's requests do not depend on which run finished first)."""
+        client = evolve(self)
+        object.__setattr__(client, "_sdk", self._sdk)
+        return client
 
     def complete(self, request: Mapping[str, Any]) -> str:
         """The model's answer to ``request``, credentials and the key masked in it;

@@ -144,7 +144,10 @@ def run_judge(client: Any) -> Judging | None:
     """The judge of one run: the model of ``client`` (a ``ChatClient``, or any object with a
     ``model`` and ``complete(request)``), asked afresh; the judgments its evaluation makes are
     held in memory and stored in the run's record. None without a client."""
-    return None if client is None else Judging(model=client.model, judgments={}, client=client)
+    if client is None:
+        return None
+    fresh = getattr(client, "fresh", None)  # a ChatClient forgets other runs' answers
+    return Judging(model=client.model, judgments={}, client=client if fresh is None else fresh())
 
 
 def judge_member(judge: Judging) -> dict[str, Any]:

@@ -117,6 +117,14 @@ def test_a_judgment_removed_from_a_row_is_unknown_until_a_regrade_asks_again(
     assert KEY not in (folder / "asked.jsonl").read_text()
 
 
+def test_each_run_asks_its_own_questions_whichever_run_finishes_first(folder: Path) -> None:
+    """On one worker the second weather trial starts after the first has its answer: it
+    still asks (one question per run, as on two workers), and stores the same judgment."""
+    rows = read_rows(_judged_run(folder, "--jobs", "1"))
+    weather = [row for row in rows if row["task_id"] == "weather"]
+    assert [len(row["judge"]["judgments"]) for row in weather] == [1, 1]
+    assert weather[0]["judge"] == weather[1]["judge"]
+
 def test_a_study_without_a_judge_has_no_judge_in_its_rows(folder: Path) -> None:
     out = run_cli("agent", "run", "--spec", "judged.yaml", "--agent", "python plan_agent.py",
                   "-o", "runs.jsonl", "--no-progress", cwd=folder)
