@@ -191,16 +191,13 @@ def parse_error_rules(items: Any, *, file: str | None = None,
     return structure(items, tuple[ErrorRule, ...], source=file, place=path)
 
 
-SIDE_EFFECT_TYPES = ("file_exists", "file_contains", "http_get", "sqlite_query")
-
-
 def _side_effect(item: Mapping[str, Any]) -> SideEffect:
     # Imported here: a contract without side effects loads none of the probes' records.
     from toolscore_core.probes import PROBE_SHAPES
 
     kind = item.get("type")
     if kind not in PROBE_SHAPES:
-        raise Refusal('a side effect needs "type"', f"use one of {', '.join(SIDE_EFFECT_TYPES)}")
+        raise Refusal('a side effect needs "type"', f"use one of {', '.join(PROBE_SHAPES)}")
     probe = get_converter().structure({k: v for k, v in item.items() if k != "type"},
                                       PROBE_SHAPES[kind])
     spec = {k: v for k, v in item.items() if k not in ("type", "description")}

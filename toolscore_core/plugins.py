@@ -13,7 +13,7 @@ from attrs import evolve, field, frozen
 
 from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
-from toolscore_core.config import PluginConfig, config_with, require_flag
+from toolscore_core.config import PluginConfig, config_with
 from toolscore_core.errors import PluginError
 from toolscore_core.judgment import core_settings
 from toolscore_core.models import (
@@ -176,11 +176,6 @@ class Registry:
     """Readers of other tools' results, by the FORMAT of ``toolscore runs import``."""
     disabled: tuple[str, ...] = ()
     """The plugins blocked by ``TOOLSCORE_DISABLE_PLUGINS``, by name."""
-
-    def require_flag(self, flag: str) -> None:
-        """Raise InputError when no loaded plugin declares the shorthand ``flag``, naming
-        the disabled built-in plugin that would."""
-        require_flag(flag, self.settings, _disabled_flags(self.disabled))
 
     def config_with(
         self, config: PluginConfig | None = None, /, **shorthands: Any

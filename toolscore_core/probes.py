@@ -80,5 +80,4 @@ class SqliteQuery:
 
 PROBE_SHAPES: dict[str, type] = {"file_exists": FileExists, "file_contains": FileContains,
                                  "http_get": HttpGet, "sqlite_query": SqliteQuery}
-"""A side effect's ``type`` -> the record its probe's parameters are read into (the
-order of ``toolscore_core.contracts.SIDE_EFFECT_TYPES``)."""
+"""A side effect's ``type`` -> the record its probe's parameters are read into."""
