@@ -102,14 +102,10 @@ def get_converter() -> Any:
                     raise Refusal(f"{noun} is an object, not {type_name(value)}", example)
                 raise Refusal(f"must be an object, not {type_name(value)}")
             return read(value, cls)
-        _READ_DICT[read_record] = read
         return read_record
 
     def sequence(kind: Any) -> Callable[[Any, Any], Any]:
         item, read_item = get_args(kind)[0], converter.get_structure_hook(get_args(kind)[0])
-        # a record's objects go straight to cattrs' generated function (what its hook does
-        # with a dict), one call fewer per item
-        read_dict = _READ_DICT.get(read_item)
 
         def read(value: Any, _: Any) -> tuple[Any, ...]:
             if value is None:
@@ -117,9 +113,6 @@ def get_converter() -> Any:
             if not isinstance(value, list | tuple):
                 raise Refusal(f"must be a list, not {type_name(value)}")
             try:
-                if read_dict is not None:
-                    return tuple([read_dict(member, item) if type(member) is dict
-                                  else read_item(member, item) for member in value])
                 return tuple([read_item(member, item) for member in value])
             except Exception:  # read again, item by item, to name the one that fails
                 return tuple(_each(read_item, item, enumerate(value), kind))
@@ -141,10 +134,6 @@ def get_converter() -> Any:
     converter.register_structure_hook_factory(
         lambda t: get_origin(t) in (dict, Mapping) and get_args(t)[0] is str, mapping)
     return converter
-
-
-_READ_DICT: dict[Callable[[Any, Any], Any], Callable[[Any, Any], Any]] = {}
-"""A record's hook -> the function it reads a dict with (cattrs' generated one)."""
 
 
 def _scalar(kind: type, wanted: str, accept: Callable[[Any], bool]) -> Callable[[Any, Any], Any]:
