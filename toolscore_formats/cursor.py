@@ -90,22 +90,14 @@ class TextCursor:
                 return value
 
     def values(self) -> Iterator[Any]:
-        """Decode an array's elements: whole runs of them per window, in one C call."""
-        if not self.take("["):
-            raise ValueError("expected an array")
-        if self.take("]"):
-            return
-        while True:
+        """Decode an array's elements: whole runs of them per window, in one C call (a run
+        ends just after an element, where :meth:`elements` expects the next)."""
+        for _ in self.elements():
             run = self._run()
             if run is not None:
                 yield from run
             else:
                 yield self.value()
-            if self.take(","):
-                continue
-            if self.take("]"):
-                return
-            raise ValueError("expected , or ] in an array")
 
     def _run(self) -> list[Any] | None:
         """The whole elements from the cursor up to the last one that starts like this one.
