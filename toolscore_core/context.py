@@ -292,6 +292,11 @@ class Evaluation:
     dependencies: tuple[str | Component, ...] = ()
     """What the format, metrics and checks that took part depend on besides their plugins
     (``depends_on``), after the core's own; see ``components``."""
+    calls_json: tuple[Sequence[Mapping[str, Any]], str] | None = field(
+        default=None, eq=False, repr=False)
+    """The calls as the caller holds them in JSON, and their canonical JSON (a regrade's
+    row): the record writes that text for its actual calls when each call's dict holds the
+    very values of the caller's (nothing changed them), instead of encoding them again."""
 
     @property
     def components(self) -> dict[str, str | None]:
@@ -354,19 +359,34 @@ class Evaluation:
         the redaction prefilter passes is encoded once, for the prefilter and the hash."""
         record = self._plain_record()
         try:
-            text = canonical_json(record)
+            text = self._record_json(record)
         except CanonicalJSONError:
             record, replaced = without_non_finite(record)
             if replaced:
                 record["trace"]["notes"].append(non_finite_note(replaced))
             try:
-                text = canonical_json(record)
+                text = self._record_json(record)
             except CanonicalJSONError:  # a value only Python holds: redaction walks it
                 return redact(record), None
         if suspicious_json(text):
             redacted: dict[str, Any] = redact(record)
             return redacted, None
         return record, text
+
+    def _record_json(self, record: dict[str, Any]) -> str:
+        """The canonical JSON of ``record``, its calls written from the JSON already made:
+        the actual calls' from ``calls_json`` when it holds them, the expected calls' once
+        per contract (``expected_json``)."""
+        calls = record["calls"]
+        actual = _same_calls_json(calls["actual"], self.calls_json)
+        if actual is None:
+            return canonical_json(record)
+        members = {"actual": actual, "expected": expected_json(self.context.expected)}
+        if "ignored" in calls:
+            members["ignored"] = canonical_json(calls["ignored"])
+        rest = canonical_json({k: v for k, v in record.items() if k != "calls"})
+        # "calls" is the first of the record's keys in sorted order
+        return '{"calls":' + join_members(members) + ("," + rest[1:] if len(rest) > 2 else "}")
 
     def _plain_record(self) -> dict[str, Any]:
         trace = self.context.trace
@@ -439,19 +459,56 @@ def expected_dicts(expected: tuple[ExpectedCall, ...]) -> list[dict[str, Any]]:
     evaluation under the contract, so the last few contracts' are kept (a batch or a regrade
     evaluates many traces under one contract object; ``load_contract`` and a study's tasks
     keep it). The arguments' JSON form is shared between records: nothing changes it."""
+    return [dict(d) for d in _expected_kept(expected)[1]]
+
+
+def expected_json(expected: tuple[ExpectedCall, ...]) -> str:
+    """The canonical JSON of ``expected_dicts(expected)``, made once per kept contract."""
+    kept = _expected_kept(expected)
+    if kept[2] is None:
+        kept[2] = canonical_json(kept[1])
+    return kept[2]
+
+
+def _expected_kept(expected: tuple[ExpectedCall, ...]) -> list[Any]:
     kept = _EXPECTED.get(id(expected))
     if kept is None or kept[0] is not expected:
-        kept = (expected, [_expected_dict(c) for c in expected])
+        kept = [expected, [_expected_dict(c) for c in expected], None]
         if len(_EXPECTED) >= _EXPECTED_KEPT:
             _EXPECTED.clear()  # a batch has one contract, a study a few: no order to keep
         _EXPECTED[id(expected)] = kept
-    return [dict(d) for d in kept[1]]
+    return kept
 
 
-_EXPECTED: dict[int, tuple[tuple[ExpectedCall, ...], list[dict[str, Any]]]] = {}
-"""Expected-call dicts by the identity of the contract's tuple, which each entry holds (so
-the identity cannot be reused while the entry lives)."""
+_EXPECTED: dict[int, list[Any]] = {}
+"""By the identity of a contract's tuple of expected calls, which each entry holds (so the
+identity cannot be reused while the entry lives): [that tuple, its expected-call dicts,
+their canonical JSON once made]."""
 _EXPECTED_KEPT = 16
+
+
+def _same_calls_json(actual: list[dict[str, Any]],
+                     given: tuple[Sequence[Mapping[str, Any]], str] | None) -> str | None:
+    """``given``'s text when its calls hold the very values (the same objects, under the
+    same keys) of the record's ``actual`` call dicts: then both have one canonical JSON."""
+    if given is None:
+        return None
+    calls, text = given
+    if len(calls) != len(actual):
+        return None
+    for mine, theirs in zip(actual, calls, strict=True):
+        if mine.keys() != theirs.keys():
+            return None
+        for key, value in mine.items():
+            if theirs[key] is not value:
+                return None
+    return text
+
+
+def join_members(members: Mapping[str, str]) -> str:
+    """The canonical JSON of an object given its members' canonical JSON (keys sorted)."""
+    return "{" + ",".join(canonical_json(key) + ":" + members[key]
+                          for key in sorted(members)) + "}"
 
 
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:

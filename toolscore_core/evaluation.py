@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolscore_core.components import CORE
@@ -78,8 +78,12 @@ def evaluate(
 def run_evaluation(
     contract: Contract, trace: Trace, *, options: Options, weights: Mapping[str, float] | None,
     final_answer: str | None, choice: FormatChoice | None, registry: Registry,
+    calls_json: tuple[Sequence[Mapping[str, Any]], str] | None = None,
 ) -> Evaluation:
-    """Run every metric and check of ``registry`` on a parsed contract and trace."""
+    """Run every metric and check of ``registry`` on a parsed contract and trace.
+
+    ``calls_json``: the JSON the trace's calls were read from and its canonical JSON, when
+    the caller holds both (a regrade's row), for the record to reuse (``Evaluation``)."""
     normalized = resolve_weights(registry.metrics, weights)
     for rule in options.forbidden[len(contract.forbidden):]:
         if isinstance(rule.tool, str) and not contract.judges(rule.tool):
@@ -116,7 +120,7 @@ def run_evaluation(
         context=context, weights=normalized, metric_results=metric_results,
         evidence=Evidence(checks=checks), score=score, unscored=unscored, format=choice,
         plugins=tuple(sorted(used.values(), key=lambda p: p.name)), format_plugin=fmt_plugin,
-        dependencies=tuple(dependencies),
+        dependencies=tuple(dependencies), calls_json=calls_json,
     )
 
 

@@ -57,17 +57,21 @@ def evaluate_trace(
     contract: Contract, trace: Trace, *, weights: Mapping[str, float] | None,
     honesty: Mapping[str, Any] | None, validate_side_effects: bool, registry: Registry,
     injected: Mapping[str, Any] | None = None, judge: Judging | None = None,
+    calls_json: tuple[Sequence[Mapping[str, Any]], str] | None = None,
 ) -> Evaluation:
     """Evaluate a run's trace (its final answer already in ``trace.final_answer``).
 
     ``injected`` is what a recording proxy planted in the run (its injected.json), for the
-    prompt-injection and disclosure checks; ``judge`` decides what the rules leave unknown.
+    prompt-injection and disclosure checks; ``judge`` decides what the rules leave unknown;
+    ``calls_json`` the row's calls the trace was read from and their canonical JSON, which
+    the record reuses (``run_evaluation``).
     """
     config = with_shorthands({}, registry.settings, honesty_config=honesty, injected=injected,
                              validate_side_effects=validate_side_effects)
     options = Options(forbidden=contract.forbidden, config=config, judge=judge)
     return run_evaluation(contract, trace, options=options, weights=weights,
-                          final_answer=trace.final_answer, choice=None, registry=registry)
+                          final_answer=trace.final_answer, choice=None, registry=registry,
+                          calls_json=calls_json)
 
 
 def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None]:

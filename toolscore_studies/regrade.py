@@ -237,7 +237,7 @@ class RowRegrader:
         found = self._memo.get(key)
         if found is None:
             try:
-                found = self._evaluate(row, error, judgment)
+                found = self._evaluate(row, error, judgment, pieces.get("calls"))
             except InputError as exc:
                 found = exc.one_line()
             if len(self._memo) >= MEMO_SIZE:
@@ -262,7 +262,8 @@ class RowRegrader:
             self._judgments[judgment] = found
         return found
 
-    def _evaluate(self, row: Mapping[str, Any], error: bool, judgment: str) -> Verdict | str:
+    def _evaluate(self, row: Mapping[str, Any], error: bool, judgment: str,
+                  calls_json: str | None) -> Verdict | str:
         found = self._task(row, judgment)
         if isinstance(found, str):
             return found
@@ -275,7 +276,9 @@ class RowRegrader:
         judge = self._judge_for(row)
         evaluation = evaluate_trace(task.contract, trace_from_row(row), weights=task.weights,
                                     honesty=task.honesty, validate_side_effects=False,
-                                    registry=self.registry, injected=_injected(row), judge=judge)
+                                    registry=self.registry, injected=_injected(row), judge=judge,
+                                    calls_json=None if calls_json is None else (
+                                        row["calls"], calls_json))
         if judge is not None:
             fields["judge"] = canonical_json(judge_member(judge))
         text = evaluation.record_json

@@ -4,15 +4,20 @@ the record's expected calls."""
 from __future__ import annotations
 
 import itertools
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
+from toolscore_core.canonical import canonical_json
+from toolscore_core.context import Options, call_dict
 from toolscore_core.contracts import parse_contract
+from toolscore_core.evaluation import run_evaluation
 from toolscore_core.matchers import ANY, IsType
-from toolscore_core.models import ExpectedCall, ToolCall
+from toolscore_core.models import ExpectedCall, ToolCall, Trace
 from toolscore_core.pairing import arguments_differ
+from toolscore_core.plugins import default_registry
 
 VALUES = st.sampled_from([0, 1, 1.0, True])
 EXPECTED = st.lists(st.tuples(
@@ -78,3 +83,39 @@ def test_records_under_one_contract_show_its_expected_calls_each_their_own() -> 
          {"tool": "fetch", "args": {"url": {"$any": True}}, "required": False}]),
         [{"tool": "fetch", "args": {"url": "x"}}])
     assert again.record_json == second.record_json
+
+
+def _row_calls() -> list[dict[str, object]]:
+    return [call_dict(ToolCall(tool="search", args={"q": "weather"}, id="c1",
+                               result="Error: quota", is_error=False, duration=0.5)),
+            call_dict(ToolCall(tool="fetch", args={"url": "x"}, id="c2", result={"ok": 1},
+                               is_error=False))]
+
+
+def _evaluated(contract: object, calls: list[dict[str, object]],
+               calls_json: tuple[list[dict[str, object]], str] | None) -> toolscore.Evaluation:
+    trace = Trace(calls=tuple(ToolCall(**call) for call in calls))  # type: ignore[arg-type]
+    return run_evaluation(parse_contract(contract), trace, options=Options(), weights=None,
+                          final_answer=None, choice=None, registry=default_registry(),
+                          calls_json=calls_json)
+
+
+def test_a_record_reuses_the_calls_json_it_is_given_byte_for_byte() -> None:
+    calls = _row_calls()
+    contract = [{"tool": "search", "args": {"q": "weather"}}, {"tool": "fetch"}]
+    plain = _evaluated(contract, calls, None)
+    reused = _evaluated(contract, calls, (calls, canonical_json(calls)))
+    assert reused.record_json == plain.record_json
+    assert reused.record_sha256 == plain.record_sha256
+
+
+def test_calls_an_error_rule_changed_are_written_as_changed_not_as_given() -> None:
+    calls = _row_calls()
+    contract = {"expected": [{"tool": "search", "args": {"q": "weather"}}],
+                "error_when": [{"result": "^Error:"}]}
+    given = (calls, canonical_json(calls))
+    record = json.loads(_evaluated(contract, calls, given).record_json)
+    assert record["calls"]["actual"][0]["is_error"] is True
+    assert record["calls"]["actual"][0]["error_rule"]
+    assert _evaluated(contract, calls, given).record_json == _evaluated(
+        contract, calls, None).record_json
