@@ -179,7 +179,7 @@ class RowRegrader:
 
     def regrade(self, line: bytes) -> RowResult:
         """Regrade one line; a line that cannot be regraded is returned unchanged."""
-        if not line.strip():
+        if not line or line.isspace():  # a blank line (without copying a row to strip it)
             return RowResult(line=line)
         try:
             text = line.decode("utf-8")
