@@ -266,8 +266,8 @@ def _refuse_wrong_types(item: Mapping[str, Any],
     (true is no number; a list is one of strings)."""
     for name, types, what in fields:
         value = item.get(name)
-        if value is None:
-            continue
+        if value is None or (type(value) in types and type(value) is not list):
+            continue  # absent, or exactly of a type the field holds (no list to look into)
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
             shown = type_name(value)
         elif isinstance(value, list) and not all(isinstance(n, str) for n in value):

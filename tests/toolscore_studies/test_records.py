@@ -3,6 +3,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from toolscore_core.errors import InputError
 from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import default_registry
 from toolscore_studies.records import (
@@ -122,3 +125,25 @@ def test_a_task_with_expected_outputs_keeps_the_replies_a_regrade_searches(
     assert again["evaluation"]["evidence"]["checks"] == record["evaluation"]["evidence"]["checks"]
     # a task without expected_outputs keeps the record as it was
     assert "replies" not in _record(said)["trace"]
+
+
+@pytest.mark.parametrize(("row", "problem"), [
+    ({"calls": [{"tool": "f", "duration": True}]},
+     '$.calls[0].duration: "duration" must be a number of seconds or null, not a boolean'),
+    ({"calls": [{"tool": "f", "turn": 1.0}]},
+     '$.calls[0].turn: "turn" must be a whole number from 1 or null, not a number'),
+    ({"calls": [], "trace": {"notes": ["fine", 3]}},
+     '$.trace.notes: "notes" must be a list of strings or null, not a list holding other '
+     "values"),
+])
+def test_a_row_value_of_a_near_type_is_refused_with_its_place(row: dict, problem: str) -> None:
+    with pytest.raises(InputError) as caught:
+        trace_from_row(row)
+    assert caught.value.one_line() == problem
+
+
+def test_a_row_of_well_typed_values_reads_as_recorded() -> None:
+    call = {"tool": "f", "id": "c1", "is_error": False, "duration": 1, "cost": 0.5,
+            "turn": 2, "raw_args": "{}", "timestamp": "2026-01-01T00:00:00Z", "error": None}
+    trace = trace_from_row({"calls": [call], "trace": {"notes": ["a"], "run_cost": 2}})
+    assert (trace.calls[0].duration, trace.calls[0].turn, trace.notes) == (1, 2, ("a",))
