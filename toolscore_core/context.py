@@ -377,16 +377,28 @@ class Evaluation:
         """The canonical JSON of ``record``, its calls written from the JSON already made:
         the actual calls' from ``calls_json`` when it holds them, the expected calls' once
         per contract (``expected_json``)."""
+        known = {"plugins": self._plugins_json()}
         calls = record["calls"]
         actual = _same_calls_json(calls["actual"], self.calls_json)
-        if actual is None:
-            return canonical_json(record)
-        members = {"actual": actual, "expected": expected_json(self.context.expected)}
-        if "ignored" in calls:
-            members["ignored"] = canonical_json(calls["ignored"])
-        rest = canonical_json({k: v for k, v in record.items() if k != "calls"})
-        # "calls" is the first of the record's keys in sorted order
-        return '{"calls":' + join_members(members) + ("," + rest[1:] if len(rest) > 2 else "}")
+        if actual is not None:
+            members = {"actual": actual, "expected": expected_json(self.context.expected)}
+            if "ignored" in calls:
+                members["ignored"] = canonical_json(calls["ignored"])
+            known["calls"] = join_members(members)
+        return object_json(record, known)
+
+    def _plugins_json(self) -> str:
+        """The canonical JSON of the record's ``plugins``, made once for the same plugins
+        (the same objects: a registry's, which every evaluation with it shares)."""
+        key = tuple(map(id, self.plugins))
+        kept = _PLUGINS.get(key)
+        if kept is None:
+            if len(_PLUGINS) >= _EXPECTED_KEPT:
+                _PLUGINS.clear()
+            # the entry holds the plugins, so their identities cannot be reused while it lives
+            kept = _PLUGINS[key] = (self.plugins,
+                                    canonical_json([p.to_dict() for p in self.plugins]))
+        return kept[1]
 
     def _plain_record(self) -> dict[str, Any]:
         trace = self.context.trace
@@ -503,6 +515,28 @@ def _same_calls_json(actual: list[dict[str, Any]],
             if theirs[key] is not value:
                 return None
     return text
+
+
+_PLUGINS: dict[tuple[int, ...], tuple[tuple[PluginInfo, ...], str]] = {}
+"""The plugins' canonical JSON by the identities of the plugins that took part."""
+
+
+def object_json(value: Mapping[str, Any], known: Mapping[str, str]) -> str:
+    """The canonical JSON of the object ``value``, the members named in ``known`` written
+    as the canonical JSON given there, the others encoded together between them."""
+    parts = []
+    group: dict[str, Any] = {}
+    for key in sorted(value):
+        if key in known:
+            if group:
+                parts.append(canonical_json(group)[1:-1])
+                group = {}
+            parts.append(canonical_json(key) + ":" + known[key])
+        else:
+            group[key] = value[key]
+    if group:
+        parts.append(canonical_json(group)[1:-1])
+    return "{" + ",".join(parts) + "}"
 
 
 def join_members(members: Mapping[str, str]) -> str:
