@@ -30,8 +30,8 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from itertools import accumulate, repeat
-from operator import add, attrgetter, mul, truediv
+from itertools import accumulate, compress, repeat
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from attrs import frozen
@@ -381,13 +381,12 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
 
 
 def _zeros(flags: bytearray) -> tuple[int, ...]:
-    """The positions of the zero bytes (few, in a long array: found by C searches)."""
-    out = []
-    at = flags.find(0)
-    while at != -1:
-        out.append(at)
-        at = flags.find(0, at + 1)
-    return tuple(out)
+    """The positions of the zero bytes of an array of zeros and ones (flipped to ones and
+    picked out of the positions by C passes)."""
+    return tuple(compress(range(len(flags)), flags.translate(_FLIP)))
+
+
+_FLIP = bytes.maketrans(b"\x00\x01", b"\x01\x00")
 
 
 _LOOKAHEAD = 4
@@ -534,15 +533,19 @@ plain values meet (1 meets 1.0, not true)."""
 def _block_scores(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
     block_a: list[int],
-) -> tuple[list[list[float]], list[list[int]]]:
-    """Per-pair argument F1 and matched counts for a block, via an index of actual values."""
-    n_cols = len(block_a)
+) -> tuple[Any, Any]:
+    """Per-pair argument F1 and matched counts for a block, as two NumPy matrices (rows:
+    ``block_e``, columns: ``block_a``), via an index of the actual calls' plain values.
+
+    Python finds which argument of which row matches which column (a lookup per plain
+    expected value, a question per call for a matcher or a nested value); NumPy counts
+    them and divides, with the same floating-point operations as :func:`pair_score`."""
+    import numpy as np
+
     kinds = _VALUE_KINDS
     index: dict[tuple[str, str, Any], list[int]] = {}
     held = [actual[j].args or {} for j in block_a]
-    sizes: list[int] = []
     for c, args in enumerate(held):
-        sizes.append(len(args))
         for name, value in args.items():
             kind = kinds.get(type(value))
             if kind is not None:
@@ -551,44 +554,49 @@ def _block_scores(
                     index[name, kind, value] = [c]
                 else:
                     cols.append(c)
-    # the F1's denominators for a row of n arguments, made once per n (element by element
-    # in C passes, as the block is wide); a row with an $optional argument gets a copy
-    denominators: dict[int, list[int]] = {}
-    scores: list[list[float]] = []
-    matched: list[list[int]] = []
-    for i in block_e:
+    hit_rows: list[int] = []  # a matched argument: its row and column
+    hit_cols: list[int] = []
+    left_rows: list[int] = []  # an $optional argument a call leaves out: counts on no side
+    left_cols: list[int] = []
+    unchecked: list[int] = []  # rows that omit args: a full match with any call
+    row_sizes: list[int] = []
+    for r, i in enumerate(block_e):
         want = expected[i].args
         if want is None:
-            scores.append([1.0] * n_cols)
-            matched.append([0] * n_cols)
+            unchecked.append(r)
+            row_sizes.append(0)
             continue
-        counts = [0] * n_cols
-        sizes_here = denominators.get(len(want))
-        if sizes_here is None:
-            sizes_here = denominators[len(want)] = list(map(add, repeat(len(want), n_cols),
-                                                            sizes))
+        row_sizes.append(len(want))
         for name, value in want.items():
             kind = kinds.get(type(value))
             if kind is not None:
-                for c in index.get((name, kind, value), ()):
-                    counts[c] += 1
+                cols = index.get((name, kind, value))
+                if cols is not None:
+                    hit_cols += cols
+                    hit_rows += repeat(r, len(cols))
                 continue
-            if type(value) is Optional:  # left out, it counts on neither side
-                sizes_here = sizes_here[:]
+            if type(value) is Optional:
                 for c, args in enumerate(held):
                     if name not in args:
-                        sizes_here[c] -= 1
+                        left_rows.append(r)
+                        left_cols.append(c)
             # a matcher or a nested value: asked of each call holding the argument, as
             # pair_score asks it
             for c, args in enumerate(held):
                 if name in args and values_match(value, args[name]):
-                    counts[c] += 1
-        if 0 in sizes_here:  # nothing on either side: a full match
-            scores.append([2.0 * m / size if size else 1.0
-                           for m, size in zip(counts, sizes_here, strict=True)])
-        else:
-            scores.append(list(map(truediv, map(mul, repeat(2.0, n_cols), counts), sizes_here)))
-        matched.append(counts)
+                    hit_rows.append(r)
+                    hit_cols.append(c)
+    matched = np.zeros((len(block_e), len(block_a)), dtype=np.int64)
+    np.add.at(matched, (hit_rows, hit_cols), 1)
+    sizes = np.add.outer(np.array(row_sizes, dtype=np.int64),
+                         np.fromiter(map(len, held), dtype=np.int64, count=len(held)))
+    if left_rows:
+        np.subtract.at(sizes, (left_rows, left_cols), 1)
+    # nothing on either side is a full match
+    scores = np.divide(2.0 * matched, sizes, out=np.ones(sizes.shape), where=sizes != 0)
+    if unchecked:
+        scores[unchecked] = 1.0
+        matched[unchecked] = 0
     return scores, matched
 
 
@@ -596,36 +604,44 @@ def _assign(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
     block_a: list[int], pairs: list[Pair], *, exact_first: bool = False,
 ) -> None:
-    if len(block_e) == 1 and len(block_a) == 1:  # a single pair: no index to build
-        i, j = block_e[0], block_a[0]
-        score, count = pair_score(expected[i], actual[j])
-        pairs.append(_new_pair(Pair, (i, j, count, score, expected[i].args is not None)))
-        return
-    scores, matched = _block_scores(expected, actual, block_e, block_a)
-    # A successful call is preferred over a failed one of equal argument score.
-    bonus = [_OUTCOME_BONUS[actual[j].is_error] for j in block_a]
-    weights = [list(map(add, row, bonus)) for row in scores]
-    if exact_first:
-        # an exact pair outweighs any F1 the others of the block can add up to, and an
-        # exact pair of a required call any number of other exact pairs
-        lead = min(len(block_e), len(block_a)) + 1.0
-        for r, i in enumerate(block_e):
-            for c, j in enumerate(block_a):
-                if exact_pair(expected[i], actual[j], scores[r][c]):
-                    weights[r][c] += lead * (lead + 1.0 if expected[i].required else 1.0)
     if len(block_e) == 1 or len(block_a) == 1:
         # one row or one column is no assignment problem, just the best cell (the first
-        # of equals); SciPy would cost a third of a second to import for it
-        best = max(
-            ((r, c) for r in range(len(block_e)) for c in range(len(block_a))),
-            key=lambda rc: (weights[rc[0]][rc[1]], -rc[0], -rc[1]),
-        )
-        chosen = [best]
-    else:
-        from scipy.optimize import linear_sum_assignment
+        # of equals), scored pair by pair; NumPy and SciPy would cost a third of a second to
+        # import for it
+        lead = min(len(block_e), len(block_a)) + 1.0
+        best: tuple[float, int, int, float, int] | None = None
+        for i in block_e:
+            for j in block_a:
+                score, count = pair_score(expected[i], actual[j])
+                weight = score + _OUTCOME_BONUS[actual[j].is_error]
+                if exact_first and exact_pair(expected[i], actual[j], score):
+                    weight += lead * (lead + 1.0 if expected[i].required else 1.0)
+                if best is None or weight > best[0]:
+                    best = (weight, i, j, score, count)
+        assert best is not None
+        _, i, j, score, count = best
+        pairs.append(_new_pair(Pair, (i, j, count, score, expected[i].args is not None)))
+        return
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
 
-        rows, cols = linear_sum_assignment(weights, maximize=True)
-        chosen = list(zip(rows.tolist(), cols.tolist(), strict=True))
-    for r, c in chosen:
-        pairs.append(_new_pair(Pair, (block_e[r], block_a[c], matched[r][c], scores[r][c],
+    scores, matched = _block_scores(expected, actual, block_e, block_a)
+    # A successful call is preferred over a failed one of equal argument score.
+    weights = scores + np.array([_OUTCOME_BONUS[actual[j].is_error] for j in block_a])
+    if exact_first:
+        # an exact pair outweighs any F1 the others of the block can add up to, and an
+        # exact pair of a required call any number of other exact pairs (exact_pair: a
+        # full F1, unless the call's arguments did not decode where some were expected)
+        lead = min(len(block_e), len(block_a)) + 1.0
+        checked = np.array([expected[i].args is not None for i in block_e])
+        undecoded = np.array([actual[j].args is None and actual[j].raw_args is not None
+                              for j in block_a])
+        exact = (scores == 1.0) & ~np.logical_and.outer(checked, undecoded)
+        extra = np.array([lead * (lead + 1.0 if expected[i].required else 1.0)
+                          for i in block_e])
+        weights = np.where(exact, weights + extra[:, None], weights)
+    rows, cols = linear_sum_assignment(weights, maximize=True)
+    scored, counted = scores[rows, cols].tolist(), matched[rows, cols].tolist()
+    for r, c, score, count in zip(rows.tolist(), cols.tolist(), scored, counted, strict=True):
+        pairs.append(_new_pair(Pair, (block_e[r], block_a[c], count, score,
                                       expected[block_e[r]].args is not None)))
