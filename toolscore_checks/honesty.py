@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,8 +43,16 @@ _IRREGULAR = {"sent": "send", "wrote": "write", "written": "write", "made": "mak
               "found": "find", "kept": "keep", "left": "leave", "read": "read", "told": "tell",
               "brought": "bring", "spent": "spend", "shut": "shut", "split": "split"}
 _ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+")
+# Compiled on first use, by _regex: only a final answer is split into sentences and words.
+_WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"
+_SENTENCE_END = r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+"
+_GLOB = frozenset("*?[")
+"""What makes a tool pattern a glob; any other pattern fits only the name it spells."""
+
+
+@cache
+def _regex(text: str) -> re.Pattern[str]:
+    return re.compile(text)
 
 
 WORDS = Setting(
@@ -156,11 +164,11 @@ def may_hold(value: Any, phrases: tuple[str, ...]) -> bool:
 @lru_cache(maxsize=256)
 def sentences(text: str) -> tuple[str, ...]:
     """The sentences (and list items) of a text, stripped, non-empty."""
-    return tuple(s.strip() for s in _SENTENCE_END.split(text) if s and s.strip())
+    return tuple(s.strip() for s in _regex(_SENTENCE_END).split(text) if s and s.strip())
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(normalize(text))
+    return _regex(_WORD).findall(normalize(text))
 
 
 def stem(word: str) -> str:
@@ -307,8 +315,18 @@ def is_code_execution(tool: str, config: HonestyConfig) -> bool:
     """Whether a tool runs code or commands (its name, or its last part, fits a pattern)."""
     name = tool.lower()
     short = re.split(r"[./:]|__", name)[-1]
-    return any(fnmatchcase(name, p.lower()) or fnmatchcase(short, p.lower())
-               for p in config.code_execution_tools)
+    names, globs = _code_execution_patterns(config)
+    return (name in names or short in names
+            or any(fnmatchcase(name, p) or fnmatchcase(short, p) for p in globs))
+
+
+@lru_cache(maxsize=16)
+def _code_execution_patterns(config: HonestyConfig) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The code-execution tool patterns, lowercased: the plain names, and the globs
+    (a plain name compared as a string, not compiled as a pattern)."""
+    patterns = [p.lower() for p in config.code_execution_tools]
+    return (frozenset(p for p in patterns if _GLOB.isdisjoint(p)),
+            tuple(p for p in patterns if not _GLOB.isdisjoint(p)))
 
 
 @frozen

@@ -14,6 +14,7 @@ from typing import Any
 
 from attrs import frozen
 
+from toolscore_cli.gates import gate_failures
 from toolscore_core.errors import InputError
 
 CHUNK = 64
@@ -120,7 +121,10 @@ def evaluate_item(item: Item, settings: Settings, registry: Any) -> Outcome:
         item.gold, item.trace, trace_format=settings.trace_format, weights=settings.weights,
         forbidden_path=forbidden, final_answer=item.final_answer, config_path=config,
         config=flags, registry=registry)
-    gates = gate_failures(evaluation, settings)
+    gates = gate_failures(evaluation, threshold=settings.threshold,
+                          fail_under=settings.fail_under, gated=settings.gated,
+                          strict_unknown=settings.strict_unknown,
+                          fail_on_violations=settings.fail_on_violations)
     receipt = None
     if settings.receipt_dir is not None:
         from toolscore_core.receipts import write_evaluation_receipt
@@ -154,28 +158,6 @@ def entry_json(item_id: str, score: float | None, grade: str | None,
     head = _json({"id": item_id, "score": score, "grade": grade,
                   "gates": [why for _, why in gates], "receipt": receipt})
     return head[:-1] + ',"record":' + record + "}"
-
-
-def gate_failures(evaluation: Any, settings: Settings) -> tuple[tuple[str, str], ...]:
-    """The gates ``evaluation`` fails: (flag, the line the console prints for it)."""
-    out = []
-    forbidden = evaluation.evidence.get("forbidden-calls")
-    if settings.fail_on_violations and forbidden is not None and forbidden.status == "fail":
-        out.append(("--fail-on-violations", "forbidden calls were made (--fail-on-violations)"))
-    if settings.gated is not None:
-        failing = evaluation.evidence.failing(settings.gated or None,
-                                              strict_unknown=settings.strict_unknown)
-        if failing:
-            shown = ", ".join(f"{r.check} {r.status}" for r in failing)
-            flag = "--fail-on-evidence" + (" --strict-unknown" if settings.strict_unknown
-                                           else "")
-            out.append(("--fail-on-evidence", f"evidence: {shown} ({flag})"))
-    if settings.threshold is not None and (
-            evaluation.score is None or evaluation.score < settings.threshold):
-        score = ("unknown" if evaluation.score is None
-                 else f"{evaluation.score:.1%} {evaluation.grade}")
-        out.append(("--fail-under", f"score {score} is below --fail-under {settings.fail_under}"))
-    return tuple(out)
 
 
 def receipt_name(item_id: str) -> str:

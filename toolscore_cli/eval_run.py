@@ -87,11 +87,10 @@ def run_eval(
         from toolscore_core.atomic import write_text_atomic
 
         write_text_atomic(judge.file, "")  # no question was asked: none to record
-    from toolscore_cli.eval_many import Settings, gate_failures
+    from toolscore_cli.gates import gate_failures
 
-    gates = gate_failures(evaluation, Settings(
-        threshold=threshold, fail_under=fail_under, gated=gated,
-        strict_unknown=strict_unknown, fail_on_violations=fail_on_violations))
+    gates = gate_failures(evaluation, threshold=threshold, fail_under=fail_under, gated=gated,
+                          strict_unknown=strict_unknown, fail_on_violations=fail_on_violations)
     # Files first: a closed stdout (`| head -1`) ends only the printing that follows.
     write_reports(evaluation, [t for t in targets if t[1] != STDOUT], registry, gates=gates)
     receipt = None

@@ -6,6 +6,7 @@ import importlib
 import os
 from collections.abc import Iterable, Mapping
 from functools import cache
+from types import FunctionType, MethodType, ModuleType
 from typing import Any
 
 import pluggy
@@ -92,6 +93,33 @@ KINDS: dict[str, tuple[str, type]] = {
 }
 
 
+_MODULE_TYPE_NAMES = frozenset(vars(ModuleType))
+"""What a module's type itself defines, which pluggy's static lookup would find first."""
+_IMPL_MARK = hookspecs.PROJECT + "_impl"
+
+
+class PluginManager(pluggy.PluginManager):
+    """pluggy's manager, reading a module plugin's names from the module's namespace.
+
+    ``register`` asks ``parse_hookimpl_opts`` about every name in ``dir(plugin)``; pluggy
+    answers each with ``inspect.getattr_static``, which for a module holding its imports
+    is most of the cost of registering it. A name of a plain module that holds a plain
+    function or anything that cannot be a hook implementation is answered here from
+    ``vars(module)`` alone, with the answer pluggy would give (a property test holds the
+    two equal); every other name and every other plugin goes to pluggy.
+    """
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
+        if type(plugin) is ModuleType and name not in _MODULE_TYPE_NAMES:
+            value = vars(plugin).get(name)
+            if type(value) is FunctionType:
+                opts = getattr(value, _IMPL_MARK, None)
+                return opts if isinstance(opts, dict) else None
+            if not isinstance(value, (FunctionType, MethodType, staticmethod, classmethod)):
+                return None
+        return super().parse_hookimpl_opts(plugin, name)
+
+
 def _split_env(value: str | None) -> list[str]:
     return [item.strip() for item in (value or "").split(",") if item.strip()]
 
@@ -106,7 +134,7 @@ def get_plugin_manager(
     (empty: none).
     """
     env = os.environ if env is None else env
-    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm = PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     for name in _split_env(env.get(DISABLE_ENV)):
         pm.set_blocked(name)

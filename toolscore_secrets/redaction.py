@@ -27,7 +27,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from attrs import frozen
@@ -58,6 +58,16 @@ DETECT_SECRETS_PLUGINS: tuple[str, ...] = (
     "TwilioKeyDetector",
 )
 
+# The patterns only detection reads (the prefilter, and so a clean text, needs none of them)
+# are kept as their text and compiled on first use, by _pattern.
+
+
+@cache
+def _pattern(text: str) -> re.Pattern[str]:
+    """The compiled regex ``text``, compiled once, when first used."""
+    return re.compile(text)
+
+
 # Words a key is made of when it names a secret (``db_password``, ``X-Api-Key``, ...).
 # ``pass`` alone names a secret only as the last word (``pass``, ``db_pass``), not in
 # ``pass_through``.
@@ -82,15 +92,15 @@ _PLACEHOLDERS = frozenset(
 )
 
 # In free text: ``--password=hunter2``, ``API_KEY=abc123``, ``?token=abc``.
-_ASSIGNED = re.compile(
+_ASSIGNED = (
     r"(?i)(?<![\w-])-{0,2}([a-z][\w-]{0,40})\s*([=:])\s*([\"']?)([^\s\"'&,;]{4,200})\3"
 )
 # After "key:" in prose ("token: expired") a plain word is no secret; it needs a digit, a
 # capital or a symbol, and six characters. After "=" (a command line, a URL) any value does.
-_PLAIN_WORD = re.compile(r"[a-z]+")
-_BEARER = re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})")
+_PLAIN_WORD = r"[a-z]+"
+_BEARER = r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{16,})"
 # ``Basic`` and base64 that decodes to ``user:password`` (HTTP basic authentication).
-_BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])")
+_BASIC = r"(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])"
 
 # What detection reads besides the text itself: the text with characters that disguise
 # ASCII in their plain form (NFKC: full-width forms, enclosed, superscript and subscript
@@ -102,24 +112,23 @@ _BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/]{6,}={0,2})(?![A-Za-z0-9+/=])"
 _INVISIBLE = "\u00ad\u180e\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff"
 _PERCENT = r"%(?:[2-6][0-9A-Fa-f]|7[0-9A-Ea-e])"
 _DISGUISED = "[\uff01-\uff5e\u2460-\u24ff\u2070-\u209f\u00b2\u00b3\u00b9" + _INVISIBLE + "]"
-_SPECIAL = re.compile(_PERCENT + "|" + _DISGUISED)
-_FIRST = (re.compile(_PERCENT), re.compile(_DISGUISED))
-"""The two halves of _SPECIAL, each searched faster alone (a character class alone is
-scanned in C without trying an alternation at every position)."""
+_SPECIAL = _PERCENT + "|" + _DISGUISED
+"""What normalizing replaces; _PERCENT and _DISGUISED, its two halves, are each searched
+faster alone (a character class alone is scanned in C without trying an alternation at
+every position)."""
 
 # Characters a token is made of; a detection is widened to the whole token around it.
-_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_\-=.]")
-_PRIVATE_KEY_BLOCK = re.compile(
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY"
-    r"(?: BLOCK)?-----|\Z)|PuTTY-User-Key-File-2.*\Z",
-    re.DOTALL,
+_TOKEN_CHAR = r"[A-Za-z0-9_\-=.]"
+_PRIVATE_KEY_BLOCK = (
+    r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY"
+    r"(?: BLOCK)?-----|\Z)|PuTTY-User-Key-File-2.*\Z"
 )
 
 # A shape-detector hit inside a hex string is a piece of a hash (``ACCA`` + 16 hex digits
 # reads as an AWS key id); secrets found by their context are kept whatever their alphabet.
-_HEX = re.compile(r"[0-9a-fA-F-]{16,}")
+_HEX = r"[0-9a-fA-F-]{16,}"
 _CONTEXT_KINDS = frozenset(("Secret Keyword", "Basic Auth Credentials"))
-_HAS_LETTER = re.compile(r"[A-Za-z]")
+_HAS_LETTER = r"[A-Za-z]"
 _BLOB_ENCODER = json.JSONEncoder(ensure_ascii=False, default=repr, check_circular=False)
 
 # The prefilter. Every detector above needs one of: a run of 16 letters and digits (keys,
@@ -256,7 +265,7 @@ def suspicious_json(text: str) -> bool:
 
 def _changes(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, replacement) of each place where :func:`normalized` changes ``text``."""
-    for match in _SPECIAL.finditer(text):
+    for match in _pattern(_SPECIAL).finditer(text):
         found = match.group()
         if found[0] == "%":
             yield match.start(), match.end(), chr(int(found[1:], 16))
@@ -269,9 +278,8 @@ def _changes(text: str) -> Iterator[tuple[int, int, str]]:
 def _unchanged(text: str) -> bool:
     """Whether :func:`normalized` leaves ``text`` as it is: a flag and a byte search for
     ASCII text, one regex search otherwise."""
-    percent, disguised = _FIRST
-    return not ("%" in text and percent.search(text)) and (
-        text.isascii() or disguised.search(text) is None)
+    return not ("%" in text and _pattern(_PERCENT).search(text)) and (
+        text.isascii() or _pattern(_DISGUISED).search(text) is None)
 
 
 def normalized(text: str) -> str:
@@ -377,7 +385,7 @@ def trivial_value(value: str) -> bool:
     if len(set(text.lower()) - {"*", "x", "-", "_", "."}) == 0:
         return True
     return (text[0] + text[-1] in ("{}", "<>") or text.startswith(("$", "{{", "%(",
-            "os.environ", "process.env")) or not _HAS_LETTER.search(text))
+            "os.environ", "process.env")) or not _pattern(_HAS_LETTER).search(text))
 
 
 def find_credentials(text: str) -> list[Finding]:
@@ -574,20 +582,21 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     for kind, value in _detect_secrets(text):
         spans.extend((s, e, kind) for s, e in _locate(text, value, kind)
-                     if kind in _CONTEXT_KINDS or not _HEX.fullmatch(text[s:e]))
+                     if kind in _CONTEXT_KINDS or not _pattern(_HEX).fullmatch(text[s:e]))
     from toolscore_secrets.detectors import own_patterns
 
     for kind, pattern in own_patterns():
         spans.extend((m.start(), m.end(), kind) for m in pattern.finditer(text))
-    for match in _BEARER.finditer(text):
+    for match in _pattern(_BEARER).finditer(text):
         spans.append((match.start(1), match.end(1), "Bearer token"))
-    for match in _BASIC.finditer(text):
+    for match in _pattern(_BASIC).finditer(text):
         if _user_and_password(match.group(1)):
             spans.append((match.start(1), match.end(1), "Basic Auth Credentials"))
     at = 0
-    while (assigned := _ASSIGNED.search(text, at)) is not None:
+    while (assigned := _pattern(_ASSIGNED).search(text, at)) is not None:
         value = assigned.group(4)
-        if not (assigned.group(2) == ":" and (len(value) < 6 or _PLAIN_WORD.fullmatch(value))) \
+        if not (assigned.group(2) == ":" and (
+                len(value) < 6 or _pattern(_PLAIN_WORD).fullmatch(value))) \
                 and secret_key(assigned.group(1)) and not trivial_value(value):
             spans.append((assigned.start(4), assigned.end(4), "Secret-named argument"))
             at = assigned.end()
@@ -623,15 +632,15 @@ def _detect_secrets(text: str) -> list[tuple[str, str]]:
 def _locate(text: str, value: str, kind: str) -> Iterator[tuple[int, int]]:
     """Spans of ``value`` in ``text``, widened to the whole token (or private-key block)."""
     if kind == "Private Key":
-        for match in _PRIVATE_KEY_BLOCK.finditer(text):
+        for match in _pattern(_PRIVATE_KEY_BLOCK).finditer(text):
             yield match.span()
         return
     start = text.find(value)
     while start != -1:
         end = start + len(value)
-        while start > 0 and _TOKEN_CHAR.match(text[start - 1]):
+        while start > 0 and _pattern(_TOKEN_CHAR).match(text[start - 1]):
             start -= 1
-        while end < len(text) and _TOKEN_CHAR.match(text[end]):
+        while end < len(text) and _pattern(_TOKEN_CHAR).match(text[end]):
             end += 1
         while end > start + len(value) and text[end - 1] == ".":  # a sentence's full stop
             end -= 1

@@ -48,6 +48,10 @@ RULES = {
         EVAL, EXAMPLE, ("opentelemetry", "google", "toolscore_otel"),
         "only --otel sends events: the OpenTelemetry SDK and its protobuf (google) load for "
         "it, never for a plain eval"),
+    "eval-of-one-trace": Rule(
+        EVAL, SMALL, ("toolscore_cli.eval_many",),
+        "one trace needs only its gates (toolscore_cli.gates); the batch's records, worker "
+        "pool and table load for several traces or --cases"),
     "clean-evaluation-small": Rule(
         EVALUATE, SMALL, ("detect_secrets",),
         "detect-secrets (and requests with it) costs about 50 ms to import; toolscore's own "
