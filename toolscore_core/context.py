@@ -206,8 +206,11 @@ def _tools_to_repair(
         if tool in redo or tool not in free_of_tool:
             continue
         key = None if want.args is None or has_matcher(want.args) else args_key(want.args)
-        if key is None or tool in flexible or any(arguments_differ(want, calls[j]) is None
-                 for j in free_by_args.get((tool, key), ())):
+        if key is None or tool in flexible:
+            redo.add(tool)
+            continue
+        equal = free_by_args.get((tool, key))  # most left-out calls: no free call is equal
+        if equal and any(arguments_differ(want, calls[j]) is None for j in equal):
             redo.add(tool)
     return redo
 
