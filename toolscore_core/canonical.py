@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from toolscore_core.errors import CanonicalJSONError
@@ -74,3 +76,31 @@ def file_sha256(path: str | os.PathLike[str], *, what: str = "input file") -> tu
 
     with open_input(path, what=what) as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest(), handle.tell()
+
+
+def object_json(value: Mapping[str, Any], known: Mapping[str, str]) -> str:
+    """The canonical JSON of the object ``value``, the members named in ``known`` written
+    as the canonical JSON given there, the others encoded together between them."""
+    parts = []
+    group: dict[str, Any] = {}
+    for key in sorted(value):
+        if key in known:
+            if group:
+                parts.append(canonical_json(group)[1:-1])
+                group = {}
+            parts.append(_member_key(key) + known[key])
+        else:
+            group[key] = value[key]
+    if group:
+        parts.append(canonical_json(group)[1:-1])
+    return "{" + ",".join(parts) + "}"
+
+
+def join_members(members: Mapping[str, str]) -> str:
+    """The canonical JSON of an object given its members' canonical JSON (keys sorted)."""
+    return "{" + ",".join(_member_key(key) + members[key] for key in sorted(members)) + "}"
+
+
+@cache
+def _member_key(key: str) -> str:
+    return canonical_json(key) + ":"

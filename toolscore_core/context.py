@@ -14,7 +14,9 @@ from attrs import field, frozen
 
 from toolscore_core.canonical import (
     canonical_json,
+    join_members,
     non_finite_note,
+    object_json,
     sha256_hex,
     without_non_finite,
 )
@@ -522,30 +524,6 @@ def _same_calls_json(actual: list[dict[str, Any]],
 
 _PLUGINS: dict[tuple[int, ...], tuple[tuple[PluginInfo, ...], str]] = {}
 """The plugins' canonical JSON by the identities of the plugins that took part."""
-
-
-def object_json(value: Mapping[str, Any], known: Mapping[str, str]) -> str:
-    """The canonical JSON of the object ``value``, the members named in ``known`` written
-    as the canonical JSON given there, the others encoded together between them."""
-    parts = []
-    group: dict[str, Any] = {}
-    for key in sorted(value):
-        if key in known:
-            if group:
-                parts.append(canonical_json(group)[1:-1])
-                group = {}
-            parts.append(canonical_json(key) + ":" + known[key])
-        else:
-            group[key] = value[key]
-    if group:
-        parts.append(canonical_json(group)[1:-1])
-    return "{" + ",".join(parts) + "}"
-
-
-def join_members(members: Mapping[str, str]) -> str:
-    """The canonical JSON of an object given its members' canonical JSON (keys sorted)."""
-    return "{" + ",".join(canonical_json(key) + ":" + members[key]
-                          for key in sorted(members)) + "}"
 
 
 def _expected_dict(call: ExpectedCall) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from toolscore_core.atomic import atomic_writer
-from toolscore_core.canonical import canonical_json, sha256_hex
+from toolscore_core.canonical import canonical_json, join_members, sha256_hex
 from toolscore_core.components import toolscore_version
 from toolscore_core.context import Judging
 from toolscore_core.contracts import parse_contract
@@ -39,7 +39,7 @@ from toolscore_studies.records import (
     trace_from_row,
     verdict,
 )
-from toolscore_studies.row_json import decode_row, evaluation_piece, join_object
+from toolscore_studies.row_json import decode_row, evaluation_piece
 from toolscore_studies.spec import DEFAULT_PASS_THRESHOLD, Study, Task, load_study
 from toolscore_studies.summary import CheckFlip, RegradeSummary, check_flips, row_facts
 
@@ -204,7 +204,7 @@ class RowRegrader:
                       if key != "evaluation"}
             if "evaluation" in row:
                 pieces["evaluation"] = evaluation_piece(row, evaluation)
-            from_sha256 = sha256_hex(join_object(pieces).encode("utf-8"))
+            from_sha256 = sha256_hex(join_members(pieces).encode("utf-8"))
             found = self._verdict(row, pieces)
         except InputError as exc:
             return RowResult(line=line, problem=exc.one_line(), before=before)
@@ -218,7 +218,7 @@ class RowRegrader:
         pieces["regraded"] = canonical_json({"from_sha256": from_sha256, **self.stamp})
         after = (before[0], outcome, score, evidence, before[4], before[5])
         study = row.get("study")
-        return RowResult(line=join_object(pieces).encode("utf-8") + b"\n", before=before,
+        return RowResult(line=join_members(pieces).encode("utf-8") + b"\n", before=before,
                          after=after, study=study if isinstance(study, str) else None,
                          flips=check_flips(row.get("evaluation"), statuses))
 

@@ -15,7 +15,6 @@ that the old row's hash and the new row share the values the regrade did not cha
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from json.scanner import make_scanner
 from typing import Any, cast
 
@@ -87,12 +86,3 @@ def evaluation_piece(row: Mapping[str, Any], text: str | None) -> str:
         return text
     return canonical_json(row["evaluation"])
 
-
-def join_object(pieces: Mapping[str, str]) -> str:
-    """Canonical JSON of an object from its values' canonical JSON (keys sorted)."""
-    return "{" + ",".join(_key(key) + pieces[key] for key in sorted(pieces)) + "}"
-
-
-@cache
-def _key(key: str) -> str:
-    return canonical_json(key) + ":"

@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolscore_core.canonical import canonical_json, sha256_hex
-from toolscore_studies.row_json import decode_row, evaluation_piece, join_object
+from toolscore_core.canonical import canonical_json, join_members, sha256_hex
+from toolscore_studies.row_json import decode_row, evaluation_piece
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers()
@@ -55,6 +55,6 @@ def test_joined_values_are_the_canonical_json_of_the_row(row: dict[str, Any],
     recorded = {**parsed, "record_sha256": sha256_hex(canonical_json(evaluation).encode())}
     pieces = {key: canonical_json(value) for key, value in parsed.items() if key != "evaluation"}
     pieces["evaluation"] = evaluation_piece(recorded, shown)
-    assert join_object(pieces) == text
+    assert join_members(pieces) == text
     stale = {**parsed, "record_sha256": "0" * 64}
     assert evaluation_piece(stale, json.dumps(evaluation, indent=2)) == canonical_json(evaluation)

@@ -7,8 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolscore_core.canonical import canonical_json
-from toolscore_core.context import join_members, object_json
+from toolscore_core.canonical import canonical_json, join_members, object_json
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False,
                                                                    allow_infinity=False) | st.text()
