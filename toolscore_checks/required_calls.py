@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from typing import Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, count, hookimpl, number
@@ -11,29 +13,23 @@ from toolscore_checks.required import required_made
 def run(context: EvaluationContext) -> CheckOutcome:
     expected = context.expected
     found = required_made(context)
-    if not found:
+    if not found.total:
         return CheckOutcome("unknown", "nothing was required: the contract has no required call")
-    outcomes = context.outcomes
     missing: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
-    no_outcome: list[dict[str, Any]] = []
     undecided: list[dict[str, Any]] = []
-    for item in found:
+    for item in found.not_made:
         i, j = item.expected, item.call
-        tool = expected[i].tool
-        if not item.made:
-            entry: dict[str, Any] = {"expected": number(i), "tool": tool}
-            if j is not None:  # a call of the tool, with other arguments
-                entry.update({"call": number(j), "why": item.why})
-            (missing if item.made is False else undecided).append(entry)
-            continue
-        assert j is not None
-        status = outcomes[j]
-        if status is True:
-            failed.append({"expected": number(i), "call": number(j), "tool": tool})
-        elif status is None:
-            no_outcome.append({"expected": number(i), "call": number(j), "tool": tool})
-    details: dict[str, Any] = {"required": len(found), "missing": missing, "failed": failed,
+        entry: dict[str, Any] = {"expected": number(i), "tool": expected[i].tool}
+        if j is not None:  # a call of the tool, with other arguments
+            entry.update({"call": number(j), "why": item.why})
+        (missing if item.made is False else undecided).append(entry)
+    # the outcome of each call made (C passes: most succeeded)
+    status = list(map(context.outcomes.__getitem__, map(_CALL, found.made)))
+    failed, no_outcome = (
+        [_entry(number(i), number(j), expected[i].tool)
+         for i, j in compress(found.made, map(is_, status, repeat(wanted)))]
+        for wanted in (True, None))
+    details: dict[str, Any] = {"required": found.total, "missing": missing, "failed": failed,
                                "no_outcome": no_outcome}
     if undecided:
         details["undecided"] = undecided
@@ -60,8 +56,15 @@ def run(context: EvaluationContext) -> CheckOutcome:
             "error for them: " + ", ".join(n["tool"] for n in no_outcome),
             {**details, "results": "missing"},
         )
-    return CheckOutcome("pass", f"{_all(len(found), 'required call')} made and succeeded",
+    return CheckOutcome("pass", f"{_all(found.total, 'required call')} made and succeeded",
                         details)
+
+
+_CALL = itemgetter(1)
+
+
+def _entry(expected: int | None, call: int | None, tool: str) -> dict[str, Any]:
+    return {"expected": expected, "call": call, "tool": tool}
 
 
 def _all(n: int, noun: str) -> str:

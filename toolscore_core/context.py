@@ -183,31 +183,47 @@ def _tools_to_repair(
     arguments, found by their hash. With matchers or omitted ``args`` (the left-out call's
     or a holder's) the tool is paired again. The cost stays linear in the trace."""
     # the expected calls left out, the free calls (set differences, in C) and the tools
-    # they share: only those are looked at
-    left_out = sorted(set(range(len(expected))).difference(exact))
+    # they share: only those are looked at, in any order (the answer is a set)
+    left_out = set(range(len(expected))).difference(exact)
     wanted = {expected[i].tool for i in left_out}
-    free = sorted(set(range(len(calls))).difference(exact.values()))
+    free = set(range(len(calls))).difference(exact.values())
     # a matcher never equals a value: arguments equal to the call's hold none
     flexible = {tool for i, j in exact.items() if (tool := expected[i].tool) in wanted
                 and (expected[i].args is None
                      or (expected[i].args != calls[j].args and has_matcher(expected[i].args)))}
-    free_of_tool: dict[str, list[int]] = {}
+    free_tools: set[str] = set()
     free_by_args: dict[tuple[str, Any], list[int]] = {}
     for j in free:
         call = calls[j]
-        if call.tool not in wanted:
+        tool = call.tool
+        if tool not in wanted:
             continue
-        free_of_tool.setdefault(call.tool, []).append(j)
-        key = None if call.args is None else args_key(call.args)
-        if key is not None:
-            free_by_args.setdefault((call.tool, key), []).append(j)
+        free_tools.add(tool)
+        args = call.args
+        if args is None:
+            continue
+        key: frozenset[tuple[str, Any]] | None
+        try:  # most arguments: plain values, their items the key (as args_key makes it)
+            key = frozenset(args.items())
+        except TypeError:
+            key = args_key(args)
+            if key is None:
+                continue
+        free_by_args.setdefault((tool, key), []).append(j)
     redo: set[str] = set()
     for i in left_out:
         want = expected[i]
         tool = want.tool
-        if tool in redo or tool not in free_of_tool:
+        if tool in redo or tool not in free_tools:
             continue
-        key = None if want.args is None or has_matcher(want.args) else args_key(want.args)
+        args = want.args
+        if args is None:
+            redo.add(tool)
+            continue
+        if _PLAIN.issuperset(map(type, args.values())):  # no matcher: the items are the key
+            key = frozenset(args.items())
+        else:
+            key = None if has_matcher(args) else args_key(args)
         if key is None or tool in flexible:
             redo.add(tool)
             continue
@@ -216,7 +232,7 @@ def _tools_to_repair(
             redo.add(tool)
     return redo
 
-
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 _TOOL = attrgetter("tool")
 _IS_ERROR = attrgetter("is_error")
 _EXPECTED_ACTUAL = itemgetter(0, 1)

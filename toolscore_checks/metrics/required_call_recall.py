@@ -3,23 +3,29 @@ succeeded."""
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import is_, itemgetter
+
 from toolscore import EvaluationContext, Metric, MetricOutcome, count, hookimpl
 from toolscore_checks.required import required_made
 
 
 def compute(context: EvaluationContext) -> MetricOutcome:
     found = required_made(context)
-    if not found:
+    if not found.total:
         return MetricOutcome(value=None, score=None)
-    waiting = [item for item in found if item.made is None]
+    waiting = [item for item in found.not_made if item.made is None]
     if waiting:
         return MetricOutcome(value={"unknown": f"{count(len(waiting), 'required call')} made "
                                     "with arguments only the judge decides"}, score=None)
-    outcomes = context.outcomes
-    done = sum(1 for item in found
-               if item.made and item.call is not None and outcomes[item.call] is False)
-    value = round(done / len(found), 12)
+    # the calls made with a known successful outcome, counted by C passes
+    done = sum(map(is_, map(context.outcomes.__getitem__, map(_CALL, found.made)),
+                   repeat(False)))
+    value = round(done / found.total, 12)
     return MetricOutcome(value=value, score=value)
+
+
+_CALL = itemgetter(1)
 
 
 @hookimpl
