@@ -531,8 +531,9 @@ def judged_in(expected: Sequence[Any], pairs: Iterable[tuple[Any, ...]]) -> bool
     """Whether a pair of the pairing (``Pair`` tuples) has a ``$judge`` argument to decide.
     Asked of every evaluation, so only the pairs that did not match fully are looked at: a
     judged argument matches nothing by rule, so its pair always scores below 1."""
-    return any(Judged in set(map(type, (expected[pair[0]].args or {}).values()))
-               for pair in pairs if pair[3] < 1.0)
+    given = [expected[pair[0]].args for pair in pairs if pair[3] < 1.0]
+    # the types of all their arguments' values, gathered in one pass
+    return Judged in set(map(type, [v for args in given if args for v in args.values()]))
 
 
 def undecided_in(expected: Sequence[Any], calls: Sequence[Any],
