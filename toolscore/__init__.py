@@ -137,7 +137,7 @@ if TYPE_CHECKING:
         compile_pattern as compile_pattern,
         search as search,
     )
-    from toolscore_judge.arguments import (
+    from toolscore_judge.rulings import (
         rulings as rulings,
         undecided as undecided,
     )
@@ -380,7 +380,7 @@ _BUILT_INS_USE: dict[str, tuple[str, ...]] = {
     ),
     "toolscore_core.pairing": ("arguments_differ",),
     "toolscore_core.patterns": ("TIMED_OUT", "compile_pattern", "search"),
-    "toolscore_judge.arguments": ("rulings", "undecided"),
+    "toolscore_judge.rulings": ("rulings", "undecided"),
     "toolscore_judge.judging": ("Question", "second_opinion"),
     "toolscore_judge.templates": ("CLAIMED_SUCCESS", "Template"),
     "toolscore_secrets.redaction": (
