@@ -80,7 +80,6 @@ if TYPE_CHECKING:
         Setting as Setting,
         Settings as Settings,
         SideEffect as SideEffect,
-        SpanRef as SpanRef,
         Status as Status,
         ToolCall as ToolCall,
         Trace as Trace,
@@ -97,6 +96,7 @@ if TYPE_CHECKING:
         Regrade as Regrade,
         regrade as regrade,
     )
+    from toolscore_core.spans import SpanRef as SpanRef
     from toolscore_core.structure import (
         Refusal as Refusal,
         at_least as at_least,
@@ -355,12 +355,13 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "Check", "CheckOutcome", "CheckResult", "Component", "Contract", "ExpectedCall",
         "ForbiddenRule", "FormatChoice", "ImportSource", "ImportedRun", "Metric",
         "MetricOutcome", "MetricResult", "PluginInfo", "ReportWriter", "RunImporter", "Setting",
-        "Settings", "SideEffect", "SpanRef", "Status", "ToolCall", "Trace", "TraceFormat",
+        "Settings", "SideEffect", "Status", "ToolCall", "Trace", "TraceFormat",
     ),
     "toolscore_core.pairing": ("Pair",),
     "toolscore_core.plugins": ("Registry", "build_registry", "get_plugin_manager"),
     "toolscore_core.receipts": ("build_receipt",),
     "toolscore_core.regrade": ("Regrade", "regrade"),
+    "toolscore_core.spans": ("SpanRef",),
     "toolscore_core.structure": ("Refusal", "at_least", "shape", "structure"),
     "toolscore_core.traces": ("load_trace", "parse_trace"),
     "toolscore_core.verify": ("verify_receipt",),
