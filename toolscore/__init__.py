@@ -151,7 +151,6 @@ if TYPE_CHECKING:
     )
     from toolscore_secrets.redaction import (
         blob as blob,
-        find_in_value as find_in_value,
         mask as mask,
         redact as redact,
         redact_text as redact_text,
@@ -159,6 +158,7 @@ if TYPE_CHECKING:
         suspicious as suspicious,
         suspicious_value as suspicious_value,
     )
+    from toolscore_secrets.scanning import find_in_value as find_in_value
     # -- the format toolkit: what format readers and report writers share --
     from toolscore_core.components import toolscore_version as toolscore_version
     from toolscore_core.documents import STRICT_DECODER as STRICT_DECODER
@@ -385,9 +385,10 @@ _BUILT_INS_USE: dict[str, tuple[str, ...]] = {
     "toolscore_judge.judging": ("Question", "second_opinion"),
     "toolscore_judge.templates": ("CLAIMED_SUCCESS", "Template"),
     "toolscore_secrets.redaction": (
-        "blob", "find_in_value", "mask", "redact", "redact_text", "secret_key", "suspicious",
+        "blob", "mask", "redact", "redact_text", "secret_key", "suspicious",
         "suspicious_value",
     ),
+    "toolscore_secrets.scanning": ("find_in_value",),
 }
 # the format toolkit: what format readers and report writers share
 _TOOLKIT: dict[str, tuple[str, ...]] = {
