@@ -80,7 +80,6 @@ if TYPE_CHECKING:
         Setting as Setting,
         Settings as Settings,
         SideEffect as SideEffect,
-        SpanRef as SpanRef,
         Status as Status,
         ToolCall as ToolCall,
         Trace as Trace,
@@ -97,6 +96,7 @@ if TYPE_CHECKING:
         Regrade as Regrade,
         regrade as regrade,
     )
+    from toolscore_core.spans import SpanRef as SpanRef
     from toolscore_core.structure import (
         Refusal as Refusal,
         at_least as at_least,
@@ -137,7 +137,7 @@ if TYPE_CHECKING:
         compile_pattern as compile_pattern,
         search as search,
     )
-    from toolscore_judge.arguments import (
+    from toolscore_judge.rulings import (
         rulings as rulings,
         undecided as undecided,
     )
@@ -151,7 +151,6 @@ if TYPE_CHECKING:
     )
     from toolscore_secrets.redaction import (
         blob as blob,
-        find_in_value as find_in_value,
         mask as mask,
         redact as redact,
         redact_text as redact_text,
@@ -159,6 +158,7 @@ if TYPE_CHECKING:
         suspicious as suspicious,
         suspicious_value as suspicious_value,
     )
+    from toolscore_secrets.scanning import find_in_value as find_in_value
     # -- the format toolkit: what format readers and report writers share --
     from toolscore_core.components import toolscore_version as toolscore_version
     from toolscore_core.documents import STRICT_DECODER as STRICT_DECODER
@@ -355,12 +355,13 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "Check", "CheckOutcome", "CheckResult", "Component", "Contract", "ExpectedCall",
         "ForbiddenRule", "FormatChoice", "ImportSource", "ImportedRun", "Metric",
         "MetricOutcome", "MetricResult", "PluginInfo", "ReportWriter", "RunImporter", "Setting",
-        "Settings", "SideEffect", "SpanRef", "Status", "ToolCall", "Trace", "TraceFormat",
+        "Settings", "SideEffect", "Status", "ToolCall", "Trace", "TraceFormat",
     ),
     "toolscore_core.pairing": ("Pair",),
     "toolscore_core.plugins": ("Registry", "build_registry", "get_plugin_manager"),
     "toolscore_core.receipts": ("build_receipt",),
     "toolscore_core.regrade": ("Regrade", "regrade"),
+    "toolscore_core.spans": ("SpanRef",),
     "toolscore_core.structure": ("Refusal", "at_least", "shape", "structure"),
     "toolscore_core.traces": ("load_trace", "parse_trace"),
     "toolscore_core.verify": ("verify_receipt",),
@@ -380,13 +381,14 @@ _BUILT_INS_USE: dict[str, tuple[str, ...]] = {
     ),
     "toolscore_core.pairing": ("arguments_differ",),
     "toolscore_core.patterns": ("TIMED_OUT", "compile_pattern", "search"),
-    "toolscore_judge.arguments": ("rulings", "undecided"),
+    "toolscore_judge.rulings": ("rulings", "undecided"),
     "toolscore_judge.judging": ("Question", "second_opinion"),
     "toolscore_judge.templates": ("CLAIMED_SUCCESS", "Template"),
     "toolscore_secrets.redaction": (
-        "blob", "find_in_value", "mask", "redact", "redact_text", "secret_key", "suspicious",
+        "blob", "mask", "redact", "redact_text", "secret_key", "suspicious",
         "suspicious_value",
     ),
+    "toolscore_secrets.scanning": ("find_in_value",),
 }
 # the format toolkit: what format readers and report writers share
 _TOOLKIT: dict[str, tuple[str, ...]] = {

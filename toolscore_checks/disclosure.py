@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolscore import Check, CheckOutcome, EvaluationContext, Settings, count, hookimpl
 from toolscore_checks.honesty import (
     INJECTED,
     WORDS,
-    Item,
     call_index,
-    disclosing_sentence,
     honesty_config,
     injected,
     may_hold,
@@ -21,11 +19,16 @@ from toolscore_checks.honesty import (
     warning_text,
 )
 
+if TYPE_CHECKING:
+    from toolscore_checks.answers import Item
+
 ID = "disclosure"
 
 
 def to_disclose(context: EvaluationContext) -> list[Item]:
     """Unrecovered errors, warnings and injected faults, one item per call."""
+    from toolscore_checks.answers import Item
+
     config = honesty_config(context, ID)
     calls = context.calls
     kinds: dict[int, list[str]] = {}
@@ -62,6 +65,9 @@ def run(context: EvaluationContext) -> CheckOutcome:
     if not results_known(context.calls):
         return CheckOutcome("unknown", "no tool results in the trace, so no error or warning "
                             "is known", {"results": "missing", "calls": len(context.calls)})
+    # Imported here: reading an answer is for a trace that has one.
+    from toolscore_checks.answers import disclosing_sentence
+
     config = honesty_config(context, ID)
     items = to_disclose(context)
     disclosed: list[dict[str, Any]] = []

@@ -7,6 +7,7 @@ import importlib
 import click
 
 from toolscore_cli.commands import COMMANDS, SHORT_HELP
+from toolscore_core.gc_pause import paused_gc
 
 
 class LazyGroup(click.Group):
@@ -20,7 +21,10 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attr = target.split(":")
-        command: click.Command = getattr(importlib.import_module(module_name), attr)
+        # The collector is paused while the command's modules are imported: they make
+        # objects that live as long as the process, and no garbage to collect.
+        with paused_gc():
+            command: click.Command = getattr(importlib.import_module(module_name), attr)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

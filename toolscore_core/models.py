@@ -9,6 +9,7 @@ from attrs import field, frozen
 
 if TYPE_CHECKING:  # the records plugins are handed; they hold these records in turn
     from toolscore_core.context import Evaluation, EvaluationContext
+    from toolscore_core.spans import SpanRef
 
 Status = Literal["pass", "fail", "unknown"]
 STATUSES: tuple[Status, ...] = ("pass", "fail", "unknown")
@@ -73,18 +74,6 @@ class ToolCall:
     turn: int | None = None
     """The conversation turn the call answers (1 = the first user message or agent
     invocation); null when the trace cannot tell."""
-
-
-@frozen
-class SpanRef:
-    """The OpenTelemetry span a trace's evaluation is about: verdicts written back as
-    telemetry are parented to it."""
-
-    trace_id: str
-    """The trace id, 32 lowercase hex digits."""
-    span_id: str | None = None
-    """The agent's span (its ``invoke_agent`` span, else the trace's root), 16 lowercase hex
-    digits; null when the trace does not tell."""
 
 
 @frozen

@@ -16,6 +16,7 @@ from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
 from toolscore_core.config import PluginConfig, config_with
 from toolscore_core.errors import PluginError
+from toolscore_core.gc_pause import paused_gc
 from toolscore_core.judgment import core_settings
 from toolscore_core.models import (
     Check,
@@ -351,5 +352,10 @@ def _call_register(
 
 @cache
 def default_registry() -> Registry:
-    """The registry of the default manager, built once per process on first use."""
-    return build_registry(get_plugin_manager())
+    """The registry of the default manager, built once per process on first use.
+
+    The collector is paused meanwhile: importing the plugins makes thousands of objects
+    that live as long as the process (functions, classes, records) and no garbage, so
+    collector passes over them would be pure overhead."""
+    with paused_gc():
+        return build_registry(get_plugin_manager())

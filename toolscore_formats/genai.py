@@ -17,9 +17,9 @@ import json
 import sys
 from bisect import bisect_right
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolscore import JSON_FAILURES, SpanRef, ToolCall, Trace, count, loads
+from toolscore import JSON_FAILURES, ToolCall, Trace, count, loads
 from toolscore_formats.content import text_of
 from toolscore_formats.spans import (
     EXECUTE_TOOL_PREFIX,
@@ -30,6 +30,9 @@ from toolscore_formats.spans import (
 )
 from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
 from toolscore_formats.values import as_str, decode_args, maybe_json
+
+if TYPE_CHECKING:
+    from toolscore import SpanRef
 
 ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
 RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
@@ -379,6 +382,9 @@ class GenAIReader:
         trace_id = trace_ids.pop() if len(trace_ids) == 1 else None
         if trace_id is None:
             return None
+        # Imported here: a trace of spans is the only one that has a span to name.
+        from toolscore import SpanRef
+
         return SpanRef(trace_id=trace_id, span_id=(
             self.agent_span[1] if self.agent_span else self.root_span))
 

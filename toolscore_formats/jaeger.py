@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
-from toolscore_formats.genai import GenAIReader
-from toolscore_formats.openinference_spans import read_spans
 from toolscore_formats.spans import Span, openinference_only, unread_openinference_tools
 
 EXPORT = 'a Jaeger JSON trace export ("data": [{"traceID", "spans"}])'
@@ -48,6 +46,9 @@ def _is_genai(spans: list[Span]) -> bool:
 
 
 def _read_genai(spans: list[Span]) -> tuple[Trace, str]:
+    # Imported here: only a document this format claims is read.
+    from toolscore_formats.genai import GenAIReader
+
     reader = GenAIReader()
     for span in spans:
         reader.feed(span)
@@ -99,6 +100,9 @@ def parse(document: Any) -> Trace:
                          fix='give {"data": [{"traceID", "spans": [...]}]} as Jaeger exports it')
     spans = _otel_spans(traces)
     if openinference_only(spans):
+        # Imported here: only a document this format claims is read.
+        from toolscore_formats.openinference_spans import read_spans
+
         return read_spans(spans)
     if not _is_genai(spans):
         raise InputError("a Jaeger export without OpenTelemetry GenAI or OpenInference spans: "

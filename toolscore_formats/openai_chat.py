@@ -6,8 +6,6 @@ import json
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl, type_name
-from toolscore_formats.chat import ChatReader
-from toolscore_formats.cursor import TextCursor
 from toolscore_formats.shapes import is_sample, is_ui_tool_part
 from toolscore_formats.values import name_of
 
@@ -175,6 +173,9 @@ def parse(document: Any) -> Trace:
     if messages is None:
         raise InputError("not a Chat Completions response or message list", place="$",
                          fix='give {"choices": [...]}, a list of messages, or {"messages": [...]}')
+    # Imported here, as in stream: only a document this format claims is read.
+    from toolscore_formats.chat import ChatReader
+
     reader = ChatReader("$.messages" if isinstance(document, dict) else "$")
     for index, message in enumerate(messages):
         reader.read(message, index)
@@ -190,6 +191,10 @@ def parse(document: Any) -> Trace:
 
 def stream(data: bytes) -> tuple[Trace, str] | None:
     """Stream a large message log (a list, or an object with "messages"), one message at a time."""
+    # Imported here: streaming is for large files.
+    from toolscore_formats.chat import ChatReader
+    from toolscore_formats.cursor import TextCursor
+
     cursor = TextCursor(data)
     reader = ChatReader()
     extra: dict[str, Any] = {}

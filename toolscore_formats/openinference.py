@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
-from toolscore_formats.openinference_spans import read_spans
 from toolscore_formats.spans import (
     GROUP_KEYS,
     OPENINFERENCE_KIND,
@@ -87,6 +86,9 @@ def parse(document: Any) -> Trace:
         raise InputError("not OpenInference spans", place="$",
                          fix='give an OTLP export {"resourceSpans": [...]} or a list of spans '
                              "as Phoenix exports them")
+    # Imported here: only a document this format claims is read.
+    from toolscore_formats.openinference_spans import read_spans
+
     return read_spans(found[0])
 
 

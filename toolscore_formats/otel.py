@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
-from toolscore_formats.cursor import TextCursor
-from toolscore_formats.genai import GenAIReader
 from toolscore_formats.spans import (
     GROUP_KEYS,
     LOG_SCOPE_KEYS,
@@ -19,6 +17,9 @@ from toolscore_formats.spans import (
     otlp_spans,
     unread_openinference_tools,
 )
+
+if TYPE_CHECKING:
+    from toolscore_formats.cursor import TextCursor
 
 EXPORT_KEYS = (*GROUP_KEYS, "resourceLogs")
 SIGNAL_KEYS = (*EXPORT_KEYS, "resourceMetrics")
@@ -60,6 +61,9 @@ def _layout(document: Any) -> str | None:
 
 def _read(document: Any) -> tuple[Trace, str, list[Span]]:
     """Read spans and log records in the order the document has them, as ``stream`` does."""
+    # Imported here, as in stream: only a document this format claims is read.
+    from toolscore_formats.genai import GenAIReader
+
     reader = GenAIReader()
     spans: list[Span] = []
 
@@ -124,6 +128,10 @@ def parse(document: Any) -> Trace:
 def stream(data: bytes) -> tuple[Trace, str] | None:
     """Stream a large OTLP export (``resourceSpans`` or ``batches``, and ``resourceLogs``),
     one span or log record at a time."""
+    # Imported here: streaming is for large files, reading for a document this format claims.
+    from toolscore_formats.cursor import TextCursor
+    from toolscore_formats.genai import GenAIReader
+
     cursor = TextCursor(data)
     reader = GenAIReader()
     if cursor.peek() != "{":

@@ -16,6 +16,10 @@ def is_sample(document: Any) -> bool:
             "target" in document and type(document.get("id")) in (int, str))
 
 
+SAMPLE_FIX = ('give the log (`inspect log dump LOG > log.json` writes any log as JSON) or one '
+              'of its samples')
+"""How to give an Inspect sample, for the errors of a document that is not one."""
+
 
 def is_ui_tool_part(part: Any) -> bool:
     """A tool part of an AI SDK UI message: v4 ``tool-invocation``, v5+ ``tool-{name}`` (with

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from toolscore_core.canonical import canonical_json, canonical_sha256
-from toolscore_core.models import SpanRef
+from toolscore_core.spans import SpanRef
 from toolscore_secrets.redaction import redact
 
 if TYPE_CHECKING:

@@ -168,7 +168,7 @@ def test_the_batch_prefilter_lets_through_every_credential(calls: list[Any]) -> 
     """Calls the prefilter calls clean hold nothing that walking them would find."""
     from toolscore_checks.credentials import suspect
     from toolscore_core.models import ToolCall
-    from toolscore_secrets.redaction import find_in_value
+    from toolscore_secrets.scanning import find_in_value
 
     records = [ToolCall(tool="t", args=args, raw_args=raw) for args, raw in calls]
     found = any((c.args is not None and find_in_value(c.args))

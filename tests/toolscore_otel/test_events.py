@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolscore_core.models import SpanRef
+from toolscore_core.spans import SpanRef
 from toolscore_otel.events import record_events, run_events
 
 RECORD: dict[str, Any] = {

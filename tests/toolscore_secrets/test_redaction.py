@@ -11,9 +11,7 @@ from hypothesis import strategies as st
 
 from toolscore_core.canonical import canonical_json
 from toolscore_secrets.redaction import (
-    _scan,
     find_credentials,
-    find_in_value,
     find_secrets,
     mask,
     redact,
@@ -24,6 +22,7 @@ from toolscore_secrets.redaction import (
     suspicious_value,
     trivial_value,
 )
+from toolscore_secrets.scanning import find_in_value, scan
 
 AWS = "AKIAIOSFODNN7EXAMPLE"
 
@@ -201,9 +200,9 @@ _TEXTS = st.lists(_PIECES, max_size=9).map("".join)
 @settings(max_examples=600, deadline=None)
 @given(text=_TEXTS)
 def test_the_prefilter_never_hides_a_credential(text: str) -> None:
-    # _scan is detection without the prefilter: whatever it finds, the prefilter lets in,
+    # scan is detection without the prefilter: whatever it finds, the prefilter lets in,
     # in a text and in the JSON of any value holding the text as a string or a key.
-    if not _scan(text):
+    if not scan(text):
         return
     assert suspicious(text)
     for value in ([text], {"a": {"b": text}}, {text: 1}, {"k": [1, {text: None}]}):

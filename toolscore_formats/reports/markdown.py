@@ -11,13 +11,15 @@ from toolscore_formats.reports.text import visible
 if TYPE_CHECKING:  # the view is loaded when a report is written
     from toolscore_formats.reports.view import ReportView
 
+# The patterns are compiled on first use (re's cache): a run that writes no Markdown report
+# compiles none.
 # Characters that start Markdown inline syntax: escaped with a backslash wherever they are.
-_PUNCTUATION = re.compile(r"([\\`*\[\]|~])")
+_PUNCTUATION = r"([\\`*\[\]|~])"
 # An underscore can open or close emphasis unless it sits between two letters or digits.
-_LOOSE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_LOOSE_UNDERSCORE = r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
 # What turns the start of a line into a heading, quote, list item or rule.
-_BLOCK_START = re.compile(r"^([#+\-=])|^(\d{1,9})([.)])(?=\s|$)")
-_NEWLINES = re.compile(r"\r\n|\r|\n")
+_BLOCK_START = r"^([#+\-=])|^(\d{1,9})([.)])(?=\s|$)"
+_NEWLINES = r"\r\n|\r|\n"
 
 
 def escape(text: str) -> str:
@@ -27,12 +29,12 @@ def escape(text: str) -> str:
     table (``|``, newlines), start a code span, link or emphasis, nor inject HTML: ``<``,
     ``>`` and ``&`` become entities and newlines become ``<br>``.
     """
-    text = visible(_NEWLINES.sub("\n", text))  # no ESC, BEL, ... for a terminal to obey
+    text = visible(re.sub(_NEWLINES, "\n", text))  # no ESC, BEL, ... for a terminal to obey
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    text = _PUNCTUATION.sub(r"\\\1", text)
-    text = _LOOSE_UNDERSCORE.sub(r"\\_", text)
-    lines = [_BLOCK_START.sub(_escape_block_start, line.strip())
-             for line in _NEWLINES.split(text)]
+    text = re.sub(_PUNCTUATION, r"\\\1", text)
+    text = re.sub(_LOOSE_UNDERSCORE, r"\\_", text)
+    lines = [re.sub(_BLOCK_START, _escape_block_start, line.strip())
+             for line in re.split(_NEWLINES, text)]
     return "<br>".join(lines)
 
 
@@ -47,7 +49,7 @@ def code_block(text: str) -> str:
     run of backticks in it can close."""
     runs = [len(run) for run in re.findall(r"`+", text)]
     fence = "`" * max(3, max(runs, default=0) + 1)
-    body = visible(_NEWLINES.sub("\n", text))  # control characters shown, not obeyed
+    body = visible(re.sub(_NEWLINES, "\n", text))  # control characters shown, not obeyed
     return f"{fence}text\n{body}\n{fence}"
 
 
