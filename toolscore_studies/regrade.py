@@ -412,8 +412,13 @@ def regrade_file(
             _write(handle, (regrade_chunk(regrader, lines) for lines in _chunks(src, CHUNK_BYTES)),
                    summary, progress)
         else:
+            import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            if multiprocessing.get_start_method() == "fork":
+                # pairing's assignment (about 0.5 s of CPU to import): imported here once,
+                # every forked worker inherits it instead of importing it again
+                import scipy.optimize  # noqa: F401
             # each worker rebuilds the regrader from the settings (with the default registry)
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:
