@@ -3,12 +3,14 @@
 The regrade's one path decodes each row, evaluates it and encodes it again. Two shortcuts
 of that path live here, for the regrade's target of 5,000 rows/s with ``--jobs 2``
 (docs/benchmarks.md): a compact row (the shape toolscore writes) is decoded member by
-member with ``json``'s own C scanner, which keeps the exact text of its largest value, the
-evaluation, so that it is not encoded again when its hash is the row's ``record_sha256``;
-and a row is encoded as the canonical JSON of each top-level value joined in key order, so
-that the old row's hash and the new row share the values the regrade did not change. Plain
-``json.loads`` and ``canonical_json`` of the whole row cost about a third more CPU per row
-(272 against 207 µs), which would put the target at its edge.
+member with ``json``'s own C scanner, which keeps the exact text of its two largest values,
+the evaluation and the calls, so that neither is encoded again when it is known to be
+canonical: the evaluation when its hash is the row's ``record_sha256``, the calls when that
+evaluation shows the same text as its actual calls; and a row is encoded as the canonical
+JSON of each top-level value joined in key order, so that the old row's hash and the new
+row share the values the regrade did not change. Plain ``json.loads`` and
+``canonical_json`` of the whole row cost about a third more CPU per row (272 against
+207 µs), which would put the target at its edge.
 ``tests/toolscore_studies/test_row_json.py`` holds both equal to the plain functions.
 """
 
@@ -28,9 +30,13 @@ _SCAN: Any = make_scanner(cast(Any, STRICT_DECODER))
 is ``(value, end)``."""
 
 
-def decode_row(text: str) -> tuple[dict[str, Any], str | None] | str:
-    """The row, and the exact text of its ``evaluation`` when the line shows it; or why the
-    line is not a row. The row is what ``json.loads`` gives."""
+SHOWN = ("calls", "evaluation")
+"""The members whose text as written :func:`decode_row` keeps."""
+
+
+def decode_row(text: str) -> tuple[dict[str, Any], dict[str, str]] | str:
+    """The row, and the exact text of its members named in ``SHOWN`` when the line shows
+    it; or why the line is not a row. The row is what ``json.loads`` gives."""
     walked = _walk_object(text.rstrip("\r\n"))
     if walked is not None:
         return walked
@@ -40,12 +46,12 @@ def decode_row(text: str) -> tuple[dict[str, Any], str | None] | str:
         return f"not valid JSON ({_why(exc)})"
     if not isinstance(row, dict):
         return f"not a {KIND} row"
-    return row, None
+    return row, {}
 
 
-def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
+def _walk_object(text: str) -> tuple[dict[str, Any], dict[str, str]] | None:
     """Decode a compact object (the shape toolscore writes) member by member, keeping the
-    text of its evaluation; None when the text is not in that shape.
+    text of its members named in ``SHOWN``; None when the text is not in that shape.
 
     The scanner tells where each value ends, which ``json.loads`` does not; the values are
     the ones it gives.
@@ -53,7 +59,7 @@ def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
     if not text.startswith("{") or not text.endswith("}"):
         return None
     row: dict[str, Any] = {}
-    evaluation = None
+    shown: dict[str, str] = {}
     index = 1
     end = len(text) - 1
     try:
@@ -65,10 +71,10 @@ def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
                 return None  # json.loads keeps the last of a repeated key
             start = index + 1
             row[key], index = _SCAN(text, start)
-            if key == "evaluation":
-                evaluation = text[start:index]
+            if key in SHOWN:
+                shown[key] = text[start:index]
             if index == end:
-                return row, evaluation
+                return row, shown
             if text[index] != ",":
                 return None
             index += 1
@@ -76,13 +82,35 @@ def _walk_object(text: str) -> tuple[dict[str, Any], str | None] | None:
         return None
 
 
-def evaluation_piece(row: Mapping[str, Any], text: str | None) -> str:
-    """The canonical JSON of the row's evaluation: its text as written when that hashes to
-    the row's ``record_sha256`` (the hash of the evaluation's canonical JSON), which spares
-    serializing the largest value of a row again."""
+_ACTUAL = '{"calls":{"actual":'
+"""How the canonical JSON of an evaluation record starts: its first member is ``calls``,
+whose first is the actual calls."""
+
+
+def row_pieces(row: Mapping[str, Any], shown: Mapping[str, str]) -> dict[str, str]:
+    """The canonical JSON of each of the row's values, by key.
+
+    The evaluation's text as written (``shown``, by :func:`decode_row`) is its canonical
+    JSON when it hashes to the row's ``record_sha256`` (the hash of the evaluation's
+    canonical JSON); the calls' text as written is theirs when that evaluation shows the
+    same text as its actual calls (a value's part of its canonical JSON is the canonical
+    JSON of that part). This spares serializing the two largest values of a row again.
+    """
+    pieces = {key: canonical_json(value) for key, value in row.items()
+              if key != "evaluation" and (key != "calls" or "evaluation" not in row)}
+    if "evaluation" not in row:
+        return pieces
+    text = shown.get("evaluation")
     recorded = row.get("record_sha256")
-    if text is not None and isinstance(recorded, str) and (
-            sha256_hex(text.encode("utf-8")) == recorded):
-        return text
-    return canonical_json(row["evaluation"])
+    if text is None or not isinstance(recorded, str) or (
+            sha256_hex(text.encode("utf-8")) != recorded):
+        text = canonical_json(row["evaluation"])
+    pieces["evaluation"] = text
+    if "calls" in row:
+        calls = shown.get("calls")
+        if calls is None or not (text.startswith(_ACTUAL) and text.startswith(
+                calls, len(_ACTUAL)) and text.startswith(",", len(_ACTUAL) + len(calls))):
+            calls = canonical_json(row["calls"])
+        pieces["calls"] = calls
+    return pieces
 

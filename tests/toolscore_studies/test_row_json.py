@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolscore_core.canonical import canonical_json, join_members, sha256_hex
-from toolscore_studies.row_json import decode_row, evaluation_piece
+from toolscore_studies.row_json import decode_row, row_pieces
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers()
@@ -43,18 +43,39 @@ def test_what_is_not_a_row_is_refused_as_json_loads_refuses_it(text: str) -> Non
     assert isinstance(decoded, str) != isinstance(value, dict)
 
 
-@given(rows, json_values)
-def test_joined_values_are_the_canonical_json_of_the_row(row: dict[str, Any],
-                                                          evaluation: Any) -> None:
-    row = {**row, "evaluation": evaluation}
+@given(rows, json_values, json_values, st.booleans())
+def test_joined_values_are_the_canonical_json_of_the_row(row: dict[str, Any], evaluation: Any,
+                                                          calls: Any, recorded: bool) -> None:
+    if recorded:  # an evaluation record: its first member, the calls, starts with the actual
+        evaluation = {"calls": {"actual": calls, "expected": []}, "score": evaluation}
+    row = {**row, "calls": calls, "evaluation": evaluation}
     text = canonical_json(row)
     decoded = decode_row(text)
     assert not isinstance(decoded, str)
     parsed, shown = decoded
     # the evaluation's text as written is reused only when it is the canonical one
-    recorded = {**parsed, "record_sha256": sha256_hex(canonical_json(evaluation).encode())}
-    pieces = {key: canonical_json(value) for key, value in parsed.items() if key != "evaluation"}
-    pieces["evaluation"] = evaluation_piece(recorded, shown)
-    assert join_members(pieces) == text
+    right = {**parsed, "record_sha256": sha256_hex(canonical_json(evaluation).encode())}
+    assert join_members(row_pieces(right, shown)) == canonical_json(right)
     stale = {**parsed, "record_sha256": "0" * 64}
-    assert evaluation_piece(stale, json.dumps(evaluation, indent=2)) == canonical_json(evaluation)
+    assert join_members(row_pieces(stale, shown)) == canonical_json(stale)
+    # nor are the calls as written, unless that evaluation holds them as written
+    spaced = {"calls": json.dumps(calls, indent=1), "evaluation": shown["evaluation"]}
+    assert join_members(row_pieces(right, spaced)) == canonical_json(right)
+    assert join_members(row_pieces(parsed, {})) == text
+
+
+def test_calls_are_taken_from_the_evaluation_only_where_it_holds_them_whole() -> None:
+    for calls, actual in ((1, 12), ("a", "a"), ([1], [1, 2])):
+        evaluation = {"calls": {"actual": actual, "expected": []}}
+        row = {"calls": calls, "evaluation": evaluation,
+               "record_sha256": sha256_hex(canonical_json(evaluation).encode())}
+        decoded = decode_row(canonical_json(row))
+        assert not isinstance(decoded, str)
+        assert join_members(row_pieces(*decoded)) == canonical_json(row)
+    # calls written as -0 (canonical: 0) beside an evaluation whose actual calls are -0.5
+    evaluation_text = '{"calls":{"actual":-0.5,"expected":[]}}'
+    recorded = sha256_hex(evaluation_text.encode())
+    decoded = decode_row(f'{{"calls":-0,"evaluation":{evaluation_text},'
+                         f'"record_sha256":"{recorded}"}}')
+    assert not isinstance(decoded, str)
+    assert row_pieces(*decoded)["calls"] == "0"
