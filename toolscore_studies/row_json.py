@@ -30,13 +30,9 @@ _SCAN: Any = make_scanner(cast(Any, STRICT_DECODER))
 is ``(value, end)``."""
 
 
-SHOWN = ("calls", "evaluation")
-"""The members whose text as written :func:`decode_row` keeps."""
-
-
 def decode_row(text: str) -> tuple[dict[str, Any], dict[str, str]] | str:
-    """The row, and the exact text of its members named in ``SHOWN`` when the line shows
-    it; or why the line is not a row. The row is what ``json.loads`` gives."""
+    """The row, and the exact text of each of its values when the line shows it; or why
+    the line is not a row. The row is what ``json.loads`` gives."""
     walked = _walk_object(text.rstrip("\r\n"))
     if walked is not None:
         return walked
@@ -51,7 +47,7 @@ def decode_row(text: str) -> tuple[dict[str, Any], dict[str, str]] | str:
 
 def _walk_object(text: str) -> tuple[dict[str, Any], dict[str, str]] | None:
     """Decode a compact object (the shape toolscore writes) member by member, keeping the
-    text of its members named in ``SHOWN``; None when the text is not in that shape.
+    text of each value; None when the text is not in that shape.
 
     The scanner tells where each value ends, which ``json.loads`` does not; the values are
     the ones it gives.
@@ -71,8 +67,7 @@ def _walk_object(text: str) -> tuple[dict[str, Any], dict[str, str]] | None:
                 return None  # json.loads keeps the last of a repeated key
             start = index + 1
             row[key], index = _SCAN(text, start)
-            if key in SHOWN:
-                shown[key] = text[start:index]
+            shown[key] = text[start:index]
             if index == end:
                 return row, shown
             if text[index] != ",":
@@ -95,9 +90,13 @@ def row_pieces(row: Mapping[str, Any], shown: Mapping[str, str]) -> dict[str, st
     canonical JSON); the calls' text as written is theirs when that evaluation shows the
     same text as its actual calls (a value's part of its canonical JSON is the canonical
     JSON of that part). This spares serializing the two largest values of a row again.
+    The other values' canonical JSON is remembered by their text as written
+    (:func:`_canonical`).
     """
-    pieces = {key: canonical_json(value) for key, value in row.items()
-              if key != "evaluation" and (key != "calls" or "evaluation" not in row)}
+    pieces = {key: _canonical(value, shown.get(key)) for key, value in row.items()
+              if key not in ("calls", "evaluation")}
+    if "calls" in row and "evaluation" not in row:
+        pieces["calls"] = canonical_json(row["calls"])
     if "evaluation" not in row:
         return pieces
     text = shown.get("evaluation")
@@ -114,3 +113,28 @@ def row_pieces(row: Mapping[str, Any], shown: Mapping[str, str]) -> dict[str, st
         pieces["calls"] = calls
     return pieces
 
+
+
+_WRITTEN: dict[str, str] = {}
+"""The canonical JSON of values by their text as written (see :func:`_canonical`)."""
+_WRITTEN_KEPT = 256
+_WRITTEN_SIZE = 1 << 14
+
+
+def _canonical(value: Any, text: str | None) -> str:
+    """The canonical JSON of ``value``, decoded from ``text`` when it is not None.
+
+    A value's canonical JSON follows from the text it was decoded from, and the rows of a
+    runs file repeat most of theirs (a task's contract, the nulls, the settings), so it is
+    remembered by that text: the last 256 values other than strings (a string's costs no
+    more than looking it up) of up to 16 KiB each, so memory stays flat.
+    """
+    if text is None or text.startswith('"') or len(text) > _WRITTEN_SIZE:
+        return canonical_json(value)
+    found = _WRITTEN.get(text)
+    if found is None:
+        found = canonical_json(value)
+        if len(_WRITTEN) >= _WRITTEN_KEPT:
+            _WRITTEN.clear()  # a study has a few tasks: no order to keep
+        _WRITTEN[text] = found
+    return found
