@@ -3,13 +3,14 @@
 The regrade's one path decodes each row, evaluates it and encodes it again. Two shortcuts
 of that path live here, for the regrade's target of 5,000 rows/s with ``--jobs 2``
 (docs/benchmarks.md): a compact row (the shape toolscore writes) is decoded member by
-member with ``json``'s own C scanner, which keeps the exact text of its two largest values,
-the evaluation and the calls, so that neither is encoded again when it is known to be
-canonical: the evaluation when its hash is the row's ``record_sha256``, the calls when that
-evaluation shows the same text as its actual calls; and a row is encoded as the canonical
-JSON of each top-level value joined in key order, so that the old row's hash and the new
-row share the values the regrade did not change. Plain ``json.loads`` and
-``canonical_json`` of the whole row cost about a third more CPU per row (272 against
+member with ``json``'s own C scanner (the actual calls of its recorded evaluation, when
+written as the row's calls are, are not decoded twice), which keeps the exact text of each
+value, so that its two largest, the evaluation and the calls, are not encoded again when
+known to be canonical: the evaluation when its hash is the row's ``record_sha256``, the
+calls when that evaluation shows the same text as its actual calls; and a row is encoded
+as the canonical JSON of each top-level value joined in key order, so that the old row's
+hash and the new row share the values the regrade did not change. Plain ``json.loads``
+and ``canonical_json`` of the whole row cost about a third more CPU per row (272 against
 207 µs), which would put the target at its edge.
 ``tests/toolscore_studies/test_row_json.py`` holds both equal to the plain functions.
 """
@@ -50,31 +51,73 @@ def _walk_object(text: str) -> tuple[dict[str, Any], dict[str, str]] | None:
     text of each value; None when the text is not in that shape.
 
     The scanner tells where each value ends, which ``json.loads`` does not; the values are
-    the ones it gives.
+    the ones it gives. A recorded evaluation whose actual calls are written as the row's
+    calls are (the same text: the same value) holds the row's calls themselves there, so
+    that the largest part of a row is decoded once (:func:`_evaluation`).
     """
     if not text.startswith("{") or not text.endswith("}"):
         return None
     row: dict[str, Any] = {}
     shown: dict[str, str] = {}
-    index = 1
-    end = len(text) - 1
+    try:
+        if _members(text, 1, row, shown) != len(text):
+            return None
+    except _NotCompact:
+        return None
+    return row, shown
+
+
+class _NotCompact(Exception):
+    """The text is not in the compact shape :func:`_members` reads."""
+
+
+_FAILURES = (StopIteration, IndexError, *JSON_FAILURES)
+
+
+def _members(text: str, index: int, into: dict[str, Any], shown: dict[str, str] | None,
+             ) -> int:
+    """Decode the members of an object from ``index`` (where its first one starts) into
+    ``into``, the text of each value into ``shown``; the index after its closing brace."""
     try:
         while True:
             if text[index] != '"':
-                return None
+                raise _NotCompact
             key, index = _SCAN(text, index)
-            if text[index] != ":" or key in row:
-                return None  # json.loads keeps the last of a repeated key
+            if text[index] != ":" or key in into:
+                raise _NotCompact  # json.loads keeps the last of a repeated key
             start = index + 1
-            row[key], index = _SCAN(text, start)
-            shown[key] = text[start:index]
-            if index == end:
-                return row, shown
+            if key == "evaluation" and shown is not None and "calls" in into:
+                into[key], index = _evaluation(text, start, into["calls"], shown["calls"])
+            else:
+                into[key], index = _SCAN(text, start)
+            if shown is not None:
+                shown[key] = text[start:index]
+            if text[index] == "}":
+                return index + 1
             if text[index] != ",":
-                return None
+                raise _NotCompact
             index += 1
-    except (StopIteration, IndexError, *JSON_FAILURES):
-        return None
+    except _FAILURES:
+        raise _NotCompact from None
+
+
+def _evaluation(text: str, index: int, calls: Any, written: str) -> tuple[Any, int]:
+    """The value at ``index`` and the index after it; an evaluation record whose actual
+    calls are ``written`` (the row's calls, decoded as ``calls``) holds ``calls`` there."""
+    after = index + len(_ACTUAL) + len(written)
+    if not (text.startswith(_ACTUAL, index) and text.startswith(written, index + len(_ACTUAL))
+            and text.startswith(",", after)):
+        return _SCAN(text, index)
+    held = {"actual": calls}
+    evaluation = {"calls": held}
+    index = _members(text, after + 1, held, None)
+    if text[index] == ",":
+        index = _members(text, index + 1, evaluation, None)
+    elif text[index] == "}":
+        index += 1
+    else:
+        raise _NotCompact
+    return evaluation, index
 
 
 _ACTUAL = '{"calls":{"actual":'

@@ -32,6 +32,31 @@ def test_rows_decode_exactly_as_json_loads(row: dict[str, Any], layout: str) -> 
     assert repr(decoded[0]) == repr(json.loads(text))  # 1 and 1.0, True and 1 told apart
 
 
+@given(json_values, rows, rows, rows, st.booleans())
+def test_an_evaluation_holding_the_row_s_calls_decodes_as_json_loads_gives_it(
+        calls: Any, inner: dict[str, Any], outer: dict[str, Any], rest: dict[str, Any],
+        canonical: bool) -> None:
+    evaluation = {"calls": {"actual": calls, **inner}, **outer}
+    row = {"calls": calls, "evaluation": evaluation, **rest}
+    text = canonical_json(row) if canonical else json.dumps(row, separators=(",", ":"))
+    decoded = decode_row(text)
+    assert not isinstance(decoded, str)
+    assert decoded[0] == json.loads(text)
+    assert repr(decoded[0]) == repr(json.loads(text))
+
+
+def test_an_evaluation_repeating_a_key_decodes_as_json_loads_gives_it() -> None:
+    for evaluation in ('{"calls":{"actual":[1],"actual":[2]}}',
+                       '{"calls":{"actual":[1],"expected":[]},"calls":3}',
+                       '{"calls":{"actual":[1]},"score":1,"score":2}'):
+        text = f'{{"calls":[1],"evaluation":{evaluation},"x":1}}'
+        decoded = decode_row(text)
+        assert not isinstance(decoded, str)
+        assert decoded[0] == json.loads(text)
+    for broken in ('{"calls":{"actual":[1]]', '{"calls":{"actual":[1],}', '{"calls":{"actual":[1]'):
+        assert isinstance(decode_row(f'{{"calls":[1],"evaluation":{broken}}}'), str)
+
+
 @given(st.text(max_size=30))
 def test_what_is_not_a_row_is_refused_as_json_loads_refuses_it(text: str) -> None:
     try:
