@@ -49,7 +49,7 @@ from toolscore_core.pairing import (
 )
 from toolscore_core.scoring import grade_for
 from toolscore_core.wording import number
-from toolscore_secrets.redaction import redact, suspicious_json
+from toolscore_secrets.redaction import redact, suspicious_json_apart
 
 SCHEMA_VERSION = "2"
 
@@ -380,33 +380,38 @@ class Evaluation:
         the redaction prefilter passes is encoded once, for the prefilter and the hash."""
         record = self._plain_record()
         try:
-            text = self._record_json(record)
+            text, shown, aside = self._record_json(record)
         except CanonicalJSONError:
             record, replaced = without_non_finite(record)
             if replaced:
                 record["trace"]["notes"].append(non_finite_note(replaced))
             try:
-                text = self._record_json(record)
+                text, shown, aside = self._record_json(record)
             except CanonicalJSONError:  # a value only Python holds: redaction walks it
                 return redact(record), None
-        if suspicious_json(text):
+        if suspicious_json_apart(text, shown, aside):
             redacted: dict[str, Any] = redact(record)
             return redacted, None
         return record, text
 
-    def _record_json(self, record: dict[str, Any]) -> str:
+    def _record_json(self, record: dict[str, Any]) -> tuple[str, str, tuple[str, str]]:
         """The canonical JSON of ``record``, its calls written from the JSON already made:
         the actual calls' from ``calls_json`` when it holds them, the expected calls' once
-        per contract (``expected_json``)."""
-        known = {"plugins": self._plugins_json()}
+        per contract (``expected_json``); then the same text with the expected calls and
+        the plugins written as ``[]``, and those two, for the prefilter
+        (``suspicious_json_apart``): they are the same for every record of a contract."""
+        aside = (expected_json(self.context.expected), self._plugins_json())
         calls = record["calls"]
         actual = _same_calls_json(calls["actual"], self.calls_json)
-        if actual is not None:
-            members = {"actual": actual, "expected": expected_json(self.context.expected)}
-            if "ignored" in calls:
-                members["ignored"] = canonical_json(calls["ignored"])
-            known["calls"] = join_members(members)
-        return object_json(record, known)
+        members = {"actual": canonical_json(calls["actual"]) if actual is None else actual,
+                   "expected": _ASIDE[0]}
+        if "ignored" in calls:
+            members["ignored"] = canonical_json(calls["ignored"])
+        marked = object_json(record, {"calls": join_members(members), "plugins": _ASIDE[1]})
+        head, _, rest = marked.partition(_ASIDE[0])  # "calls" comes before "plugins"
+        middle, _, tail = rest.partition(_ASIDE[1])
+        return ("".join((head, aside[0], middle, aside[1], tail)),
+                "".join((head, "[]", middle, "[]", tail)), aside)
 
     def _plugins_json(self) -> str:
         """The canonical JSON of the record's ``plugins``, made once for the same plugins
@@ -537,6 +542,10 @@ def _same_calls_json(actual: list[dict[str, Any]],
                 return None
     return text
 
+
+_ASIDE = ("\x00", "\x01")
+"""Where a record's text under construction holds its expected calls and its plugins: two
+characters canonical JSON never writes (it escapes them), replaced once it is made."""
 
 _PLUGINS: dict[tuple[int, ...], tuple[tuple[PluginInfo, ...], str]] = {}
 """The plugins' canonical JSON by the identities of the plugins that took part."""

@@ -176,8 +176,7 @@ def _named_secret(lower: str, json_text: bool) -> bool:
     for word in _WORDS:
         at = _find(lower, word, 0)
         if at != -1 and compares is None:
-            compares = "==" in lower or ("!" in lower and ("!=" in lower or "=!" in lower
-                                                           or "!!" in lower))
+            compares = _compares(lower)
         if at != -1 and compares:
             return True
         # Every later occurrence of the word inside a token (or a JSON string) already
@@ -261,6 +260,43 @@ def suspicious_json(text: str) -> bool:
     plain = normalized(text)
     return plain is not text and (_anchored(plain)
                                   or _named_secret(plain.lower(), json_text=True))
+
+
+def suspicious_json_apart(text: str, shown: str, aside: tuple[str, ...]) -> bool:
+    """:func:`suspicious_json` of ``text``, the canonical JSON of a value that holds each
+    of ``aside`` (the canonical JSON of an object or array) as a value, given ``shown``: the
+    same text with each of them written as ``[]``.
+
+    The parts set aside are read once per text (a record's expected calls and plugins are
+    the same for every record of a contract): one that holds no anchor, no word in a shape
+    a detector could use, nothing that compares and nothing :func:`normalized` changes
+    decides nothing, whatever surrounds it, except that a word of its own makes a
+    comparison elsewhere suspect. Any other part, or a ``shown`` that normalizing changes,
+    and ``text`` is read whole.
+    """
+    facts = [_aside(part) for part in aside]
+    if None in facts or normalized(shown) is not shown:
+        return suspicious_json(text)
+    if suspicious_json(shown):
+        return True
+    return any(facts) and _compares(shown)
+
+
+@lru_cache(maxsize=64)
+def _aside(part: str) -> bool | None:
+    """Whether ``part`` (the canonical JSON of an object or array) holds a word that names
+    a secret; None when it cannot be set aside (see :func:`suspicious_json_apart`)."""
+    lower = part.lower()
+    if not part.startswith(("[", "{")) or not part.isascii() or "%" in part or _compares(
+            part) or "aws" in lower or _anchored(part) or _named_secret(lower, json_text=True):
+        return None
+    return _ANY_WORD.search(lower) is not None
+
+
+def _compares(text: str) -> bool:
+    """Whether ``text`` compares (``==``, ``!=``): then any word that names a secret is
+    suspect (:func:`_named_secret`)."""
+    return "==" in text or ("!" in text and ("!=" in text or "=!" in text or "!!" in text))
 
 
 def _changes(text: str) -> Iterator[tuple[int, int, str]]:

@@ -39,7 +39,7 @@ from toolscore_studies.records import (
     trace_from_row,
     verdict,
 )
-from toolscore_studies.row_json import decode_row, evaluation_piece
+from toolscore_studies.row_json import decode_row, row_pieces
 from toolscore_studies.spec import DEFAULT_PASS_THRESHOLD, Study, Task, load_study
 from toolscore_studies.summary import CheckFlip, RegradeSummary, check_flips, row_facts
 
@@ -193,17 +193,14 @@ class RowRegrader:
         decoded = decode_row(text)
         if isinstance(decoded, str):
             return RowResult(line=line, problem=decoded)
-        row, evaluation = decoded
+        row, shown = decoded
         if row.get("kind") != KIND:
             return RowResult(line=line, problem=f"not a {KIND} row")
         before = row_facts(row)
         try:
             # each top-level value is serialized once: the pieces give both the old row's
             # canonical JSON (for from_sha256) and, with the new verdict in, the new row's
-            pieces = {key: canonical_json(value) for key, value in row.items()
-                      if key != "evaluation"}
-            if "evaluation" in row:
-                pieces["evaluation"] = evaluation_piece(row, evaluation)
+            pieces = row_pieces(row, shown)
             from_sha256 = sha256_hex(join_members(pieces).encode("utf-8"))
             found = self._verdict(row, pieces)
         except InputError as exc:
@@ -412,8 +409,13 @@ def regrade_file(
             _write(handle, (regrade_chunk(regrader, lines) for lines in _chunks(src, CHUNK_BYTES)),
                    summary, progress)
         else:
+            import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
+            if multiprocessing.get_start_method() == "fork":
+                # pairing's assignment (about 0.5 s of CPU to import): imported here once,
+                # every forked worker inherits it instead of importing it again
+                import scipy.optimize  # noqa: F401
             # each worker rebuilds the regrader from the settings (with the default registry)
             pool = ProcessPoolExecutor(jobs, initializer=_start_worker, initargs=(settings,))
             try:

@@ -19,6 +19,7 @@ from toolscore_secrets.redaction import (
     secret_key,
     suspicious,
     suspicious_json,
+    suspicious_json_apart,
     suspicious_value,
     trivial_value,
 )
@@ -232,6 +233,45 @@ def test_a_record_s_canonical_json_is_suspect_whenever_its_blob_is(keys: list[st
                         {k: 1 for k in keys}], "final_answer": " ".join(values) or None}
     if suspicious_value(record):
         assert suspicious_json(canonical_json(record))
+
+
+_OWN_WORDS = st.lists(st.sampled_from([
+    "toolscore_checks.credentials", "credentials", "key", "keys", "tokens", "max_tokens",
+    "pass", "secret", "0.1.0", "tool_1", "description", "required", "a b", "x"]),
+    max_size=3).map(" ".join)
+"""Strings a record's expected calls and plugins hold: words that name a secret, in no
+shape a detector uses (so that such parts are set aside, not read whole)."""
+_VALUES = st.recursive(
+    st.none() | st.integers() | _TEXTS | _OWN_WORDS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXTS | _OWN_WORDS, inner,
+                                                                  max_size=3),
+    max_leaves=8)
+_PARTS = st.lists(_VALUES, max_size=3) | st.dictionaries(_OWN_WORDS | _TEXTS, _VALUES,
+                                                         max_size=3)
+
+
+@settings(max_examples=600, deadline=None)
+@given(record=st.dictionaries(_TEXTS, _VALUES, max_size=4), first=_PARTS, second=_PARTS)
+def test_parts_set_aside_leave_the_prefilter_s_answer_as_it_is(
+        record: dict[str, object], first: object, second: object) -> None:
+    """A record's expected calls and plugins are read once per contract, not once per
+    record: the prefilter then answers as it does on the whole text."""
+    def placed(one: object, two: object) -> str:
+        return canonical_json({**record, "calls": {"actual": record.get("a"), "expected": one},
+                               "plugins": two})
+
+    text = placed(first, second)
+    aside = (canonical_json(first), canonical_json(second))
+    assert suspicious_json_apart(text, placed([], []), aside) == suspicious_json(text)
+
+
+def test_a_word_set_aside_still_makes_a_comparison_elsewhere_suspect() -> None:
+    plugins = [{"name": "toolscore_checks.credentials"}]
+    for answer, suspect in (("x == y", True), ("x = y", False)):
+        text = canonical_json({"final_answer": answer, "plugins": plugins})
+        shown = canonical_json({"final_answer": answer, "plugins": []})
+        assert suspicious_json(text) is suspect
+        assert suspicious_json_apart(text, shown, (canonical_json(plugins),)) is suspect
 
 
 def test_toolscore_s_own_words_and_numbers_are_not_suspect() -> None:
