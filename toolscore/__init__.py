@@ -123,7 +123,7 @@ if TYPE_CHECKING:
         canonical_json as canonical_json,
         canonical_sha256 as canonical_sha256,
     )
-    from toolscore_core.context import Judging as Judging
+    from toolscore_core.judging import Judging as Judging
     from toolscore_core.inputs import read_input as read_input
     from toolscore_core.matchers import (
         absent_optional as absent_optional,
@@ -374,7 +374,7 @@ _BUILT_INS_USE: dict[str, tuple[str, ...]] = {
     "toolscore_core.atomic": ("write_text_atomic",),
     "toolscore_core.batches": ("BATCH",),
     "toolscore_core.canonical": ("canonical_json", "canonical_sha256"),
-    "toolscore_core.context": ("Judging",),
+    "toolscore_core.judging": ("Judging",),
     "toolscore_core.inputs": ("read_input",),
     "toolscore_core.matchers": (
         "absent_optional", "members_decide", "undecided_arguments", "undecided_in",
