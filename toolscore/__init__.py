@@ -60,6 +60,11 @@ if TYPE_CHECKING:
         to_repr as to_repr,
         values_match as values_match,
     )
+    from toolscore_core.importers import (
+        ImportedRun as ImportedRun,
+        ImportSource as ImportSource,
+        RunImporter as RunImporter,
+    )
     from toolscore_core.models import (
         Check as Check,
         CheckOutcome as CheckOutcome,
@@ -69,14 +74,11 @@ if TYPE_CHECKING:
         ExpectedCall as ExpectedCall,
         ForbiddenRule as ForbiddenRule,
         FormatChoice as FormatChoice,
-        ImportSource as ImportSource,
-        ImportedRun as ImportedRun,
         Metric as Metric,
         MetricOutcome as MetricOutcome,
         MetricResult as MetricResult,
         PluginInfo as PluginInfo,
         ReportWriter as ReportWriter,
-        RunImporter as RunImporter,
         Setting as Setting,
         Settings as Settings,
         SideEffect as SideEffect,
@@ -123,7 +125,7 @@ if TYPE_CHECKING:
         canonical_json as canonical_json,
         canonical_sha256 as canonical_sha256,
     )
-    from toolscore_core.context import Judging as Judging
+    from toolscore_core.judging import Judging as Judging
     from toolscore_core.inputs import read_input as read_input
     from toolscore_core.matchers import (
         absent_optional as absent_optional,
@@ -346,6 +348,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "toolscore_core.errors": ("InputError", "PluginError", "ToolscoreError"),
     "toolscore_core.evaluation": ("evaluate", "evaluate_files"),
     "toolscore_core.hookspecs": ("hookimpl",),
+    "toolscore_core.importers": ("ImportSource", "ImportedRun", "RunImporter"),
     "toolscore_core.matchers": (
         "ANY", "AllOf", "AnyOf", "Approx", "Contains", "IsType", "Judged", "List", "Matcher",
         "Not", "Object", "OneOf", "Optional", "Regex", "Text", "from_json",
@@ -353,9 +356,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ),
     "toolscore_core.models": (
         "Check", "CheckOutcome", "CheckResult", "Component", "Contract", "ExpectedCall",
-        "ForbiddenRule", "FormatChoice", "ImportSource", "ImportedRun", "Metric",
-        "MetricOutcome", "MetricResult", "PluginInfo", "ReportWriter", "RunImporter", "Setting",
-        "Settings", "SideEffect", "Status", "ToolCall", "Trace", "TraceFormat",
+        "ForbiddenRule", "FormatChoice", "Metric", "MetricOutcome", "MetricResult",
+        "PluginInfo", "ReportWriter", "Setting", "Settings", "SideEffect", "Status", "ToolCall",
+        "Trace", "TraceFormat",
     ),
     "toolscore_core.pairing": ("Pair",),
     "toolscore_core.plugins": ("Registry", "build_registry", "get_plugin_manager"),
@@ -374,7 +377,7 @@ _BUILT_INS_USE: dict[str, tuple[str, ...]] = {
     "toolscore_core.atomic": ("write_text_atomic",),
     "toolscore_core.batches": ("BATCH",),
     "toolscore_core.canonical": ("canonical_json", "canonical_sha256"),
-    "toolscore_core.context": ("Judging",),
+    "toolscore_core.judging": ("Judging",),
     "toolscore_core.inputs": ("read_input",),
     "toolscore_core.matchers": (
         "absent_optional", "members_decide", "undecided_arguments", "undecided_in",

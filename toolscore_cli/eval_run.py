@@ -27,7 +27,7 @@ from toolscore_cli.report_targets import (
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
-    from toolscore_core.context import Judging
+    from toolscore_core.judging import Judging
 
 EVERY_CHECK = "*"
 """``--fail-on-evidence`` given without a value: every check."""
@@ -146,7 +146,7 @@ def judge_from(
     if judgments is None and receipt is None:
         raise InputError("--judge needs somewhere to record its verdicts", place="--judge",
                          fix="add --judgments FILE or --receipt FILE")
-    from toolscore_core.context import Judging
+    from toolscore_core.judging import Judging
     from toolscore_judge.store import read_judgments
 
     if judgments is None:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from toolscore_cli import console
-from toolscore_core.plugins import KINDS, Registry
+from toolscore_core.plugins import HOOKS, Registry
 
 
 def plugin_table(registry: Registry) -> list[dict[str, Any]]:
@@ -30,7 +30,7 @@ def plugin_table(registry: Registry) -> list[dict[str, Any]]:
 
 @click.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
-@click.option("--hook", type=click.Choice(sorted(KINDS)), help="Only plugins implementing it.")
+@click.option("--hook", type=click.Choice(sorted(HOOKS)), help="Only plugins implementing it.")
 def plugins_command(as_json: bool, hook: str | None) -> None:
     """List the loaded plugins with their version, hooks and the ids each provides."""
     from toolscore_core.plugins import default_registry

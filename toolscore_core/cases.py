@@ -11,7 +11,8 @@ from attrs import frozen
 from toolscore_core.errors import InputError
 
 if TYPE_CHECKING:
-    from toolscore_core.context import Evaluation, Judging
+    from toolscore_core.context import Evaluation
+    from toolscore_core.judging import Judging
     from toolscore_core.plugins import Registry
 
 CONTRACT_NAMES = ("contract.json", "contract.yaml", "contract.yml", "gold.json", "gold.yaml",

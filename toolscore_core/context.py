@@ -4,11 +4,10 @@ plugin kinds."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from operator import attrgetter, itemgetter
-from os import PathLike
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
 
@@ -51,6 +50,9 @@ from toolscore_core.scoring import grade_for
 from toolscore_core.wording import number
 from toolscore_secrets.redaction import redact, suspicious_json_apart
 
+if TYPE_CHECKING:  # only judged evaluations load the judge's record
+    from toolscore_core.judging import Judging
+
 SCHEMA_VERSION = "2"
 
 
@@ -67,23 +69,6 @@ class Options:
     """The folder relative side-effect paths are read from (the gold file's; None: cwd)."""
     judge: Judging | None = None
     """The LLM judge, when one was asked for (none by default)."""
-
-
-@frozen
-class Judging:
-    """An LLM judge taking part: its model, the judgments its verdicts are read from and
-    added to, and the client asking what they lack (None: the judgments alone, as a regrade
-    does). ``toolscore_judge`` asks it; the core only carries it."""
-
-    model: str
-    judgments: str | PathLike[str] | MutableMapping[str, Any] | None
-    """A judgments file, or judgments by content address held in memory (a run record's)."""
-    client: Any = None
-
-    @property
-    def file(self) -> str | PathLike[str] | None:
-        """The judgments file (None when the judgments are held in memory)."""
-        return None if isinstance(self.judgments, MutableMapping) else self.judgments
 
 
 @frozen

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolscore_core.components import CORE
 from toolscore_core.config import PluginConfig, check_config, load_config, overlay, sections
-from toolscore_core.context import Evaluation, EvaluationContext, Evidence, Judging, Options
+from toolscore_core.context import Evaluation, EvaluationContext, Evidence, Options
 from toolscore_core.contracts import (
     UNJUDGED_FIX,
     load_contract,
@@ -36,6 +36,9 @@ from toolscore_core.pairing import pair_for
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import composite, resolve_weights
 from toolscore_core.traces import AUTO, load_trace, parse_trace
+
+if TYPE_CHECKING:  # only judged evaluations load the judge's record
+    from toolscore_core.judging import Judging
 
 
 def evaluate(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable, Mapping
-from functools import cache
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache, cached_property
 from types import FunctionType, MethodType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
-from attrs import evolve, field, frozen
+from attrs import evolve, frozen
 
 from toolscore_core import hookspecs
 from toolscore_core.components import DISTRIBUTION, toolscore_version
@@ -23,11 +23,13 @@ from toolscore_core.models import (
     Metric,
     PluginInfo,
     ReportWriter,
-    RunImporter,
     Setting,
     Settings,
     TraceFormat,
 )
+
+if TYPE_CHECKING:  # only importing another tool's results loads the importers' records
+    from toolscore_core.importers import RunImporter
 
 ENTRY_POINT_GROUP = "toolscore"
 LOAD_ENV = "TOOLSCORE_LOAD_PLUGINS"
@@ -83,15 +85,18 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
 )
 """Every built-in plugin, once, in the order their records are listed."""
 
-# hook name -> (kind label, record class)
+# hook name -> (kind label, record class), for the hooks every registry calls
 KINDS: dict[str, tuple[str, type]] = {
     "toolscore_register_trace_formats": ("trace format", TraceFormat),
     "toolscore_register_checks": ("check", Check),
     "toolscore_register_metrics": ("metric", Metric),
     "toolscore_register_report_writers": ("report writer", ReportWriter),
     "toolscore_register_settings": ("settings", Settings),
-    "toolscore_register_run_importers": ("run importer", RunImporter),
 }
+RUN_IMPORTERS_HOOK = "toolscore_register_run_importers"
+"""Called when a registry's run importers are first asked for (``Registry.run_importers``)."""
+HOOKS: tuple[str, ...] = (*KINDS, RUN_IMPORTERS_HOOK)
+"""Every hook toolscore knows."""
 
 
 _MODULE_TYPE_NAMES = frozenset(vars(ModuleType))
@@ -149,7 +154,7 @@ def get_plugin_manager(
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
         raise PluginError(
-            f"{exc}; the hooks toolscore knows are {', '.join(KINDS)} "
+            f"{exc}; the hooks toolscore knows are {', '.join(HOOKS)} "
             f"(disable the plugin with {DISABLE_ENV}=<name>)"
         ) from None
     return pm
@@ -201,10 +206,20 @@ class Registry:
     plugins: tuple[PluginInfo, ...]
     hooks: Mapping[str, tuple[str, ...]]
     """Plugin name -> the hooks it implements."""
-    run_importers: Mapping[str, RunImporter] = field(factory=dict)
-    """Readers of other tools' results, by the FORMAT of ``toolscore runs import``."""
+    run_importer_hooks: tuple[tuple[PluginInfo, Callable[[], Any]], ...] = ()
+    """The implementations of ``toolscore_register_run_importers``, each with its plugin, in
+    plugin order: ``run_importers`` calls them."""
     disabled: tuple[str, ...] = ()
     """The plugins blocked by ``TOOLSCORE_DISABLE_PLUGINS``, by name."""
+
+    @cached_property
+    def run_importers(self) -> Mapping[str, RunImporter]:
+        """Readers of other tools' results, by the FORMAT of ``toolscore runs import``,
+        collected on first use: a duplicate id or a bad record is a PluginError then."""
+        from toolscore_core.importers import RunImporter
+
+        return _collect(self.run_importer_hooks, RUN_IMPORTERS_HOOK, "run importer",
+                        RunImporter)
 
     def config_with(
         self, config: PluginConfig | None = None, /, **shorthands: Any
@@ -230,24 +245,19 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
                                          pm.get_name(p) or "")
     )
     infos = {id(p): plugin_info(pm, p) for p in plugins}
-    for hook_name, (kind, record_type) in KINDS.items():
-        records: dict[str, Any] = {}
+    implementations: dict[str, list[tuple[PluginInfo, Callable[[], Any]]]] = {}
+    for hook_name in HOOKS:
         impls = {id(impl.plugin): impl for impl in getattr(pm.hook, hook_name).get_hookimpls()}
+        found = implementations[hook_name] = []
         for plugin in plugins:
             impl = impls.get(id(plugin))
             if impl is None:
                 continue
             info = infos[id(plugin)]
             hooks.setdefault(info.name, []).append(hook_name)
-            for record in _call_register(impl.function, info, hook_name, kind, record_type):
-                previous = records.get(record.id)
-                if previous is not None:
-                    raise PluginError(
-                        f"{kind} id {record.id!r} is provided by both {_who(previous.plugin)} "
-                        f"and {_who(info)}; disable one with {DISABLE_ENV}=<name>"
-                    )
-                records[record.id] = evolve(record, plugin=info)
-        collected[hook_name] = records
+            found.append((info, impl.function))
+    for hook_name, (kind, record_type) in KINDS.items():
+        collected[hook_name] = _collect(implementations[hook_name], hook_name, kind, record_type)
     settings = collected["toolscore_register_settings"]
     for declared in settings.values():
         _check_settings(declared, collected)
@@ -266,9 +276,26 @@ def build_registry(pm: pluggy.PluginManager) -> Registry:
         settings=settings,
         plugins=tuple(infos[id(p)] for p in plugins),
         hooks={name: tuple(h) for name, h in hooks.items()},
-        run_importers=collected["toolscore_register_run_importers"],
+        run_importer_hooks=tuple(implementations[RUN_IMPORTERS_HOOK]),
         disabled=tuple(sorted(name for name, plugin in pm.list_name_plugin() if plugin is None)),
     )
+
+
+def _collect(implementations: Iterable[tuple[PluginInfo, Callable[[], Any]]], hook_name: str,
+             kind: str, record_type: type) -> dict[str, Any]:
+    """The records the implementations of one hook return, by id, each stamped with its
+    plugin; an id two plugins provide is a PluginError naming both."""
+    records: dict[str, Any] = {}
+    for info, function in implementations:
+        for record in _call_register(function, info, hook_name, kind, record_type):
+            previous = records.get(record.id)
+            if previous is not None:
+                raise PluginError(
+                    f"{kind} id {record.id!r} is provided by both {_who(previous.plugin)} "
+                    f"and {_who(info)}; disable one with {DISABLE_ENV}=<name>"
+                )
+            records[record.id] = evolve(record, plugin=info)
+    return records
 
 
 def _disabled_flags(disabled: Iterable[str]) -> dict[str, str]:

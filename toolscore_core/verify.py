@@ -13,11 +13,12 @@ from attrs import frozen
 from toolscore_core.canonical import canonical_json, canonical_sha256
 from toolscore_core.changes import Changes, compare
 from toolscore_core.components import toolscore_version
-from toolscore_core.context import Evaluation, Judging
+from toolscore_core.context import Evaluation
 from toolscore_core.contracts import contract_json
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
 from toolscore_core.inputs import input_sha256, is_inside
+from toolscore_core.judging import Judging
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.receipts import (
     FLAG_SETTINGS,

@@ -17,7 +17,8 @@ from toolscore_core.atomic import atomic_writer
 from toolscore_core.canonical import canonical_json
 from toolscore_core.context import call_dict
 from toolscore_core.errors import InputError, PluginError
-from toolscore_core.models import ImportedRun, ImportSource, RunImporter, Trace
+from toolscore_core.importers import ImportedRun, ImportSource, RunImporter
+from toolscore_core.models import Trace
 from toolscore_core.plugins import DISABLE_ENV, Registry, default_registry
 from toolscore_core.traces import parse_trace
 from toolscore_studies.records import (

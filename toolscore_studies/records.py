@@ -7,10 +7,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from toolscore_core.config import with_shorthands
-from toolscore_core.context import Evaluation, Judging, Options, call_dict
+from toolscore_core.context import Evaluation, Options, call_dict
 from toolscore_core.documents import type_name
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import run_evaluation
+from toolscore_core.judging import Judging
 from toolscore_core.models import Contract, ToolCall, Trace
 from toolscore_core.plugins import Registry
 from toolscore_secrets.redaction import redact, redact_text

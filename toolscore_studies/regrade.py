@@ -19,7 +19,6 @@ from attrs import frozen
 from toolscore_core.atomic import atomic_writer
 from toolscore_core.canonical import canonical_json, join_members, sha256_hex
 from toolscore_core.components import toolscore_version
-from toolscore_core.context import Judging
 from toolscore_core.contracts import parse_contract
 from toolscore_core.documents import (
     load_document,
@@ -27,6 +26,7 @@ from toolscore_core.documents import (
 )
 from toolscore_core.errors import CanonicalJSONError, InputError
 from toolscore_core.inputs import open_input
+from toolscore_core.judging import Judging
 from toolscore_core.models import Contract
 from toolscore_core.plugins import Registry, default_registry
 from toolscore_core.scoring import resolve_weights

@@ -72,6 +72,15 @@ RULES = {
         EVAL, SMALL, ("toolscore_secrets.scanning",),
         "arguments and a record the prefilter finds clean are never scanned: the scan and "
         "its findings load for suspect text only"),
+    "eval-imports-no-runs": Rule(
+        EVAL, SMALL, ("toolscore_core.importers",),
+        "the run importers are collected when runs are imported (Registry.run_importers): "
+        "their records (RunImporter, ImportSource, ImportedRun) are attrs classes built at "
+        "every start for nothing"),
+    "eval-without-a-judge": Rule(
+        EVAL, SMALL, ("toolscore_core.judging",),
+        "the judge's record (Judging) is built for --judge, a regrade or a verified judged "
+        "receipt, never for a plain eval"),
     "clean-evaluation-small": Rule(
         EVALUATE, SMALL, ("detect_secrets",),
         "detect-secrets (and requests with it) costs about 50 ms to import; toolscore's own "

@@ -12,14 +12,14 @@ import attrs
 import pytest
 
 from tests.conftest import ROOT
-from toolscore_core import hookspecs, models
+from toolscore_core import hookspecs, importers, models
 
 PLUGINS_MD = (ROOT / "plugins.md").read_text(encoding="utf-8")
 HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("toolscore_register_"))
 
 RECORDS = (models.TraceFormat, models.Check, models.CheckOutcome, models.Metric,
            models.MetricOutcome, models.ReportWriter, models.Settings, models.Setting,
-           models.RunImporter, models.ImportSource, models.ImportedRun)
+           importers.RunImporter, importers.ImportSource, importers.ImportedRun)
 """What the hooks return, what those records hold, and what their functions return."""
 
 TABLE_HEADER = re.compile(r"^\| field of ((?:`\w+`(?:, )?)+) \| meaning \|$", re.M)

@@ -11,8 +11,9 @@ import pytest
 
 from tests.helpers import run_cli
 from tests.toolscore_judge.chat_server import ChatServer, Reply
-from toolscore_core.context import Evaluation, Judging
+from toolscore_core.context import Evaluation
 from toolscore_core.evaluation import evaluate, evaluate_files
+from toolscore_core.judging import Judging
 from toolscore_core.receipts import build_receipt
 from toolscore_judge.client import chat_client
 from toolscore_judge.store import read_judgments

@@ -10,9 +10,10 @@ import pytest
 
 from tests.helpers import EXAMPLES
 from tests.toolscore_judge.chat_server import ChatServer, Reply
-from toolscore_core.context import Evaluation, Judging
+from toolscore_core.context import Evaluation
 from toolscore_core.errors import InputError
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.judging import Judging
 from toolscore_judge.client import chat_client
 from toolscore_judge.store import Judgment, read_judgments
 

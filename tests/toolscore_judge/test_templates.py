@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from tests.helpers import EXAMPLES
 from tests.toolscore_judge.chat_server import ChatServer, Reply
-from toolscore_core.context import Judging
 from toolscore_core.evaluation import evaluate_files
+from toolscore_core.judging import Judging
 from toolscore_judge.client import chat_client
 from toolscore_judge.templates import ANSWER_CORRECT, CLAIMED_SUCCESS, JUDGED_ARGUMENT, quoted
 

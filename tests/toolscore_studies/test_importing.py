@@ -11,7 +11,8 @@ import pytest
 from tests.helpers import EXAMPLES
 from toolscore_core.errors import InputError, PluginError
 from toolscore_core.hookspecs import hookimpl
-from toolscore_core.models import ImportedRun, RunImporter, ToolCall, Trace
+from toolscore_core.importers import ImportedRun, RunImporter
+from toolscore_core.models import ToolCall, Trace
 from toolscore_core.plugins import build_registry, get_plugin_manager
 from toolscore_studies.importing import import_runs
 from toolscore_studies.regrade import RegradeSettings, regrade_file
@@ -116,6 +117,7 @@ def test_an_importer_id_taken_twice_names_both_providers() -> None:
     module.toolscore_register_run_importers = toolscore_register_run_importers  # type: ignore[attr-defined]
     pm = get_plugin_manager(entry_points=False, env={})
     pm.register(module, name="rival")
+    registry = build_registry(pm)  # the run importers are collected when first asked for
     with pytest.raises(PluginError, match=r"run importer id 'bfcl' is provided by both plugin "
                        r"'toolscore_studies.importers.bfcl' \(toolscore .*\) and plugin 'rival'"):
-        build_registry(pm)
+        dict(registry.run_importers)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolscore import ImportedRun, ImportSource, InputError, RunImporter, ToolCall, Trace, hookimpl
+from toolscore import InputError, ToolCall, Trace, hookimpl
+
+if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
+    from toolscore import ImportedRun, ImportSource, RunImporter
 
 FIX = ('give a BFCL result file (BFCL_v*_<category>_result.json): one {"id", "result"} object '
        "a line")
@@ -139,6 +142,8 @@ def _number(value: Any) -> float | None:
 
 
 def read(source: ImportSource) -> Iterator[ImportedRun]:
+    from toolscore import ImportedRun
+
     failed, model = (scores(source.inputs["score"]) if "score" in source.inputs
                      else (None, None))
     asked = questions(source.inputs["questions"]) if "questions" in source.inputs else {}
@@ -177,6 +182,8 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
 
 @hookimpl
 def toolscore_register_run_importers() -> list[RunImporter]:
+    from toolscore import RunImporter
+
     return [RunImporter(
         id="bfcl", description="BFCL (Berkeley Function Calling Leaderboard) results: each "
         "answer's function calls; the verdict from the score file (--input score=...).",

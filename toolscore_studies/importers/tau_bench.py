@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolscore import ImportedRun, ImportSource, InputError, RunImporter, hookimpl
+from toolscore import InputError, hookimpl
+
+if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
+    from toolscore import ImportedRun, ImportSource, RunImporter
 
 FIX = ("give a τ-bench results file: the JSON list `run.py` saves (or a "
        "historical_trajectories/*.json file), each result with task_id, reward and traj")
@@ -21,6 +24,8 @@ def is_success(reward: Any) -> bool | None:
 
 
 def read(source: ImportSource) -> Iterator[ImportedRun]:
+    from toolscore import ImportedRun
+
     try:
         with open(source.path, encoding="utf-8") as handle:
             document = json.load(handle)
@@ -77,6 +82,8 @@ def _inner(place: str | None) -> str:
 
 @hookimpl
 def toolscore_register_run_importers() -> list[RunImporter]:
+    from toolscore import RunImporter
+
     return [RunImporter(
         id="tau_bench", description="τ-bench results: each run's trajectory (tool calls, "
         "results, the agent's replies) and its reward as the verdict.",
