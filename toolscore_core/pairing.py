@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 from attrs import frozen
 
-from toolscore_core.matchers import Judged, Matcher, Optional, values_match
+from toolscore_core.matchers import Judged, Matcher, Optional, decide, values_match
 from toolscore_core.models import ExpectedCall, ToolCall
 
 WINDOW = 64
@@ -152,7 +152,7 @@ def arguments_differ(
             return f"argument {name!r} is missing"
         if except_judged and type(value) is Judged:
             continue
-        if not values_match(value, got[name]):
+        if decide(value, got[name]) is not True:  # values_match, one call fewer
             return f"argument {name!r} differs"
     for name in got:
         if name not in want:
@@ -454,11 +454,16 @@ def _pair_identical(
     index: dict[tuple[str, frozenset[tuple[str, Any]]], int | deque[int]] = {}
     for j in _zeros(used):
         call = actual[j]
-        if call.args is None:
+        args = call.args
+        if args is None:
             continue
-        key = _key(call.args)
-        if key is None:
-            continue
+        try:  # most arguments: plain values, their items the key
+            key = frozenset(args.items())
+        except TypeError:
+            other = _key(args)
+            if other is None:
+                continue
+            key = other
         slot = (call.tool, key)
         held = index.get(slot)
         if held is None:
@@ -471,14 +476,20 @@ def _pair_identical(
     for i in _zeros(done):
         wanted = expected[i]
         args = wanted.args
-        key = None if args is None else _key(args)
-        held = None if key is None else index.get((wanted.tool, key))
-        if held is None or args is None:
+        if args is None:
+            left_exp.append(i)
+            continue
+        try:
+            wanted_key: frozenset[tuple[str, Any]] | None = frozenset(args.items())
+        except TypeError:
+            wanted_key = _key(args)
+        held = None if wanted_key is None else index.get((wanted.tool, wanted_key))
+        if held is None:
             left_exp.append(i)
             continue
         if isinstance(held, int):
             found: int | None = held
-            del index[wanted.tool, key]  # type: ignore[arg-type]
+            del index[wanted.tool, wanted_key]  # type: ignore[arg-type]
         else:
             found = _take_best(held, actual)
         if found is None:
