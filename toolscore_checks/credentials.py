@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from toolscore import (
@@ -21,6 +22,7 @@ from toolscore import (
 )
 
 _STR = frozenset((str,))
+_ARGS, _RAW_ARGS = attrgetter("args"), attrgetter("raw_args")
 
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -35,8 +37,8 @@ def suspect(calls: Sequence[ToolCall]) -> bool:
     key, a string or raw arguments (one search over them, a line each). Numbers hold no
     credential. Anything else is judged from the JSON text of the arguments.
     """
-    given = [c.args for c in calls if c.args]
-    raws = [c.raw_args for c in calls if c.raw_args]
+    given = list(filter(None, map(_ARGS, calls)))
+    raws = list(filter(None, map(_RAW_ARGS, calls)))
     try:
         keys = set(chain.from_iterable(given))
         values = list(chain.from_iterable(map(dict.values, given)))
