@@ -104,10 +104,9 @@ def _members(text: str, index: int, into: dict[str, Any], shown: dict[str, str] 
 def _evaluation(text: str, index: int, calls: Any, written: str) -> tuple[Any, int]:
     """The value at ``index`` and the index after it; an evaluation record whose actual
     calls are ``written`` (the row's calls, decoded as ``calls``) holds ``calls`` there."""
-    after = index + len(_ACTUAL) + len(written)
-    if not (text.startswith(_ACTUAL, index) and text.startswith(written, index + len(_ACTUAL))
-            and text.startswith(",", after)):
+    if not _shows_calls(text, index, written):
         return _SCAN(text, index)
+    after = index + len(_ACTUAL) + len(written)
     held = {"actual": calls}
     evaluation = {"calls": held}
     index = _members(text, after + 1, held, None)
@@ -123,6 +122,13 @@ def _evaluation(text: str, index: int, calls: Any, written: str) -> tuple[Any, i
 _ACTUAL = '{"calls":{"actual":'
 """How the canonical JSON of an evaluation record starts: its first member is ``calls``,
 whose first is the actual calls."""
+
+
+def _shows_calls(text: str, index: int, calls: str) -> bool:
+    """Whether the evaluation record written at ``index`` of ``text`` has ``calls`` (a
+    text) as its actual calls, followed by another member of its ``calls``."""
+    return (text.startswith(_ACTUAL, index) and text.startswith(calls, index + len(_ACTUAL))
+            and text.startswith(",", index + len(_ACTUAL) + len(calls)))
 
 
 def row_pieces(row: Mapping[str, Any], shown: Mapping[str, str]) -> dict[str, str]:
@@ -150,8 +156,7 @@ def row_pieces(row: Mapping[str, Any], shown: Mapping[str, str]) -> dict[str, st
     pieces["evaluation"] = text
     if "calls" in row:
         calls = shown.get("calls")
-        if calls is None or not (text.startswith(_ACTUAL) and text.startswith(
-                calls, len(_ACTUAL)) and text.startswith(",", len(_ACTUAL) + len(calls))):
+        if calls is None or not _shows_calls(text, 0, calls):
             calls = canonical_json(row["calls"])
         pieces["calls"] = calls
     return pieces
