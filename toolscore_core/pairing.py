@@ -11,6 +11,13 @@ made", uses this one pairing. Its objective, in order of priority:
 3. the other calls of each tool are paired to maximise the total per-pair argument F1, an
    assignment problem (SciPy's ``linear_sum_assignment``).
 
+A block of one expected call or one actual call is just its best pair. A small block (up
+to 16 candidate pairs) whose full pairs (F1 1.0) are one per call of its smaller side, no
+two sharing a call of the other, is paired with them: that matching is the assignment's
+unique optimum, in this pairing and in :func:`pair_exact_first`'s (any other loses a full
+pair, far more than a successful call's bonus, and has no exact pair the full ones lack),
+so it is what the solver gives, without NumPy or SciPy.
+
 Identical calls are found by walking both lists in order (agents mostly follow the
 contract's order) and then by hashing what is left. Leftover blocks larger than
 ``WINDOW`` calls on both sides are solved in consecutive windows of that size, in trace
@@ -605,6 +612,52 @@ def _block_scores(
     return scores, matched
 
 
+_EVIDENT_CELLS = 16
+"""The largest block (rows times columns) :func:`_pair_evident` scores pair by pair."""
+_NEAR_FULL = 1.0 - 1e-6
+"""The most a pair's F1 short of 1.0 may be for :func:`_pair_evident` to answer: below 1.0
+by far more than the outcome bonuses and a solver's rounding. (An F1 short of 1.0 is
+``2k / s`` with ``2k < s``, ``s`` the pair's arguments: at most ``1 - 1 / s``.)"""
+
+
+def _pair_evident(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
+    block_a: list[int], pairs: list[Pair],
+) -> bool:
+    """Pair a block whose full cells (F1 1.0) are one per call of its smaller side, in
+    distinct calls of the other, with those cells; False (nothing paired) for any other.
+
+    Such a matching is the unique optimum in both modes, so what the solver returns: any
+    other matching of as many pairs (the solver pairs every call of the smaller side) gives
+    up a full pair for one of F1 at most ``_NEAR_FULL``, a loss the outcome bonuses (2e-9 a
+    pair) cannot make up, and has no exact pair this one lacks (an exact pair is a full
+    one). An expected call that omits ``args`` is full with every call, so never alone in
+    its row. Stops at the first row that rules the block out."""
+    spare = len(block_e) - len(block_a)  # rows that may go without a full cell
+    taken: set[int] = set()
+    found: list[Pair] = []
+    for i in block_e:
+        want = expected[i]
+        hit: Pair | None = None
+        for j in block_a:
+            score, count = pair_score(want, actual[j])
+            if score == 1.0:
+                if hit is not None or j in taken:
+                    return False
+                hit = _new_pair(Pair, (i, j, count, score, want.args is not None))
+            elif score > _NEAR_FULL:
+                return False
+        if hit is None:
+            spare -= 1
+            if spare < 0:
+                return False
+        else:
+            taken.add(hit[1])
+            found.append(hit)
+    pairs += found
+    return True
+
+
 def _assign(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
     block_a: list[int], pairs: list[Pair], *, exact_first: bool = False,
@@ -627,6 +680,17 @@ def _assign(
         _, i, j, score, count = best
         pairs.append(_new_pair(Pair, (i, j, count, score, expected[i].args is not None)))
         return
+    if len(block_e) * len(block_a) > _EVIDENT_CELLS or not _pair_evident(
+            expected, actual, block_e, block_a, pairs):
+        _solve(expected, actual, block_e, block_a, pairs, exact_first=exact_first)
+
+
+def _solve(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], block_e: list[int],
+    block_a: list[int], pairs: list[Pair], *, exact_first: bool,
+) -> None:
+    """Pair a block by SciPy's ``linear_sum_assignment`` over its F1 matrix (with the
+    outcome bonus, and in ``exact_first`` the exact pairs' lead)."""
     import numpy as np
     from scipy.optimize import linear_sum_assignment
 
