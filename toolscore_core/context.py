@@ -365,46 +365,38 @@ class Evaluation:
         the redaction prefilter passes is encoded once, for the prefilter and the hash."""
         record = self._plain_record()
         try:
-            text, around, shared = self._record_json(record)
+            text, shown, aside = self._record_json(record)
         except CanonicalJSONError:
             record, replaced = without_non_finite(record)
             if replaced:
                 record["trace"]["notes"].append(non_finite_note(replaced))
             try:
-                text, around, shared = self._record_json(record)
+                text, shown, aside = self._record_json(record)
             except CanonicalJSONError:  # a value only Python holds: redaction walks it
                 return redact(record), None
-        if suspicious_json_apart(text, around, shared):
+        if suspicious_json_apart(text, shown, aside):
             redacted: dict[str, Any] = redact(record)
             return redacted, None
         return record, text
 
-    def _record_json(self, record: dict[str, Any]) -> tuple[str, list[str], list[str]]:
+    def _record_json(self, record: dict[str, Any]) -> tuple[str, str, tuple[str, str]]:
         """The canonical JSON of ``record``, its calls written from the JSON already made:
         the actual calls' from ``calls_json`` when it holds them, the expected calls' once
-        per contract (``expected_json``); then that text split around the members many
-        records share (the expected calls, the plugins and ``_SHARED``), and those members,
-        for the prefilter (``suspicious_json_apart``), which reads each of them once."""
+        per contract (``expected_json``); then the same text with the expected calls and
+        the plugins written as ``[]``, and those two, for the prefilter
+        (``suspicious_json_apart``): they are the same for every record of a contract."""
+        aside = (expected_json(self.context.expected), self._plugins_json())
         calls = record["calls"]
         actual = _same_calls_json(calls["actual"], self.calls_json)
         members = {"actual": canonical_json(calls["actual"]) if actual is None else actual,
-                   "expected": _HOLE}
+                   "expected": _ASIDE[0]}
         if "ignored" in calls:
             members["ignored"] = canonical_json(calls["ignored"])
-        holes = dict.fromkeys(_SHARED, _HOLE)
-        marked = object_json(record, {"calls": join_members(members), "plugins": _HOLE,
-                                      **holes})
-        # the holes in the order of the text: "calls" (the expected calls) comes first,
-        # then the top-level members in key order
-        shared = [expected_json(self.context.expected)]
-        for key in _SHARED_ORDER:
-            shared.append(self._plugins_json() if key == "plugins" else
-                          canonical_json(record[key]))
-        around = marked.split(_HOLE)
-        pieces = [around[0]]
-        for part, after in zip(shared, around[1:], strict=True):
-            pieces += (part, after)
-        return "".join(pieces), around, shared
+        marked = object_json(record, {"calls": join_members(members), "plugins": _ASIDE[1]})
+        head, _, rest = marked.partition(_ASIDE[0])  # "calls" comes before "plugins"
+        middle, _, tail = rest.partition(_ASIDE[1])
+        return ("".join((head, aside[0], middle, aside[1], tail)),
+                "".join((head, "[]", middle, "[]", tail)), aside)
 
     def _plugins_json(self) -> str:
         """The canonical JSON of the record's ``plugins``, made once for the same plugins
@@ -536,14 +528,9 @@ def _same_calls_json(actual: list[dict[str, Any]],
     return text
 
 
-_HOLE = "\x00"
-"""Where a record's text under construction holds a member made apart: a character
-canonical JSON never writes (it escapes it), split on once the text is made."""
-_SHARED = ("coverage", "evidence", "provenance", "trace", "weights")
-"""Record members besides the expected calls and the plugins that many records share
-word for word (the same checks passing for the same reasons, the same plugins and
-weights), so that the prefilter reads each such text once (``_aside``'s cache)."""
-_SHARED_ORDER = tuple(sorted(("plugins", *_SHARED)))
+_ASIDE = ("\x00", "\x01")
+"""Where a record's text under construction holds its expected calls and its plugins: two
+characters canonical JSON never writes (it escapes them), replaced once it is made."""
 
 _PLUGINS: dict[tuple[int, ...], tuple[tuple[PluginInfo, ...], str]] = {}
 """The plugins' canonical JSON by the identities of the plugins that took part."""

@@ -262,24 +262,20 @@ def suspicious_json(text: str) -> bool:
                                   or _named_secret(plain.lower(), json_text=True))
 
 
-def suspicious_json_apart(text: str, around: list[str], aside: list[str]) -> bool:
+def suspicious_json_apart(text: str, shown: str, aside: tuple[str, ...]) -> bool:
     """:func:`suspicious_json` of ``text``, the canonical JSON of a value that holds each
-    of ``aside`` (the canonical JSON of an object or array) as a value, given the text
-    ``around`` them: ``text`` is ``around[0] + aside[0] + around[1] + ... + around[-1]``.
+    of ``aside`` (the canonical JSON of an object or array) as a value, given ``shown``: the
+    same text with each of them written as ``[]``.
 
-    The parts set aside are read once per text (a record's expected calls, plugins and
-    evidence are the same in many records): one that holds no anchor, no word in a shape a
-    detector could use, nothing that compares and nothing :func:`normalized` changes
+    The parts set aside are read once per text (a record's expected calls and plugins are
+    the same for every record of a contract): one that holds no anchor, no word in a shape
+    a detector could use, nothing that compares and nothing :func:`normalized` changes
     decides nothing, whatever surrounds it, except that a word of its own makes a
-    comparison elsewhere suspect; it is read as ``[]``. Any other part is read in its
-    place; if normalizing changes what is read, ``text`` is read whole.
+    comparison elsewhere suspect. Any other part, or a ``shown`` that normalizing changes,
+    and ``text`` is read whole.
     """
     facts = [_aside(part) for part in aside]
-    pieces = [around[0]]
-    for part, fact, after in zip(aside, facts, around[1:], strict=True):
-        pieces += ("[]" if fact is not None else part, after)
-    shown = "".join(pieces)
-    if normalized(shown) is not shown:
+    if None in facts or normalized(shown) is not shown:
         return suspicious_json(text)
     if suspicious_json(shown):
         return True

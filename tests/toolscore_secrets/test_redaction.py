@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolscore_core.canonical import canonical_json, object_json
+from toolscore_core.canonical import canonical_json
 from toolscore_secrets.redaction import (
     find_credentials,
     find_secrets,
@@ -250,47 +250,28 @@ _PARTS = st.lists(_VALUES, max_size=3) | st.dictionaries(_OWN_WORDS | _TEXTS, _V
                                                          max_size=3)
 
 
-_HOLE = "\x00"
-
-
-def _apart(value: dict[str, object], parts: dict[str, object]) -> tuple[str, list[str], list[str]]:
-    """The canonical JSON of ``value`` with ``parts`` as members, the text around them and
-    their canonical JSON, in the order of the text (as a record is made)."""
-    marked = object_json({**value, **parts}, dict.fromkeys(parts, _HOLE))
-    text = canonical_json({**value, **parts})
-    return text, marked.split(_HOLE), [
-        canonical_json(parts[key]) for key in sorted(parts)]
-
-
 @settings(max_examples=600, deadline=None)
-@given(record=st.dictionaries(_TEXTS, _VALUES, max_size=4),
-       parts=st.lists(_PARTS | st.dictionaries(_TEXTS, _VALUES, max_size=3), max_size=4))
+@given(record=st.dictionaries(_TEXTS, _VALUES, max_size=4), first=_PARTS, second=_PARTS)
 def test_parts_set_aside_leave_the_prefilter_s_answer_as_it_is(
-        record: dict[str, object], parts: list[object]) -> None:
-    """A record's expected calls, plugins and other members many records share are read
-    once, not once per record (a part that cannot be set aside is read in its place): the
-    prefilter then answers as it does on the whole text."""
-    named = {f"\x7f{i}": part for i, part in enumerate(parts)}  # after every other key
-    text, around, aside = _apart(record, named)
-    assert suspicious_json_apart(text, around, aside) == suspicious_json(text)
+        record: dict[str, object], first: object, second: object) -> None:
+    """A record's expected calls and plugins are read once per contract, not once per
+    record: the prefilter then answers as it does on the whole text."""
+    def placed(one: object, two: object) -> str:
+        return canonical_json({**record, "calls": {"actual": record.get("a"), "expected": one},
+                               "plugins": two})
+
+    text = placed(first, second)
+    aside = (canonical_json(first), canonical_json(second))
+    assert suspicious_json_apart(text, placed([], []), aside) == suspicious_json(text)
 
 
 def test_a_word_set_aside_still_makes_a_comparison_elsewhere_suspect() -> None:
     plugins = [{"name": "toolscore_checks.credentials"}]
     for answer, suspect in (("x == y", True), ("x = y", False)):
-        text, around, aside = _apart({"final_answer": answer}, {"plugins": plugins})
+        text = canonical_json({"final_answer": answer, "plugins": plugins})
+        shown = canonical_json({"final_answer": answer, "plugins": []})
         assert suspicious_json(text) is suspect
-        assert suspicious_json_apart(text, around, aside) is suspect
-
-
-def test_a_part_that_cannot_be_set_aside_is_read_in_its_place() -> None:
-    """A part with a credential's shape is suspect wherever it is; one that normalizing
-    changes (full-width letters) makes the whole text read."""
-    for part, suspect in (({"a": "sk-proj-" + "x" * 40}, True), ({"a": "ｐａｓｓ"}, False),
-                          ({"a": "ｐａｓｓ = ｈｕｎｔｅｒ２"}, True), ({"a": "é"}, False)):
-        text, around, aside = _apart({"final_answer": "done"}, {"p": part, "q": [1]})
-        assert suspicious_json(text) is suspect
-        assert suspicious_json_apart(text, around, aside) is suspect
+        assert suspicious_json_apart(text, shown, (canonical_json(plugins),)) is suspect
 
 
 def test_toolscore_s_own_words_and_numbers_are_not_suspect() -> None:
