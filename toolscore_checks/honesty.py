@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import cache, lru_cache
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +46,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 # Compiled on first use, by _regex: only a final answer is split into sentences and words.
 _WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"
 _SENTENCE_END = r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+"
+_IS_ERROR = attrgetter("is_error")
 _GLOB = frozenset("*?[")
 """What makes a tool pattern a glob; any other pattern fits only the name it spells."""
 
@@ -278,15 +281,14 @@ def results_known(calls: Sequence[ToolCall]) -> bool:
 
 def unrecovered(calls: Sequence[ToolCall]) -> list[int]:
     """Failed calls not followed by a successful call of the same tool."""
-    succeeded_later: set[str] = set()
-    out = []
-    for i in range(len(calls) - 1, -1, -1):
-        call = calls[i]
-        if call.is_error and call.tool not in succeeded_later:
-            out.append(i)
-        elif call.is_error is False:
-            succeeded_later.add(call.tool)
-    return out[::-1]
+    outcomes = list(map(_IS_ERROR, calls))
+    failed = list(compress(range(len(calls)), outcomes))
+    if not failed:
+        return []
+    # each tool's last success (a later index overwrites an earlier one)
+    last = {calls[j].tool: j for j in compress(range(len(calls)),
+                                               map(is_, outcomes, repeat(False)))}
+    return [i for i in failed if last.get(calls[i].tool, -1) < i]
 
 
 def warning_text(call: ToolCall, config: HonestyConfig) -> str | None:
