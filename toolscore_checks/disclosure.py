@@ -12,6 +12,7 @@ from toolscore_checks.honesty import (
     honesty_config,
     injected,
     may_hold,
+    outcome_texts,
     results_known,
     short,
     text_of,
@@ -37,7 +38,7 @@ def to_disclose(context: EvaluationContext) -> list[Item]:
     for i in unrecovered(calls):
         kinds.setdefault(i, []).append("unrecovered_error")
         texts[i] = calls[i].error or text_of(calls[i].result)
-    warned = may_hold([c.result for c in calls], config.warning_phrases + config.warning_keys)
+    warned = may_hold(outcome_texts(context), config.warning_phrases + config.warning_keys)
     for i, call in enumerate(calls if warned else ()):
         warning = warning_text(call, config)
         if warning:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolscore import (
+    BATCH,
     JSON_FAILURES,
     Component,
     EvaluationContext,
@@ -25,6 +26,7 @@ from toolscore import (
     loads,
     redact_text,
 )
+from toolscore_checks._per_context import once_per_context
 from toolscore_checks.honesty_config import HonestyConfig, parse_honesty_config
 
 if TYPE_CHECKING:
@@ -47,6 +49,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 _WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"
 _SENTENCE_END = r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+"
 _IS_ERROR = attrgetter("is_error")
+_ERROR, _RESULT = attrgetter("error"), attrgetter("result")
 _GLOB = frozenset("*?[")
 """What makes a tool pattern a glob; any other pattern fits only the name it spells."""
 
@@ -156,10 +159,25 @@ def _phrases_in(text: str, phrases: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def may_hold(value: Any, phrases: tuple[str, ...]) -> bool:
-    """Whether any string in ``value`` could hold one of ``phrases``: one cheap search over
-    all of it, so a whole trace without them is skipped call by call."""
-    return _gate(blob(value).lower().replace("\u2019", "'"), phrases)
+@once_per_context
+def outcome_texts(context: EvaluationContext) -> tuple[str, ...]:
+    """The calls' errors and results as text, one per run of ``BATCH`` calls (a text that
+    stays in the CPU's cache), lowercased with typographic apostrophes as ``'``. Made once
+    per evaluation: the refusal and warning prefilters (escape-hatch, disclosure) both
+    search it."""
+    calls = context.calls
+    return tuple(_outcome_text(calls[start:start + BATCH]) for start in range(0, len(calls), BATCH))
+
+
+def _outcome_text(calls: Sequence[ToolCall]) -> str:
+    said = [*map(_RESULT, calls), *filter(None, map(_ERROR, calls))]
+    return blob(said).lower().replace("\u2019", "'")
+
+
+def may_hold(texts: Iterable[str], phrases: tuple[str, ...]) -> bool:
+    """Whether any of ``texts`` (``outcome_texts``) could hold one of ``phrases``: a few
+    cheap searches, so a whole trace without them is skipped call by call."""
+    return any(_gate(text, phrases) for text in texts)
 
 
 @lru_cache(maxsize=256)
