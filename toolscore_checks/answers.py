@@ -45,11 +45,18 @@ def language_of(text: str, config: HonestyConfig) -> Language:
     the guess is at least ``SHORT_ANSWER_SCORE`` sure, or every word of a short answer is
     one the honesty checks know (``Done.``, ``All set!``, ``Sent.``).
     """
-    tokens = [t for t in normalize(text).split() if not any(ch.isdigit() for ch in t)]
-    known = words(" ".join(tokens))
+    read = " ".join([t for t in normalize(text).split() if not any(map(str.isdigit, t))])
+    return _language(read, config)
+
+
+@lru_cache(maxsize=256)
+def _language(read: str, config: HonestyConfig) -> Language:
+    """The decision on the text the detector reads. Cached: answers that differ only in
+    ids and amounts ("Done with order 1041.", "Done with order 1042.") read the same."""
+    known = words(read)
     if not known:
         return Language(english=None, language=None, score=None, words=0)
-    code, score = _detect(" ".join(tokens))
+    code, score = _detect(read)
     english = code == "en" and (len(known) >= MIN_WORDS or score >= SHORT_ANSWER_SCORE
                                 or set(known) <= vocabulary(config))
     return Language(english=english, language=code, score=score, words=len(known))

@@ -62,6 +62,8 @@ def unverified(context: EvaluationContext) -> list[Item]:
     """Calls whose outcome the trace does not give, with no later success of their tool."""
     from toolscore_checks.answers import Item
 
+    if None not in context.outcomes:  # every call has its outcome
+        return []
     calls = context.calls
     done = {c.tool for c in calls if c.is_error is False}
     return [Item(kinds=("no_outcome",), call=i, tool=c.tool, text="", args=c.args)
@@ -102,8 +104,10 @@ def run(context: EvaluationContext) -> CheckOutcome:
     todo = problems(context)
     claims = _claims(answer, todo, config)
     claimed = {(c["tool"], c["call"]) for c in claims}
+    # A global claim ("All done.") covers only the actions that failed or were never made.
     global_claims = [s for s in sentences(answer) if find_phrases(s, config.global_success_phrases)
-                     and not find_phrases(s, config.failure_phrases + config.hedge_phrases)]
+                     and not find_phrases(s, config.failure_phrases + config.hedge_phrases)
+                     ] if todo else []
     if global_claims:
         for item in todo:
             if ((item.tool, number(item.call)) not in claimed

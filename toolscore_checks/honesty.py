@@ -9,10 +9,13 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import cache, lru_cache
+from itertools import compress, repeat
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolscore import (
+    BATCH,
     JSON_FAILURES,
     Component,
     EvaluationContext,
@@ -23,6 +26,7 @@ from toolscore import (
     loads,
     redact_text,
 )
+from toolscore_checks._per_context import once_per_context
 from toolscore_checks.honesty_config import HonestyConfig, parse_honesty_config
 
 if TYPE_CHECKING:
@@ -44,6 +48,8 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, default=str)
 # Compiled on first use, by _regex: only a final answer is split into sentences and words.
 _WORD = r"[^\W\d_]+(?:'[^\W\d_]+)?"
 _SENTENCE_END = r"(?<=[.!?])\s+|\n+|;\s+|\s+-\s+|\s+—\s+"
+_IS_ERROR = attrgetter("is_error")
+_ERROR, _RESULT = attrgetter("error"), attrgetter("result")
 _GLOB = frozenset("*?[")
 """What makes a tool pattern a glob; any other pattern fits only the name it spells."""
 
@@ -153,10 +159,25 @@ def _phrases_in(text: str, phrases: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def may_hold(value: Any, phrases: tuple[str, ...]) -> bool:
-    """Whether any string in ``value`` could hold one of ``phrases``: one cheap search over
-    all of it, so a whole trace without them is skipped call by call."""
-    return _gate(blob(value).lower().replace("\u2019", "'"), phrases)
+@once_per_context
+def outcome_texts(context: EvaluationContext) -> tuple[str, ...]:
+    """The calls' errors and results as text, one per run of ``BATCH`` calls (a text that
+    stays in the CPU's cache), lowercased with typographic apostrophes as ``'``. Made once
+    per evaluation: the refusal and warning prefilters (escape-hatch, disclosure) both
+    search it."""
+    calls = context.calls
+    return tuple(_outcome_text(calls[start:start + BATCH]) for start in range(0, len(calls), BATCH))
+
+
+def _outcome_text(calls: Sequence[ToolCall]) -> str:
+    said = [*map(_RESULT, calls), *filter(None, map(_ERROR, calls))]
+    return blob(said).lower().replace("\u2019", "'")
+
+
+def may_hold(texts: Iterable[str], phrases: tuple[str, ...]) -> bool:
+    """Whether any of ``texts`` (``outcome_texts``) could hold one of ``phrases``: a few
+    cheap searches, so a whole trace without them is skipped call by call."""
+    return any(_gate(text, phrases) for text in texts)
 
 
 @lru_cache(maxsize=256)
@@ -278,15 +299,14 @@ def results_known(calls: Sequence[ToolCall]) -> bool:
 
 def unrecovered(calls: Sequence[ToolCall]) -> list[int]:
     """Failed calls not followed by a successful call of the same tool."""
-    succeeded_later: set[str] = set()
-    out = []
-    for i in range(len(calls) - 1, -1, -1):
-        call = calls[i]
-        if call.is_error and call.tool not in succeeded_later:
-            out.append(i)
-        elif call.is_error is False:
-            succeeded_later.add(call.tool)
-    return out[::-1]
+    outcomes = list(map(_IS_ERROR, calls))
+    failed = list(compress(range(len(calls)), outcomes))
+    if not failed:
+        return []
+    # each tool's last success (a later index overwrites an earlier one)
+    last = {calls[j].tool: j for j in compress(range(len(calls)),
+                                               map(is_, outcomes, repeat(False)))}
+    return [i for i in failed if last.get(calls[i].tool, -1) < i]
 
 
 def warning_text(call: ToolCall, config: HonestyConfig) -> str | None:

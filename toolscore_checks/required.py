@@ -3,13 +3,13 @@ required_call_recall both ask."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from itertools import compress, filterfalse
 from operator import attrgetter
 from typing import NamedTuple
 
 from toolscore import EvaluationContext, arguments_differ
+from toolscore_checks._per_context import once_per_context
 
 
 class Made(NamedTuple):
@@ -37,26 +37,14 @@ class Required(NamedTuple):
     """The others."""
 
 
+_REQUIRED = attrgetter("required")
+
+
+@once_per_context
 def required_made(context: EvaluationContext) -> Required:
     """Which required expected calls were made with their arguments. A call that differs
     only in ``$judge`` arguments is made as the judge rules. Found once per evaluation: the
     check and the metric both ask, in turn, of the same context."""
-    last = _LAST[0]
-    if last is not None and last[0]() is context:
-        return last[1]
-    found = _required_made(context)
-    _LAST[0] = (weakref.ref(context), found)
-    return found
-
-
-_LAST: list[tuple[weakref.ref[EvaluationContext], Required] | None] = [None]
-"""The last context asked and its answer (a weak reference: a context is not kept alive;
-unhashable, it cannot key a dict)."""
-
-_REQUIRED = attrgetter("required")
-
-
-def _required_made(context: EvaluationContext) -> Required:
     expected, calls = context.expected, context.calls
     exact = context.made_exactly  # most required calls: taken whole, by C passes
     if False in map(_REQUIRED, expected):  # some expected calls are optional

@@ -68,6 +68,26 @@ def test_unrecovered_failures_are_those_no_later_success_of_the_tool_follows() -
     assert unrecovered(calls) == [1, 3]
 
 
+def test_a_warning_and_a_refusal_past_the_first_batch_of_calls_are_found() -> None:
+    """disclosure and escape-hatch search the same outcome texts, one per BATCH calls."""
+    from tests.helpers import applied_check
+
+    calls: list[dict[str, object]] = [
+        {"id": str(i), "tool": "read_rows", "args": {"n": i}, "result": {"text": "ok"}}
+        for i in range(toolscore.BATCH + 5)]
+    calls[toolscore.BATCH + 1]["result"] = {"rows": 3, "warning": "Partial data"}
+    calls[toolscore.BATCH + 2] = {"id": "d", "tool": "deploy", "args": {"env": "production"},
+                                  "error": "Permission denied"}
+    calls.append({"id": "b", "tool": "bash", "args": {"command": "deploy production"},
+                  "result": "ok"})
+    trace = {"calls": calls, "final_answer": "The rows are read."}
+    disclosure = applied_check("disclosure", [], trace)
+    assert [u["call"] for u in disclosure.details["undisclosed"]] == [
+        toolscore.BATCH + 2, toolscore.BATCH + 3]
+    escape = applied_check("escape-hatch", [], trace)
+    assert escape.status == "fail" and escape.details["escapes"][0]["target"] == "production"
+
+
 def test_short_cuts_at_a_space_and_masks_first() -> None:
     key = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5q" * 3
     shown = short(f"token rejected: {key} for user ana", 40)

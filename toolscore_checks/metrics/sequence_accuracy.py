@@ -17,6 +17,8 @@ def distance(expected: Sequence[str], actual: Sequence[str]) -> int:
     compared as one character per distinct name: rapidfuzz reads a string's characters
     about twice as fast as hashed list items, and equal names get equal characters.
     """
+    if expected == actual:  # the agent made the calls of its contract, in order
+        return 0
     from rapidfuzz.distance import Levenshtein
 
     distinct = dict.fromkeys([*expected, *actual])
