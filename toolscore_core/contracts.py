@@ -134,13 +134,15 @@ def _arguments(value: Any, _: Any = None, *, judged: bool = True) -> dict[str, A
     """Arguments: an object whose values may be matchers, ``$judge`` too when ``judged`` (an
     expected call's; a forbidden rule's are not), the object itself not one: ``"args":
     {"$any": true}`` would leave metrics nothing to compare."""
-    if value is None:
-        return None
-    if type(value) is not dict and not isinstance(value, Mapping):
-        raise Refusal(f"must be an object, not {type_name(value)}",
-                      'write "args": {...}, or omit it to not check arguments')
+    if type(value) is not dict:  # most arguments are: one test
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise Refusal(f"must be an object, not {type_name(value)}",
+                          'write "args": {...}, or omit it to not check arguments')
+        value = dict(value)
     try:
-        parsed = from_json(value if type(value) is dict else dict(value), judged=judged)
+        parsed = from_json(value, judged=judged)
     except RecursionError:
         raise Refusal("values nested too deeply to read", "flatten the arguments") from None
     if type(parsed) is not dict and isinstance(parsed, Matcher):
