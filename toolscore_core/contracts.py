@@ -130,16 +130,19 @@ def parse_forbidden(
     return structure(items, tuple[ForbiddenRule, ...], source=file, place=path)
 
 
-def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
-    """Arguments: an object whose values may be matchers, ``$judge`` too when ``judged`` (the
-    object is not one: ``"args": {"$any": true}`` would leave metrics nothing to compare)."""
-    if value is None:
-        return None
-    if type(value) is not dict and not isinstance(value, Mapping):
-        raise Refusal(f"must be an object, not {type_name(value)}",
-                      'write "args": {...}, or omit it to not check arguments')
+def _arguments(value: Any, _: Any = None, *, judged: bool = True) -> dict[str, Any] | None:
+    """Arguments: an object whose values may be matchers, ``$judge`` too when ``judged`` (an
+    expected call's; a forbidden rule's are not), the object itself not one: ``"args":
+    {"$any": true}`` would leave metrics nothing to compare."""
+    if type(value) is not dict:  # most arguments are: one test
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise Refusal(f"must be an object, not {type_name(value)}",
+                          'write "args": {...}, or omit it to not check arguments')
+        value = dict(value)
     try:
-        parsed = from_json(value if type(value) is dict else dict(value), judged=judged)
+        parsed = from_json(value, judged=judged)
     except RecursionError:
         raise Refusal("values nested too deeply to read", "flatten the arguments") from None
     if type(parsed) is not dict and isinstance(parsed, Matcher):
@@ -151,7 +154,7 @@ def _arguments(value: Any, judged: bool = False) -> dict[str, Any] | None:
     return parsed
 
 
-def _tool(value: Any) -> str:
+def _tool(value: Any, _: Any = None) -> str:
     if not isinstance(value, str) or not value:
         raise Refusal('"tool" must be a non-empty string', 'add "tool": "<tool name>"', up=True)
     return value
@@ -224,12 +227,11 @@ def _outputs(value: Any) -> tuple[str, ...]:
 shape(Contract, "a contract", '{"expected": [...]}', judge_tools=_tool_names,
       ignore_tools=_tool_names, expected_outputs=_outputs)
 shape(ErrorRule, "an error rule", 'write {"result": "^Error:"}',
-      result=lambda value: _error_pattern(value),
-      tool=lambda value: None if value is None else _tool(value))
+      result=_error_pattern, tool=lambda value: None if value is None else _tool(value))
 shape(ExpectedCall, "an expected call", 'write {"tool": "name", "args": {...}}', tool=_tool,
-      args=lambda value: _arguments(value, judged=True), turn=_turn)
+      args=_arguments, turn=_turn)
 shape(ForbiddenRule, "a forbidden rule", 'write {"tool": "name", "reason": "why"}',
-      tool=_rule_tool, args=_arguments)
+      tool=_rule_tool, args=lambda value: _arguments(value, judged=False))
 shape(SideEffect, "a side effect", 'write {"type": "file_exists", "path": "..."}',
       read=_side_effect)
 

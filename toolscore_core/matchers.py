@@ -652,16 +652,16 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
     ``$judge`` is read only as ``value`` (``judge``) or its values (``judged``: arguments);
     ``$optional`` only as ``value`` of a ``member`` (an argument or an object's key)."""
     if isinstance(value, dict):
-        try:  # one C pass when every key is text: a "$" in none of them, no matcher
-            may_hold_matcher = "$" in "".join(value)
-        except TypeError:  # a key that is not text
+        try:  # one C pass when every key is text: "$..." sorts before "%"
+            may_hold_matcher = min(value) < "%"
+        except (TypeError, ValueError):  # a key that is not text, or no key
             may_hold_matcher = True
         if may_hold_matcher:
             dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
             if dollar:
                 return _parse_matcher(value, dollar, path, file, judge, member)
         if _NESTED.isdisjoint(map(type, value.values())):  # most arguments: plain values
-            return dict(value)
+            return {**value}
         return {
             k: from_json(v, path=f"{path}.{k}", file=file, judge=judged, member=True)
             if type(v) in _NESTED else v

@@ -35,8 +35,9 @@ def detect(document: Any) -> str | None:
 
 
 def _all_calls(items: list[Any]) -> bool:
-    """Every item an object of the call keys with a string "tool" (whole-list passes)."""
-    return (set(map(type, items)) <= _DICT and all(map(CALL_KEYS.issuperset, items))
+    """Every item an object of the call keys with a string "tool" (whole-list passes; the
+    keys of all the objects are gathered in one set)."""
+    return (set(map(type, items)) <= _DICT and CALL_KEYS.issuperset(set().union(*items))
             and set(map(type, map(dict.get, items, repeat("tool")))) <= _STR)
 
 

@@ -755,3 +755,22 @@ def test_the_benchmark_rules_of_docs_contracts_give_the_verdicts_it_shows() -> N
         {"tool": "book_trip", "args": {"city": "NEW YORK", "travellers": [
             {"name": "Ana", "seat": "12A"}]}}])
     assert partial.metrics["argument_f1"] == round((2 * 2 / 6 + 2 * 1 / 4) / 2, 12)
+
+
+@given(st.dictionaries(st.text(max_size=3), st.integers(), max_size=4))
+def test_an_object_reads_as_itself_unless_a_key_starts_with_a_dollar(
+        doc: dict[str, int]) -> None:
+    try:
+        read = from_json(doc)
+    except InputError:  # an unknown matcher, or a matcher's bad form
+        read = None
+    if any(k.startswith("$") for k in doc):
+        assert read is None or isinstance(read, Matcher)
+    else:
+        assert read == doc and read is not doc
+
+
+def test_keys_that_sort_before_a_matcher_key_are_plain_keys() -> None:
+    assert from_json({}) == {}
+    assert from_json({"": 1, "!": 2, "#a": {"$any": True}}) == {"": 1, "!": 2, "#a": ANY}
+    assert from_json({1: "x", "a": [2]}) == {1: "x", "a": [2]}

@@ -85,3 +85,26 @@ def test_a_missing_field_of_fixed_values_names_them() -> None:
 def test_a_place_given_prefixes_the_path() -> None:
     with pytest.raises(InputError, match=r"^\$\.tasks\.t\.parts\[1\]\.name: "):
         structure({"parts": [{"name": "a"}, {"name": 1}]}, Whole, place="$.tasks.t")
+
+
+@frozen
+class Named:
+    name: str
+    alias: str | None = None
+
+
+def _name(value: object, kind: type) -> str:
+    if not isinstance(value, str) or not value:
+        raise Refusal('"name" must be a non-empty string', 'add "name": "<name>"', up=True)
+    return f"{value}: {kind.__name__}"  # cattrs passes the field's type
+
+
+shape(Named, "a named thing", 'write {"name": "..."}', name=_name,
+      alias=lambda value: None if value is None else value.upper())
+
+
+def test_readers_of_the_value_alone_or_of_the_value_and_the_type_read_alike() -> None:
+    assert structure({"name": "n", "alias": "a"}, Named) == Named("n: str", "A")
+    with pytest.raises(InputError) as info:
+        structure({}, Named, source="n.json")
+    assert str(info.value) == 'n.json: $: "name" must be a non-empty string; add "name": "<name>"'
