@@ -137,11 +137,13 @@ class EvaluationContext:
         argument F1, may have given another expected call: the calls of such tools are
         then paired exact-first (``pair_exact_first``)."""
         expected, calls = self.contract.expected, self.trace.calls
+        # a pair of identical calls is exact: only the others are asked
+        same = self.pairing.identical or bytes(len(expected))
         exact = {pair[0]: pair[1] for pair in self.pairing.pairs
-                 if exact_pair(expected[pair[0]], calls[pair[1]], pair[3])}
+                 if same[pair[0]] or exact_pair(expected[pair[0]], calls[pair[1]], pair[3])}
         if len(exact) == len(expected):
             return exact
-        redo = _tools_to_repair(expected, calls, exact)
+        redo = _tools_to_repair(expected, calls, exact, same)
         if not redo:
             return exact
         sub_e = [i for i, want in enumerate(expected) if want.tool in redo]
@@ -157,7 +159,8 @@ class EvaluationContext:
 
 
 def _tools_to_repair(
-    expected: Sequence[ExpectedCall], calls: Sequence[ToolCall], exact: Mapping[int, int]
+    expected: Sequence[ExpectedCall], calls: Sequence[ToolCall], exact: Mapping[int, int],
+    identical: bytes,
 ) -> set[str]:
     """The tools whose calls more expected calls could be made exactly with.
 
@@ -172,8 +175,10 @@ def _tools_to_repair(
     left_out = set(range(len(expected))).difference(exact)
     wanted = {expected[i].tool for i in left_out}
     free = set(range(len(calls))).difference(exact.values())
-    # a matcher never equals a value: arguments equal to the call's hold none
-    flexible = {tool for i, j in exact.items() if (tool := expected[i].tool) in wanted
+    # a matcher never equals a value: arguments equal to the call's hold none (an identical
+    # pair's, by ``identical``, are known to)
+    flexible = {tool for i, j in exact.items() if not identical[i]
+                and (tool := expected[i].tool) in wanted
                 and (expected[i].args is None
                      or (expected[i].args != calls[j].args and has_matcher(expected[i].args)))}
     free_tools: set[str] = set()

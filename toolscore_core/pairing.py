@@ -73,6 +73,10 @@ class Pairing:
     """Pairs in the order of the expected calls."""
     unpaired_expected: tuple[int, ...]
     unpaired_actual: tuple[int, ...]
+    identical: bytes = b""
+    """By expected call: 1 where its pair is of identical calls (literal arguments equal to
+    the call's, found in order or by hash: an exact pair, its arguments holding no matcher),
+    0 elsewhere; empty when the pairing does not tell (turns, trajectory modes)."""
 
 
 def _key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
@@ -358,6 +362,7 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
     done = bytearray(len(expected))
     _pair_in_order(expected, actual, pairs, done, used)
     left_exp = _pair_identical(expected, actual, pairs, done, used)
+    identical = bytes(done)
     by_tool_exp: dict[str, list[int]] = defaultdict(list)
     by_tool_act: dict[str, list[int]] = defaultdict(list)
     for i in left_exp:
@@ -378,7 +383,7 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
         done[pair[0]] = used[pair[1]] = 1
     pairs.sort()
     return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
-                   unpaired_actual=_zeros(used))
+                   unpaired_actual=_zeros(used), identical=identical)
 
 
 def _zeros(flags: bytearray) -> tuple[int, ...]:

@@ -56,6 +56,13 @@ def test_pairing_is_optimal(exp, act) -> None:
         sorted(set(range(len(expected))) - {p.expected for p in pairing.pairs}))
     assert pairing.unpaired_actual == tuple(
         sorted(set(range(len(actual))) - {p.actual for p in pairing.pairs}))
+    # the pairs it marks identical are of identical calls, and exact (made_exactly takes them
+    # without asking)
+    assert len(pairing.identical) == len(expected)
+    for p in pairing.pairs:
+        if pairing.identical[p.expected]:
+            assert identical(expected[p.expected], actual[p.actual]) and p.score == 1.0
+    assert not any(pairing.identical[i] for i in pairing.unpaired_expected)
 
 
 def test_a_successful_retry_is_preferred_over_the_failed_attempt() -> None:
