@@ -9,9 +9,11 @@ value, so that its two largest, the evaluation and the calls, are not encoded ag
 known to be canonical: the evaluation when its hash is the row's ``record_sha256``, the
 calls when that evaluation shows the same text as its actual calls; and a row is encoded
 as the canonical JSON of each top-level value joined in key order, so that the old row's
-hash and the new row share the values the regrade did not change. Plain ``json.loads``
-and ``canonical_json`` of the whole row cost about a third more CPU per row (272 against
-207 µs), which would put the target at its edge.
+hash and the new row share the values the regrade did not change. The larger values the
+rows repeat (a task's contract, the evaluation's expected calls and plugins) are decoded
+once and taken again where the same text stands under the same key (:func:`_value`).
+Plain ``json.loads`` and ``canonical_json`` of the whole row cost about a third more CPU
+per row (272 against 207 µs), which would put the target at its edge.
 ``tests/toolscore_studies/test_row_json.py`` holds both equal to the plain functions.
 """
 
@@ -89,7 +91,7 @@ def _members(text: str, index: int, into: dict[str, Any], shown: dict[str, str] 
             if key == "evaluation" and shown is not None and "calls" in into:
                 into[key], index = _evaluation(text, start, into["calls"], shown["calls"])
             else:
-                into[key], index = _SCAN(text, start)
+                into[key], index = _value(text, start, key)
             if shown is not None:
                 shown[key] = text[start:index]
             if text[index] == "}":
@@ -99,6 +101,42 @@ def _members(text: str, index: int, into: dict[str, Any], shown: dict[str, str] 
             index += 1
     except _FAILURES:
         raise _NotCompact from None
+
+
+_SEEN: dict[str, list[tuple[str, Any]]] = {}
+"""By member key, the objects and arrays decoded there last, with their text, most recent
+first (see :func:`_value`)."""
+_SEEN_PER_KEY = 4
+_SEEN_KEYS = 64
+_SEEN_SIZES = range(64, (1 << 14) + 1)
+
+
+def _value(text: str, index: int, key: str) -> tuple[Any, int]:
+    """The value of member ``key`` at ``index`` and the index after it.
+
+    The rows of a runs file repeat most of their larger values (a task's contract, its
+    expected calls, the plugins and settings of the evaluation record), so for each member
+    key the last four objects or arrays of 64 B to 16 KiB decoded there are kept with their
+    text: an object or array whose text starts at ``index`` is exactly the value a kept
+    text decodes to, and is shared (a regrade only reads the rows it decodes). At most 64
+    keys are kept, so memory stays flat.
+    """
+    seen = _SEEN.get(key)
+    if seen is not None and text[index] in "{[":
+        for n, (written, value) in enumerate(seen):
+            if text.startswith(written, index):
+                if n:
+                    seen.insert(0, seen.pop(n))
+                return value, index + len(written)
+    value, end = _SCAN(text, index)
+    if end - index in _SEEN_SIZES and text[index] in "{[":
+        if seen is None:
+            if len(_SEEN) >= _SEEN_KEYS:
+                _SEEN.clear()
+            seen = _SEEN[key] = []
+        seen.insert(0, (text[index:end], value))
+        del seen[_SEEN_PER_KEY:]
+    return value, end
 
 
 def _evaluation(text: str, index: int, calls: Any, written: str) -> tuple[Any, int]:

@@ -57,6 +57,46 @@ def test_an_evaluation_repeating_a_key_decodes_as_json_loads_gives_it() -> None:
         assert isinstance(decode_row(f'{{"calls":[1],"evaluation":{broken}}}'), str)
 
 
+big_values = st.one_of(
+    st.lists(json_values, min_size=3, max_size=8),
+    st.dictionaries(st.text(min_size=8), json_values, min_size=3, max_size=8),
+)
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), big_values), min_size=1, max_size=6),
+       st.lists(st.integers(0, 5), min_size=1, max_size=12))
+def test_rows_repeating_values_decode_exactly_as_json_loads(
+        members: list[tuple[str, Any]], order: list[int]) -> None:
+    """Rows whose members repeat values decoded before (as a runs file's rows repeat a
+    task's contract) decode as ``json.loads`` decodes each of them."""
+    for n in order:
+        row = dict(members[n % len(members):] + members[: n % len(members)])
+        text = json.dumps(row, separators=(",", ":"), ensure_ascii=False)
+        decoded = decode_row(text)
+        assert not isinstance(decoded, str)
+        assert repr(decoded[0]) == repr(json.loads(text))
+
+
+def test_a_value_seen_before_is_taken_only_where_it_is_written_whole() -> None:
+    contract = {"expected": [{"tool": "search", "args": {"q": "weather in Paris"}}] * 3}
+    text = json.dumps(contract, separators=(",", ":"))
+    first = decode_row(f'{{"contract":{text},"n":1}}')
+    assert not isinstance(first, str)
+    again = decode_row(f'{{"contract":{text},"n":2}}')
+    assert not isinstance(again, str)
+    assert again[0] == {"contract": contract, "n": 2}
+    # the same text with one more element, and a longer text the kept one starts
+    longer = text[:-2] + ',{"tool":"x"}]}'
+    for changed in (text.replace("Paris", "Rome"), longer):
+        decoded = decode_row(f'{{"contract":{changed},"n":3}}')
+        assert not isinstance(decoded, str)
+        assert decoded[0] == {"contract": json.loads(changed), "n": 3}
+    # under another key the kept value is not looked at, and is decoded as written
+    other = decode_row(f'{{"other":{text}}}')
+    assert not isinstance(other, str)
+    assert other[0] == {"other": contract}
+
+
 @given(st.text(max_size=30))
 def test_what_is_not_a_row_is_refused_as_json_loads_refuses_it(text: str) -> None:
     try:
