@@ -77,6 +77,11 @@ class Pairing:
     """By expected call: 1 where its pair is of identical calls (literal arguments equal to
     the call's, found in order or by hash: an exact pair, its arguments holding no matcher),
     0 elsewhere; empty when the pairing does not tell (turns, trajectory modes)."""
+    twinless: bytes = b""
+    """By expected call: 1 where no pair of identical calls holds it and no call outside
+    those pairs has arguments of its key (:func:`args_key`: equal values, ``1``, ``1.0``
+    and ``true`` alike, as the hash pass looked them up), 0 elsewhere; empty when the
+    pairing does not tell (turns, trajectory modes)."""
 
 
 def _key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
@@ -361,7 +366,8 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
     used = bytearray(len(actual))
     done = bytearray(len(expected))
     _pair_in_order(expected, actual, pairs, done, used)
-    left_exp = _pair_identical(expected, actual, pairs, done, used)
+    twinless = bytearray(len(expected))
+    left_exp = _pair_identical(expected, actual, pairs, done, used, twinless)
     identical = bytes(done)
     by_tool_exp: dict[str, list[int]] = defaultdict(list)
     by_tool_act: dict[str, list[int]] = defaultdict(list)
@@ -383,7 +389,8 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
         done[pair[0]] = used[pair[1]] = 1
     pairs.sort()
     return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
-                   unpaired_actual=_zeros(used), identical=identical)
+                   unpaired_actual=_zeros(used), identical=identical,
+                   twinless=bytes(twinless))
 
 
 def _zeros(flags: bytearray) -> tuple[int, ...]:
@@ -456,11 +463,13 @@ def _identical_args(want: dict[str, Any] | None, got: dict[str, Any] | None) -> 
 
 def _pair_identical(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], pairs: list[Pair],
-    done: bytearray, used: bytearray,
+    done: bytearray, used: bytearray, twinless: bytearray,
 ) -> list[int]:
     """Pair what is left of identical calls by hashing their arguments.
 
-    Marks the paired actual calls in ``used``; returns the expected calls left over.
+    Marks the paired actual calls in ``used``; returns the expected calls left over, and
+    marks in ``twinless`` those of them no call left unpaired shares a key with (a call
+    taken for one and given back, its types not the same, is such a call).
     """
     # key -> the one actual call with it, or a queue when several share it
     index: dict[tuple[str, frozenset[tuple[str, Any]]], int | deque[int]] = {}
@@ -485,6 +494,7 @@ def _pair_identical(
         else:
             held.append(j)  # type: ignore[union-attr]
     left_exp: list[int] = []
+    given_back: set[tuple[str, frozenset[tuple[str, Any]]]] = set()
     for i in _zeros(done):
         wanted = expected[i]
         args = wanted.args
@@ -495,20 +505,27 @@ def _pair_identical(
             wanted_key: frozenset[tuple[str, Any]] | None = frozenset(args.items())
         except TypeError:
             wanted_key = _key(args)
-        held = None if wanted_key is None else index.get((wanted.tool, wanted_key))
+        if wanted_key is None:
+            left_exp.append(i)
+            continue
+        slot = (wanted.tool, wanted_key)
+        held = index.get(slot)
         if held is None:
             left_exp.append(i)
+            twinless[i] = slot not in given_back
             continue
         if isinstance(held, int):
             found: int | None = held
-            del index[wanted.tool, wanted_key]  # type: ignore[arg-type]
+            del index[slot]
         else:
             found = _take_best(held, actual)
         if found is None:
             left_exp.append(i)
+            twinless[i] = slot not in given_back
             continue
         if not _same_types(args, actual[found].args):  # type: ignore[arg-type]
             left_exp.append(i)
+            given_back.add(slot)  # unpaired, out of the index: still a call of this key
             continue
         used[found] = done[i] = 1
         pairs.append(_new_pair(Pair, (i, found, len(args), 1.0, True)))
