@@ -90,6 +90,10 @@ def get_converter() -> Any:
             raise Refusal(f"unknown {{key}} {value!r}", "use " + " or ".join(get_args(kind)))
         return value
 
+    # a record's reader -> what it reads a dict with (a list of records reads its dicts so,
+    # one call fewer each)
+    from_dict: dict[Callable[[Any, Any], Any], Callable[[Any, Any], Any]] = {}
+
     def record(cls: type) -> Callable[[Any, Any], Any]:
         noun, example, readers, whole, closed = _SHAPES.get(cls, ("", "", {}, None, True))
         overrides: dict[str, Any] = {name: override(struct_hook=reader)
@@ -107,10 +111,12 @@ def get_converter() -> Any:
                     raise Refusal(f"{noun} is an object, not {type_name(value)}", example)
                 raise Refusal(f"must be an object, not {type_name(value)}")
             return read(value, cls)
+        from_dict[read_record] = read
         return read_record
 
     def sequence(kind: Any) -> Callable[[Any, Any], Any]:
         item, read_item = get_args(kind)[0], converter.get_structure_hook(get_args(kind)[0])
+        read_dict = from_dict.get(read_item, read_item)
 
         def read(value: Any, _: Any) -> tuple[Any, ...]:
             if value is None:
@@ -118,7 +124,8 @@ def get_converter() -> Any:
             if not isinstance(value, list | tuple):
                 raise Refusal(f"must be a list, not {type_name(value)}")
             try:
-                return tuple([read_item(member, item) for member in value])
+                return tuple([read_dict(member, item) if type(member) is dict
+                              else read_item(member, item) for member in value])
             except Exception:  # read again, item by item, to name the one that fails
                 return tuple(_each(read_item, item, enumerate(value), kind))
         return read
