@@ -17,12 +17,13 @@ def run(context: EvaluationContext) -> CheckOutcome:
         return CheckOutcome("unknown", "nothing was required: the contract has no required call")
     missing: list[dict[str, Any]] = []
     undecided: list[dict[str, Any]] = []
-    for item in found.not_made:
-        i, j = item.expected, item.call
-        entry: dict[str, Any] = {"expected": number(i), "tool": expected[i].tool}
-        if j is not None:  # a call of the tool, with other arguments
-            entry.update({"call": number(j), "why": item.why})
-        (missing if item.made is False else undecided).append(entry)
+    for i, j, made, why in found.not_made:
+        entry: dict[str, Any] = (
+            {"expected": number(i), "tool": expected[i].tool} if j is None
+            # a call of the tool, with other arguments
+            else {"expected": number(i), "tool": expected[i].tool, "call": number(j),
+                  "why": why})
+        (missing if made is False else undecided).append(entry)
     # the outcome of each call made (C passes: most succeeded)
     status = list(map(context.outcomes.__getitem__, map(_CALL, found.made)))
     failed, no_outcome = (
