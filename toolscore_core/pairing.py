@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -579,7 +579,8 @@ def _block_scores(
 
     Python finds which argument of which row matches which column (a lookup per plain
     expected value, a question per call for a matcher or a nested value); NumPy counts
-    them and divides, with the same floating-point operations as :func:`pair_score`."""
+    them (``bincount`` of their cells) and divides, with the same floating-point
+    operations as :func:`pair_score`."""
     import numpy as np
 
     kinds = _VALUE_KINDS
@@ -594,8 +595,8 @@ def _block_scores(
                     index[name, kind, value] = [c]
                 else:
                     cols.append(c)
-    hit_rows: list[int] = []  # a matched argument: its row and column
-    hit_cols: list[int] = []
+    m = len(held)
+    hits: list[int] = []  # a matched argument: its row times m plus its column
     left_rows: list[int] = []  # an $optional argument a call leaves out: counts on no side
     left_cols: list[int] = []
     unchecked: list[int] = []  # rows that omit args: a full match with any call
@@ -607,13 +608,13 @@ def _block_scores(
             row_sizes.append(0)
             continue
         row_sizes.append(len(want))
+        base = r * m
         for name, value in want.items():
             kind = kinds.get(type(value))
             if kind is not None:
                 cols = index.get((name, kind, value))
                 if cols is not None:
-                    hit_cols += cols
-                    hit_rows += repeat(r, len(cols))
+                    hits += map(base.__add__, cols)
                 continue
             if type(value) is Optional:
                 for c, args in enumerate(held):
@@ -624,12 +625,11 @@ def _block_scores(
             # pair_score asks it
             for c, args in enumerate(held):
                 if name in args and values_match(value, args[name]):
-                    hit_rows.append(r)
-                    hit_cols.append(c)
-    matched = np.zeros((len(block_e), len(block_a)), dtype=np.int64)
-    np.add.at(matched, (hit_rows, hit_cols), 1)
+                    hits.append(base + c)
+    n = len(block_e)
+    matched = np.bincount(np.array(hits, dtype=np.intp), minlength=n * m).reshape(n, m)
     sizes = np.add.outer(np.array(row_sizes, dtype=np.int64),
-                         np.fromiter(map(len, held), dtype=np.int64, count=len(held)))
+                         np.fromiter(map(len, held), dtype=np.int64, count=m))
     if left_rows:
         np.subtract.at(sizes, (left_rows, left_cols), 1)
     # nothing on either side is a full match
