@@ -38,7 +38,7 @@ import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from itertools import accumulate, compress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from attrs import frozen
@@ -317,7 +317,7 @@ def _pairing(pairs: list[Pair], n: int, m: int) -> Pairing:
     done, used = bytearray(n), bytearray(m)
     for pair in pairs:
         done[pair[0]] = used[pair[1]] = 1
-    pairs.sort()
+    pairs.sort(key=_EXPECTED)  # one pair an expected call: as the tuples sort
     return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
                    unpaired_actual=_zeros(used))
 
@@ -329,7 +329,7 @@ def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> 
     calls of each pinned turn are paired first, each turn on its own, then the expected
     calls without a turn with the calls left over.
     """
-    if any(call.turn is not None for call in expected):
+    if list(map(_TURN, expected)).count(None) < len(expected):  # C passes
         return _pair_by_turn(expected, actual)
     return _pair_all(expected, actual)
 
@@ -347,7 +347,7 @@ def _pair_by_turn(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
         _pair_subset(expected, actual, group_exp, group_act, pairs, used)
     _pair_subset(expected, actual, free, [j for j in range(len(actual)) if j not in used],
                  pairs, used)
-    pairs.sort()
+    pairs.sort(key=_EXPECTED)  # one pair an expected call: as the tuples sort
     paired = {pair.expected for pair in pairs}
     return Pairing(pairs=tuple(pairs),
                    unpaired_expected=tuple(i for i in range(len(expected)) if i not in paired),
@@ -393,7 +393,7 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
                 _assign(expected, actual, block_e, block_a, pairs)
     for pair in pairs[assigned:]:
         done[pair[0]] = used[pair[1]] = 1
-    pairs.sort()
+    pairs.sort(key=_EXPECTED)  # one pair an expected call: as the tuples sort
     return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
                    unpaired_actual=_zeros(used), identical=identical,
                    twinless=bytes(twinless))
@@ -460,6 +460,8 @@ def _pair_in_order(
 _TOOL = attrgetter("tool")
 _ARGS = attrgetter("args")
 _IS_ERROR = attrgetter("is_error")
+_TURN = attrgetter("turn")
+_EXPECTED = itemgetter(0)
 
 
 def _identical_args(want: dict[str, Any] | None, got: dict[str, Any] | None) -> bool:
