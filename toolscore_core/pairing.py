@@ -479,12 +479,15 @@ def _pair_identical(
     marks in ``twinless`` those of them no call left unpaired shares a key with (a call
     taken for one and given back, its types not the same, is such a call).
     """
+    left = _zeros(done)
+    tools = {expected[i].tool for i in left}  # only their calls can be looked up
     # key -> the one actual call with it, or a queue when several share it
     index: dict[tuple[str, frozenset[tuple[str, Any]]], int | deque[int]] = {}
     for j in _zeros(used):
         call = actual[j]
+        tool = call.tool
         args = call.args
-        if args is None:
+        if args is None or tool not in tools:
             continue
         try:  # most arguments: plain values, their items the key
             key = frozenset(args.items())
@@ -493,7 +496,7 @@ def _pair_identical(
             if other is None:
                 continue
             key = other
-        slot = (call.tool, key)
+        slot = (tool, key)
         held = index.get(slot)
         if held is None:
             index[slot] = j
@@ -503,7 +506,7 @@ def _pair_identical(
             held.append(j)  # type: ignore[union-attr]
     left_exp: list[int] = []
     given_back: set[tuple[str, frozenset[tuple[str, Any]]]] = set()
-    for i in _zeros(done):
+    for i in left:
         wanted = expected[i]
         args = wanted.args
         if args is None:
