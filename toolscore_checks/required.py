@@ -38,6 +38,7 @@ class Required(NamedTuple):
 
 
 _REQUIRED = attrgetter("required")
+_new_made = tuple.__new__  # Made's fields in order, without NamedTuple's Python-level __new__
 
 
 @once_per_context
@@ -59,14 +60,14 @@ def required_made(context: EvaluationContext) -> Required:
     for i in filterfalse(exact.__contains__, wanted):
         near = paired.get(i)
         if near is None:
-            not_made.append(Made(i, None, False))
+            not_made.append(_new_made(Made, (i, None, False, None)))
             continue
         why = arguments_differ(expected[i], calls[near], except_judged=True)
         if why is None:
             judged = True
-            not_made.append(Made(i, near, None))
+            not_made.append(_new_made(Made, (i, near, None, None)))
         else:
-            not_made.append(Made(i, near, False, why))
+            not_made.append(_new_made(Made, (i, near, False, why)))
     if judged:
         return _as_ruled(context, len(wanted), made, not_made)
     return Required(len(wanted), made, not_made)

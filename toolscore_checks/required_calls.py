@@ -17,12 +17,18 @@ def run(context: EvaluationContext) -> CheckOutcome:
         return CheckOutcome("unknown", "nothing was required: the contract has no required call")
     missing: list[dict[str, Any]] = []
     undecided: list[dict[str, Any]] = []
-    for item in found.not_made:
-        i, j = item.expected, item.call
-        entry: dict[str, Any] = {"expected": number(i), "tool": expected[i].tool}
-        if j is not None:  # a call of the tool, with other arguments
-            entry.update({"call": number(j), "why": item.why})
-        (missing if item.made is False else undecided).append(entry)
+    said: list[str] = []  # each missing call as the reason names it
+    for i, j, made, why in found.not_made:
+        tool = expected[i].tool
+        if j is None:
+            entry: dict[str, Any] = {"expected": number(i), "tool": tool}
+        else:  # a call of the tool, with other arguments
+            entry = {"expected": number(i), "tool": tool, "call": number(j), "why": why}
+        if made is False:
+            missing.append(entry)
+            said.append(tool if j is None else f"{tool} (call #{number(j)}: {why})")
+        else:
+            undecided.append(entry)
     # the outcome of each call made (C passes: most succeeded)
     status = list(map(context.outcomes.__getitem__, map(_CALL, found.made)))
     failed, no_outcome = (
@@ -36,9 +42,7 @@ def run(context: EvaluationContext) -> CheckOutcome:
     if missing or failed:
         parts = []
         if missing:
-            parts.append("not made: " + ", ".join(
-                m["tool"] + (f" (call #{m['call']}: {m['why']})" if "why" in m else "")
-                for m in missing))
+            parts.append("not made: " + ", ".join(said))
         if failed:
             parts.append("failed: " + ", ".join(f["tool"] for f in failed))
         return CheckOutcome("fail", "; ".join(parts), details)

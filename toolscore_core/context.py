@@ -143,7 +143,7 @@ class EvaluationContext:
                  if same[pair[0]] or exact_pair(expected[pair[0]], calls[pair[1]], pair[3])}
         if len(exact) == len(expected):
             return exact
-        redo = _tools_to_repair(expected, calls, exact, same)
+        redo = _tools_to_repair(expected, calls, exact, same, self.pairing.twinless)
         if not redo:
             return exact
         sub_e = [i for i, want in enumerate(expected) if want.tool in redo]
@@ -160,7 +160,7 @@ class EvaluationContext:
 
 def _tools_to_repair(
     expected: Sequence[ExpectedCall], calls: Sequence[ToolCall], exact: Mapping[int, int],
-    identical: bytes,
+    identical: bytes, twinless: bytes,
 ) -> set[str]:
     """The tools whose calls more expected calls could be made exactly with.
 
@@ -168,38 +168,23 @@ def _tools_to_repair(
     a chain of exchanges that frees one: only a tool with a free call (no exact pair holds
     it) can have one. Between expected calls of plain arguments, held by calls of equal
     arguments, the chain is short: the expected call takes a free call equal to its
-    arguments, found by their hash. With matchers or omitted ``args`` (the left-out call's
-    or a holder's) the tool is paired again. The cost stays linear in the trace."""
+    arguments, found by their hash (none for a call the pairing marks ``twinless``: a free
+    call is one it left outside its identical pairs). With matchers or omitted ``args``
+    (the left-out call's or a holder's) the tool is paired again. The cost stays linear in
+    the trace."""
     # the expected calls left out, the free calls (set differences, in C) and the tools
     # they share: only those are looked at, in any order (the answer is a set)
     left_out = set(range(len(expected))).difference(exact)
     wanted = {expected[i].tool for i in left_out}
     free = set(range(len(calls))).difference(exact.values())
+    free_tools = {calls[j].tool for j in free}.intersection(wanted)
     # a matcher never equals a value: arguments equal to the call's hold none (an identical
     # pair's, by ``identical``, are known to)
     flexible = {tool for i, j in exact.items() if not identical[i]
                 and (tool := expected[i].tool) in wanted
                 and (expected[i].args is None
                      or (expected[i].args != calls[j].args and has_matcher(expected[i].args)))}
-    free_tools: set[str] = set()
-    free_by_args: dict[tuple[str, Any], list[int]] = {}
-    for j in free:
-        call = calls[j]
-        tool = call.tool
-        if tool not in wanted:
-            continue
-        free_tools.add(tool)
-        args = call.args
-        if args is None:
-            continue
-        key: frozenset[tuple[str, Any]] | None
-        try:  # most arguments: plain values, their items the key (as args_key makes it)
-            key = frozenset(args.items())
-        except TypeError:
-            key = args_key(args)
-            if key is None:
-                continue
-        free_by_args.setdefault((tool, key), []).append(j)
+    free_by_args: dict[tuple[str, Any], list[int]] | None = None
     redo: set[str] = set()
     for i in left_out:
         want = expected[i]
@@ -207,20 +192,40 @@ def _tools_to_repair(
         if tool in redo or tool not in free_tools:
             continue
         args = want.args
-        if args is None:
+        if args is None or tool in flexible:
             redo.add(tool)
             continue
-        if _PLAIN.issuperset(map(type, args.values())):  # no matcher: the items are the key
-            key = frozenset(args.items())
-        else:
-            key = None if has_matcher(args) else args_key(args)
-        if key is None or tool in flexible:
+        if not _PLAIN.issuperset(map(type, args.values())) and has_matcher(args):
             redo.add(tool)
             continue
+        if twinless and twinless[i]:  # no free call has its key
+            continue
+        key = args_key(args)  # no matcher: the items are the key
+        if key is None:
+            redo.add(tool)
+            continue
+        if free_by_args is None:
+            free_by_args = _by_args(calls, free, free_tools)
         equal = free_by_args.get((tool, key))  # most left-out calls: no free call is equal
         if equal and any(arguments_differ(want, calls[j]) is None for j in equal):
             redo.add(tool)
     return redo
+
+
+def _by_args(calls: Sequence[ToolCall], free: set[int],
+             tools: set[str]) -> dict[tuple[str, Any], list[int]]:
+    """The free calls of ``tools`` by tool and :func:`args_key` (a call without arguments,
+    or of none, left out)."""
+    found: dict[tuple[str, Any], list[int]] = {}
+    for j in free:
+        call = calls[j]
+        tool = call.tool
+        if tool not in tools or call.args is None:
+            continue
+        key = args_key(call.args)
+        if key is not None:
+            found.setdefault((tool, key), []).append(j)
+    return found
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 _TOOL = attrgetter("tool")

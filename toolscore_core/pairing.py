@@ -37,8 +37,8 @@ from __future__ import annotations
 import json
 from collections import defaultdict, deque
 from collections.abc import Sequence
-from itertools import accumulate, compress, repeat
-from operator import attrgetter
+from itertools import accumulate, compress
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from attrs import frozen
@@ -77,6 +77,11 @@ class Pairing:
     """By expected call: 1 where its pair is of identical calls (literal arguments equal to
     the call's, found in order or by hash: an exact pair, its arguments holding no matcher),
     0 elsewhere; empty when the pairing does not tell (turns, trajectory modes)."""
+    twinless: bytes = b""
+    """By expected call: 1 where no pair of identical calls holds it and no call outside
+    those pairs has arguments of its key (:func:`args_key`: equal values, ``1``, ``1.0``
+    and ``true`` alike, as the hash pass looked them up), 0 elsewhere; empty when the
+    pairing does not tell (turns, trajectory modes)."""
 
 
 def _key(args: dict[str, Any]) -> frozenset[tuple[str, Any]] | None:
@@ -161,9 +166,15 @@ def arguments_differ(
             if type(value) is Optional:  # an optional argument may be left out
                 continue
             return f"argument {name!r} is missing"
-        if except_judged and type(value) is Judged:
+        other = got[name]
+        kind = type(value)
+        if kind is type(other) and kind in _PLAIN:  # decide's first answer, without the call
+            if value == other:
+                continue
+            return f"argument {name!r} differs"
+        if except_judged and kind is Judged:
             continue
-        if decide(value, got[name]) is not True:  # values_match, one call fewer
+        if decide(value, other) is not True:  # values_match, one call fewer
             return f"argument {name!r} differs"
     for name in got:
         if name not in want:
@@ -306,7 +317,7 @@ def _pairing(pairs: list[Pair], n: int, m: int) -> Pairing:
     done, used = bytearray(n), bytearray(m)
     for pair in pairs:
         done[pair[0]] = used[pair[1]] = 1
-    pairs.sort()
+    pairs.sort(key=_EXPECTED)  # one pair an expected call: as the tuples sort
     return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
                    unpaired_actual=_zeros(used))
 
@@ -318,7 +329,7 @@ def pair_calls(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> 
     calls of each pinned turn are paired first, each turn on its own, then the expected
     calls without a turn with the calls left over.
     """
-    if any(call.turn is not None for call in expected):
+    if list(map(_TURN, expected)).count(None) < len(expected):  # C passes
         return _pair_by_turn(expected, actual)
     return _pair_all(expected, actual)
 
@@ -336,7 +347,7 @@ def _pair_by_turn(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) 
         _pair_subset(expected, actual, group_exp, group_act, pairs, used)
     _pair_subset(expected, actual, free, [j for j in range(len(actual)) if j not in used],
                  pairs, used)
-    pairs.sort()
+    pairs.sort(key=_EXPECTED)  # one pair an expected call: as the tuples sort
     paired = {pair.expected for pair in pairs}
     return Pairing(pairs=tuple(pairs),
                    unpaired_expected=tuple(i for i in range(len(expected)) if i not in paired),
@@ -361,7 +372,8 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
     used = bytearray(len(actual))
     done = bytearray(len(expected))
     _pair_in_order(expected, actual, pairs, done, used)
-    left_exp = _pair_identical(expected, actual, pairs, done, used)
+    twinless = bytearray(len(expected))
+    left_exp = _pair_identical(expected, actual, pairs, done, used, twinless)
     identical = bytes(done)
     by_tool_exp: dict[str, list[int]] = defaultdict(list)
     by_tool_act: dict[str, list[int]] = defaultdict(list)
@@ -381,9 +393,10 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
                 _assign(expected, actual, block_e, block_a, pairs)
     for pair in pairs[assigned:]:
         done[pair[0]] = used[pair[1]] = 1
-    pairs.sort()
+    pairs.sort(key=_EXPECTED)  # one pair an expected call: as the tuples sort
     return Pairing(pairs=tuple(pairs), unpaired_expected=_zeros(done),
-                   unpaired_actual=_zeros(used), identical=identical)
+                   unpaired_actual=_zeros(used), identical=identical,
+                   twinless=bytes(twinless))
 
 
 def _zeros(flags: bytearray) -> tuple[int, ...]:
@@ -447,6 +460,8 @@ def _pair_in_order(
 _TOOL = attrgetter("tool")
 _ARGS = attrgetter("args")
 _IS_ERROR = attrgetter("is_error")
+_TURN = attrgetter("turn")
+_EXPECTED = itemgetter(0)
 
 
 def _identical_args(want: dict[str, Any] | None, got: dict[str, Any] | None) -> bool:
@@ -456,18 +471,23 @@ def _identical_args(want: dict[str, Any] | None, got: dict[str, Any] | None) -> 
 
 def _pair_identical(
     expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], pairs: list[Pair],
-    done: bytearray, used: bytearray,
+    done: bytearray, used: bytearray, twinless: bytearray,
 ) -> list[int]:
     """Pair what is left of identical calls by hashing their arguments.
 
-    Marks the paired actual calls in ``used``; returns the expected calls left over.
+    Marks the paired actual calls in ``used``; returns the expected calls left over, and
+    marks in ``twinless`` those of them no call left unpaired shares a key with (a call
+    taken for one and given back, its types not the same, is such a call).
     """
+    left = _zeros(done)
+    tools = {expected[i].tool for i in left}  # only their calls can be looked up
     # key -> the one actual call with it, or a queue when several share it
     index: dict[tuple[str, frozenset[tuple[str, Any]]], int | deque[int]] = {}
     for j in _zeros(used):
         call = actual[j]
+        tool = call.tool
         args = call.args
-        if args is None:
+        if args is None or tool not in tools:
             continue
         try:  # most arguments: plain values, their items the key
             key = frozenset(args.items())
@@ -476,7 +496,7 @@ def _pair_identical(
             if other is None:
                 continue
             key = other
-        slot = (call.tool, key)
+        slot = (tool, key)
         held = index.get(slot)
         if held is None:
             index[slot] = j
@@ -485,7 +505,8 @@ def _pair_identical(
         else:
             held.append(j)  # type: ignore[union-attr]
     left_exp: list[int] = []
-    for i in _zeros(done):
+    given_back: set[tuple[str, frozenset[tuple[str, Any]]]] = set()
+    for i in left:
         wanted = expected[i]
         args = wanted.args
         if args is None:
@@ -495,20 +516,27 @@ def _pair_identical(
             wanted_key: frozenset[tuple[str, Any]] | None = frozenset(args.items())
         except TypeError:
             wanted_key = _key(args)
-        held = None if wanted_key is None else index.get((wanted.tool, wanted_key))
+        if wanted_key is None:
+            left_exp.append(i)
+            continue
+        slot = (wanted.tool, wanted_key)
+        held = index.get(slot)
         if held is None:
             left_exp.append(i)
+            twinless[i] = slot not in given_back
             continue
         if isinstance(held, int):
             found: int | None = held
-            del index[wanted.tool, wanted_key]  # type: ignore[arg-type]
+            del index[slot]
         else:
             found = _take_best(held, actual)
         if found is None:
             left_exp.append(i)
+            twinless[i] = slot not in given_back
             continue
         if not _same_types(args, actual[found].args):  # type: ignore[arg-type]
             left_exp.append(i)
+            given_back.add(slot)  # unpaired, out of the index: still a call of this key
             continue
         used[found] = done[i] = 1
         pairs.append(_new_pair(Pair, (i, found, len(args), 1.0, True)))
@@ -556,7 +584,8 @@ def _block_scores(
 
     Python finds which argument of which row matches which column (a lookup per plain
     expected value, a question per call for a matcher or a nested value); NumPy counts
-    them and divides, with the same floating-point operations as :func:`pair_score`."""
+    them (``bincount`` of their cells) and divides, with the same floating-point
+    operations as :func:`pair_score`."""
     import numpy as np
 
     kinds = _VALUE_KINDS
@@ -571,8 +600,8 @@ def _block_scores(
                     index[name, kind, value] = [c]
                 else:
                     cols.append(c)
-    hit_rows: list[int] = []  # a matched argument: its row and column
-    hit_cols: list[int] = []
+    m = len(held)
+    hits: list[int] = []  # a matched argument: its row times m plus its column
     left_rows: list[int] = []  # an $optional argument a call leaves out: counts on no side
     left_cols: list[int] = []
     unchecked: list[int] = []  # rows that omit args: a full match with any call
@@ -584,13 +613,13 @@ def _block_scores(
             row_sizes.append(0)
             continue
         row_sizes.append(len(want))
+        base = r * m
         for name, value in want.items():
             kind = kinds.get(type(value))
             if kind is not None:
                 cols = index.get((name, kind, value))
                 if cols is not None:
-                    hit_cols += cols
-                    hit_rows += repeat(r, len(cols))
+                    hits += map(base.__add__, cols)
                 continue
             if type(value) is Optional:
                 for c, args in enumerate(held):
@@ -601,12 +630,11 @@ def _block_scores(
             # pair_score asks it
             for c, args in enumerate(held):
                 if name in args and values_match(value, args[name]):
-                    hit_rows.append(r)
-                    hit_cols.append(c)
-    matched = np.zeros((len(block_e), len(block_a)), dtype=np.int64)
-    np.add.at(matched, (hit_rows, hit_cols), 1)
+                    hits.append(base + c)
+    n = len(block_e)
+    matched = np.bincount(np.array(hits, dtype=np.intp), minlength=n * m).reshape(n, m)
     sizes = np.add.outer(np.array(row_sizes, dtype=np.int64),
-                         np.fromiter(map(len, held), dtype=np.int64, count=len(held)))
+                         np.fromiter(map(len, held), dtype=np.int64, count=m))
     if left_rows:
         np.subtract.at(sizes, (left_rows, left_cols), 1)
     # nothing on either side is a full match

@@ -90,15 +90,28 @@ def get_converter() -> Any:
             raise Refusal(f"unknown {{key}} {value!r}", "use " + " or ".join(get_args(kind)))
         return value
 
+    # a record's reader -> how it reads a dict: whether the dict's keys are all its fields'
+    # (a C test), and what reads it then (a list of records reads its dicts so, one call
+    # fewer each; a dict of other keys is left to the record's reader, which refuses it)
+    from_dict: dict[Callable[[Any, Any], Any],
+                    tuple[Callable[[Any], bool], Callable[[Any, Any], Any]]] = {}
+
     def record(cls: type) -> Callable[[Any, Any], Any]:
         noun, example, readers, whole, closed = _SHAPES.get(cls, ("", "", {}, None, True))
         overrides: dict[str, Any] = {name: override(struct_hook=reader)
                                      for name, reader in readers.items()}
-        read = make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=closed,
+        # unknown keys are refused before the fields are read, as cattrs refuses them
+        # after (its test makes a set of each object's keys)
+        read = make_dict_structure_fn(cls, converter, _cattrs_forbid_extra_keys=False,
                                       **overrides) if whole is None else whole
+        known: Callable[[Any], bool] = (
+            frozenset(field.name for field in attrs.fields(cls)).issuperset
+            if whole is None and closed else _ANY_KEYS)
 
         def read_record(value: Any, _: Any) -> Any:
             if type(value) is dict:  # most documents: no isinstance against the ABC
+                if not known(value):
+                    raise _unknown_keys(cls, value)
                 return read(value, cls)
             if isinstance(value, cls):  # built in Python already
                 return value
@@ -106,11 +119,15 @@ def get_converter() -> Any:
                 if noun:
                     raise Refusal(f"{noun} is an object, not {type_name(value)}", example)
                 raise Refusal(f"must be an object, not {type_name(value)}")
+            if not known(value):
+                raise _unknown_keys(cls, value)
             return read(value, cls)
+        from_dict[read_record] = (known, read)
         return read_record
 
     def sequence(kind: Any) -> Callable[[Any, Any], Any]:
         item, read_item = get_args(kind)[0], converter.get_structure_hook(get_args(kind)[0])
+        known, read_dict = from_dict.get(read_item, (_NO_KEYS, read_item))
 
         def read(value: Any, _: Any) -> tuple[Any, ...]:
             if value is None:
@@ -118,7 +135,8 @@ def get_converter() -> Any:
             if not isinstance(value, list | tuple):
                 raise Refusal(f"must be a list, not {type_name(value)}")
             try:
-                return tuple([read_item(member, item) for member in value])
+                return tuple([read_dict(member, item) if type(member) is dict and known(member)
+                              else read_item(member, item) for member in value])
             except Exception:  # read again, item by item, to name the one that fails
                 return tuple(_each(read_item, item, enumerate(value), kind))
         return read
@@ -139,6 +157,21 @@ def get_converter() -> Any:
     converter.register_structure_hook_factory(
         lambda t: get_origin(t) in (dict, Mapping) and get_args(t)[0] is str, mapping)
     return converter
+
+
+_ANY_KEYS: Callable[[Any], bool] = frozenset().isdisjoint
+"""Any keys will do (a record that reads unknown keys, or reads the object whole)."""
+_NO_KEYS: Callable[[Any], bool] = frozenset().issuperset
+"""No keys (but none) will do: an item that is no record is read by its own reader."""
+
+
+def _unknown_keys(cls: type, value: Any) -> Exception:
+    """The error cattrs raises for keys no field of ``cls`` has."""
+    from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError
+
+    unknown = set(value) - {field.name for field in attrs.fields(cls)}
+    return ClassValidationError(f"While structuring {cls.__name__}",
+                                [ForbiddenExtraKeysError("", cls, unknown)], cls)
 
 
 def _scalar(kind: type, wanted: str, accept: Callable[[Any], bool]) -> Callable[[Any, Any], Any]:

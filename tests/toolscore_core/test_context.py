@@ -6,17 +6,18 @@ from __future__ import annotations
 import itertools
 import json
 
+from attrs import evolve
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolscore
 from toolscore_core.canonical import canonical_json
-from toolscore_core.context import Options, call_dict
+from toolscore_core.context import EvaluationContext, Options, call_dict
 from toolscore_core.contracts import parse_contract
 from toolscore_core.evaluation import run_evaluation
 from toolscore_core.matchers import ANY, IsType
-from toolscore_core.models import ExpectedCall, ToolCall, Trace
-from toolscore_core.pairing import arguments_differ
+from toolscore_core.models import Contract, ExpectedCall, ToolCall, Trace
+from toolscore_core.pairing import arguments_differ, pair_calls
 from toolscore_core.plugins import default_registry
 
 VALUES = st.sampled_from([0, 1, 1.0, True])
@@ -52,6 +53,48 @@ def test_made_exactly_answers_as_many_expected_calls_as_can_be(exp, act) -> None
     assert all(arguments_differ(expected[i], calls[j]) is None and
                expected[i].tool == calls[j].tool for i, j in made.items())
     assert len(made) == most_made(expected, calls)
+
+
+# arguments equal across types (1, 1.0, true; [1], [1.0]): calls of one key and other
+# types abound. More expected calls than calls, over tools the calls may lack: the in-order
+# walk loses its way and leaves calls to the hash pass, which gives back those of other types
+TWIN_ARGS = [{}, {"p": 1}, {"p": 1.0}, {"p": True}, {"p": [1]}, {"p": [1.0]}, {"p": "x"}]
+TWIN_EXPECTED = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(
+    [None, *TWIN_ARGS, {"p": ANY}, {"p": IsType("int")}])), max_size=12)
+TWIN_ACTUAL = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.sampled_from([None, *TWIN_ARGS]),
+                                 st.sampled_from([False, True, None])), max_size=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(TWIN_EXPECTED, TWIN_ACTUAL)
+def test_made_exactly_is_the_same_without_the_pairings_twinless_marks(exp, act) -> None:
+    """The repair search passes over the expected calls the pairing marks ``twinless``
+    without looking for a free call of their key: it finds what it finds asking of each."""
+    expected = [ExpectedCall(tool=t, args=a) for t, a in exp]
+    calls = [ToolCall(tool=t, args=a, is_error=e) for t, a, e in act]
+    pairing = pair_calls(expected, calls)
+    told, untold = (EvaluationContext(contract=Contract(expected=tuple(expected)),
+                                      trace=Trace(calls=tuple(calls)), final_answer=None,
+                                      pairing=p)
+                    for p in (pairing, evolve(pairing, twinless=b"")))
+    assert told.made_exactly == untold.made_exactly
+    assert len(pairing.twinless) == len(expected)
+    assert not any(pairing.twinless[i] and pairing.identical[i] for i in range(len(expected)))
+
+
+def test_a_call_given_back_for_other_types_is_not_twinless() -> None:
+    # past the in-order walk's reach, {"p": 1.0} takes the call {"p": 1} by hash and gives
+    # it back (1.0 is not 1 by type); {"p": 1} then finds its key empty, but the call given
+    # back is still one of it, and answers it
+    others = [ExpectedCall(tool="b", args={"n": n}) for n in range(5)]
+    expected = [ExpectedCall(tool="a", args={"p": 1.0}), *others,
+                ExpectedCall(tool="a", args={"p": 1}), ExpectedCall(tool="a", args={"p": 2})]
+    calls = [ToolCall(tool="a", args={"p": 1})]
+    pairing = pair_calls(expected, calls)
+    assert not any(pairing.identical)
+    assert list(pairing.twinless) == [0, 1, 1, 1, 1, 1, 0, 1]
+    context = toolscore.evaluate(expected, calls).context
+    assert context.made_exactly in ({0: 0}, {6: 0})
 
 
 def test_an_exact_call_the_f1_pairing_gave_away_is_taken_back() -> None:

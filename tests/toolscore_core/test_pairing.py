@@ -51,6 +51,8 @@ def test_pairing_is_optimal(exp, act) -> None:
     same = sum(identical(expected[p.expected], actual[p.actual]) for p in pairing.pairs)
     assert (len(pairing.pairs), same, total) == brute_force(expected, actual)
     assert len({p.actual for p in pairing.pairs}) == len(pairing.pairs)
+    assert list(pairing.pairs) == sorted(pairing.pairs)  # sorted by expected call, one pair each
+    assert len({p.expected for p in pairing.pairs}) == len(pairing.pairs)
     assert all(expected[p.expected].tool == actual[p.actual].tool for p in pairing.pairs)
     assert pairing.unpaired_expected == tuple(
         sorted(set(range(len(expected))) - {p.expected for p in pairing.pairs}))
@@ -170,6 +172,7 @@ def test_exact_first_pairing_is_optimal(exp, act) -> None:
     expected = [ExpectedCall(tool=t, args=a, required=r) for t, a, r in exp]
     actual = [ToolCall(tool=t, args=a) for t, a in act]
     pairing = pair_exact_first(expected, actual)
+    assert list(pairing.pairs) == sorted(pairing.pairs)
     assert _achieved(pairing, expected, actual) == brute_force_modes(expected, actual, False)
 
 
@@ -181,6 +184,7 @@ def test_in_order_pairing_is_optimal_and_keeps_order(exp, act) -> None:
     pairing = pair_in_order(expected, actual)
     made = [p.actual for p in pairing.pairs]
     assert made == sorted(made)
+    assert list(pairing.pairs) == sorted(pairing.pairs)
     assert _achieved(pairing, expected, actual) == brute_force_modes(expected, actual, True)
 
 

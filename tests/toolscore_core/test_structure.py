@@ -66,6 +66,16 @@ def test_a_document_reads_into_records() -> None:
     ({"labels": {"x": "1"}}, 'w.json: $.labels.x: "x" must be a number, not a string'),
     ({"tool": None}, 'w.json: $: "tool" must be a non-empty string; add "tool": "<tool name>"'),
     ([], 'w.json: $: a whole is an object, not a list; write {"parts": [...]}'),
+    # unknown keys come first: beside a bad field of the same object, below a bad field of
+    # the object holding it, in the record's own place
+    ({"parts": [{"name": 5, "colour": 1}]},
+     "w.json: $.parts[0].colour: unknown key 'colour'; use only name, count, kind"),
+    ({"tool": None, "parts": [{"name": "p", "colour": 1}]},
+     "w.json: $.parts[0].colour: unknown key 'colour'; use only name, count, kind"),
+    ({"parts": [{"name": "p", "colour": 1}], "shape": 2},
+     "w.json: $.shape: unknown key 'shape'; use only parts, labels, tool"),
+    ({"parts": [{"name": "p"}, {"name": "q", "colour": 1}]},
+     "w.json: $.parts[1].colour: unknown key 'colour'; use only name, count, kind"),
 ])
 def test_the_first_problem_is_one_line_with_its_place_and_fix(data: object, line: str) -> None:
     assert _error(data) == line
