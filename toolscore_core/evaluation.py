@@ -24,6 +24,7 @@ from toolscore_core.models import (
     STATUSES,
     CheckOutcome,
     CheckResult,
+    Component,
     Contract,
     FormatChoice,
     MetricOutcome,
@@ -31,6 +32,7 @@ from toolscore_core.models import (
     PluginInfo,
     ToolCall,
     Trace,
+    TraceFormat,
 )
 from toolscore_core.pairing import pair_for
 from toolscore_core.plugins import Registry, default_registry
@@ -102,29 +104,53 @@ def run_evaluation(
     metric_results = tuple(_run_metric(m, context) for m in registry.metrics.values())
     checks = tuple(r for r in (_run_check(c, context) for c in registry.checks.values()) if r)
     score, unscored = composite(metric_results, normalized)
-    used: dict[str, PluginInfo] = {}
-    fmt_plugin = None
-    dependencies = list(CORE)
-    if trace.format and trace.format in registry.trace_formats:
-        fmt = registry.trace_formats[trace.format]
-        fmt_plugin = fmt.plugin
-        dependencies += fmt.depends_on
-        if fmt_plugin:
-            used[fmt_plugin.name] = fmt_plugin
-    for metric in registry.metrics.values():
-        dependencies += metric.depends_on
-    ran = {r.check for r in checks}
-    for check in registry.checks.values():
-        if check.id in ran:
-            dependencies += check.depends_on
-    for plugin in [r.plugin for r in metric_results] + [c.plugin for c in checks]:
-        used.setdefault(plugin.name, plugin)
+    fmt = registry.trace_formats.get(trace.format) if trace.format else None
+    plugins, dependencies = _taking_part(registry, fmt, tuple(r.check for r in checks))
     return Evaluation(
         context=context, weights=normalized, metric_results=metric_results,
         evidence=Evidence(checks=checks), score=score, unscored=unscored, format=choice,
-        plugins=tuple(sorted(used.values(), key=lambda p: p.name)), format_plugin=fmt_plugin,
-        dependencies=tuple(dependencies), calls_json=calls_json,
+        plugins=plugins, format_plugin=None if fmt is None else fmt.plugin,
+        dependencies=dependencies, calls_json=calls_json,
     )
+
+
+def _taking_part(registry: Registry, fmt: TraceFormat | None, ran: tuple[str, ...]
+                 ) -> tuple[tuple[PluginInfo, ...], tuple[str | Component, ...]]:
+    """The plugins that took part in an evaluation (sorted by name) and what they depend
+    on besides (the core's own first): the format's, every metric's and those of the checks
+    that gave a result (``ran``). Made once for the same registry, format and checks."""
+    key = (id(registry), id(fmt), ran)
+    kept = _TAKING_PART.get(key)
+    if kept is not None and kept[0] is registry:
+        return kept[1]
+    used: dict[str, PluginInfo] = {}
+    dependencies = list(CORE)
+    if fmt is not None:
+        dependencies += fmt.depends_on
+        if fmt.plugin:
+            used[fmt.plugin.name] = fmt.plugin
+    for metric in registry.metrics.values():
+        dependencies += metric.depends_on
+    for check in registry.checks.values():
+        if check.id in ran:
+            dependencies += check.depends_on
+    for plugin in ([m.plugin for m in registry.metrics.values()]
+                   + [registry.checks[c].plugin for c in ran]):
+        plugin = plugin or PluginInfo(name="unknown")
+        used.setdefault(plugin.name, plugin)
+    found = (tuple(sorted(used.values(), key=lambda p: p.name)), tuple(dependencies))
+    if len(_TAKING_PART) >= 16:
+        _TAKING_PART.clear()  # a process evaluates with one registry or a few
+    # the entry holds the registry, so its identity cannot be reused while the entry lives
+    _TAKING_PART[key] = (registry, found)
+    return found
+
+
+_TAKING_PART: dict[tuple[int, int, tuple[str, ...]],
+                   tuple[Registry, tuple[tuple[PluginInfo, ...], tuple[str | Component, ...]]]] = {}
+"""By the identities of a registry and of its trace format (None's for none) and the checks
+that gave a result: the registry (which holds the format, so neither identity can be reused
+while the entry lives) and :func:`_taking_part`'s answer."""
 
 
 def _run_metric(metric: Any, context: EvaluationContext) -> MetricResult:

@@ -51,7 +51,8 @@ class Matcher(ABC):
         """The matcher's JSON form, ``{"$name": ...}``."""
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Matcher) or type(self) is not type(other):
+        # a value of this matcher's own type is a Matcher: no isinstance against the ABC
+        if type(self) is not type(other):
             return False
         return self.to_json() == other.to_json()
 

@@ -262,9 +262,10 @@ _TRACE_FIELDS: tuple[tuple[str, tuple[type, ...], str], ...] = (
 
 def _refuse_wrong_types(item: Mapping[str, Any],
                         fields: tuple[tuple[str, tuple[type, ...], str], ...], *,
-                        place: str) -> None:
+                        place: str, index: int | None = None) -> None:
     """An InputError at the first of ``fields`` that ``item`` holds with another type
-    (true is no number; a list is one of strings)."""
+    (true is no number; a list is one of strings); its place is ``place``, followed by
+    ``[index]`` when an index is given (the place is written only for an error)."""
     for name, types, what in fields:
         value = item.get(name)
         if value is None or (type(value) in types and type(value) is not list):
@@ -275,8 +276,9 @@ def _refuse_wrong_types(item: Mapping[str, Any],
             shown = "a list holding other values"
         else:
             continue
+        where = place if index is None else f"{place}[{index}]"
         raise InputError(f'"{name}" must be {what} or null, not {shown}',
-                         place=f"{place}.{name}")
+                         place=f"{where}.{name}")
 
 
 def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
@@ -285,16 +287,17 @@ def calls_from_row(calls: Any, *, place: str) -> tuple[ToolCall, ...]:
         raise InputError('"calls" must be a list', place=place)
     out = []
     for i, item in enumerate(calls):
-        if not isinstance(item, Mapping) or not isinstance(item.get("tool"), str):
+        if (type(item) is not dict and not isinstance(item, Mapping)) \
+                or not isinstance(item.get("tool"), str):
             raise InputError('a call must be an object with "tool"', place=f"{place}[{i}]")
-        _refuse_wrong_types(item, _CALL_FIELDS, place=f"{place}[{i}]")
-        args = item.get("args")
+        _refuse_wrong_types(item, _CALL_FIELDS, place=place, index=i)
+        get = item.get
+        args = get("args")
         out.append(ToolCall(
             tool=item["tool"], args=args if isinstance(args, dict) else None,
-            id=item.get("id"), result=item.get("result"), is_error=item.get("is_error"),
-            error=item.get("error"), duration=item.get("duration"), cost=item.get("cost"),
-            timestamp=item.get("timestamp"), raw_args=item.get("raw_args"),
-            turn=item.get("turn"),
+            id=get("id"), result=get("result"), is_error=get("is_error"),
+            error=get("error"), duration=get("duration"), cost=get("cost"),
+            timestamp=get("timestamp"), raw_args=get("raw_args"), turn=get("turn"),
         ))
     return tuple(out)
 
