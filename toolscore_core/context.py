@@ -23,7 +23,7 @@ from toolscore_core.components import versions
 from toolscore_core.config import PluginConfig
 from toolscore_core.contracts import judgment_json
 from toolscore_core.errors import CanonicalJSONError
-from toolscore_core.matchers import to_repr
+from toolscore_core.matchers import judged_in, to_repr
 from toolscore_core.models import (
     STATUSES,
     CheckResult,
@@ -126,6 +126,12 @@ class EvaluationContext:
     def paired(self) -> dict[int, int]:
         """Expected call index -> the index of the actual call paired with it."""
         return dict(map(_EXPECTED_ACTUAL, self.pairing.pairs))
+
+    @cached_property
+    def to_judge(self) -> bool:
+        """Whether a pair of the pairing has a ``$judge`` argument to decide
+        (:func:`judged_in`): the argument F1 and the judge's checks all ask."""
+        return judged_in(self.contract.expected, self.pairing.pairs)
 
     @cached_property
     def made_exactly(self) -> dict[int, int]:
