@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
@@ -125,7 +125,7 @@ class EvaluationContext:
     @cached_property
     def paired(self) -> dict[int, int]:
         """Expected call index -> the index of the actual call paired with it."""
-        return dict(map(_EXPECTED_ACTUAL, self.pairing.pairs))
+        return {pair[0]: pair[1] for pair in self.pairing.pairs}
 
     @cached_property
     def to_judge(self) -> bool:
@@ -236,7 +236,6 @@ def _by_args(calls: Sequence[ToolCall], free: set[int],
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 _TOOL = attrgetter("tool")
 _IS_ERROR = attrgetter("is_error")
-_EXPECTED_ACTUAL = itemgetter(0, 1)
 
 
 @frozen
