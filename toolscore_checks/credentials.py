@@ -40,7 +40,7 @@ def suspect(calls: Sequence[ToolCall]) -> bool:
     given = list(filter(None, map(_ARGS, calls)))
     raws = list(filter(None, map(_RAW_ARGS, calls)))
     try:
-        keys = set(chain.from_iterable(given))
+        keys = set().union(*given)  # a dict's keys are read from its table, not iterated
         values = list(chain.from_iterable(map(dict.values, given)))
         flat = set(map(type, keys)) <= _STR and set(map(type, values)) <= _PLAIN
     except TypeError:  # arguments that are not objects

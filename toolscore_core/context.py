@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from attrs import field, frozen
@@ -23,7 +23,7 @@ from toolscore_core.components import versions
 from toolscore_core.config import PluginConfig
 from toolscore_core.contracts import judgment_json
 from toolscore_core.errors import CanonicalJSONError
-from toolscore_core.matchers import to_repr
+from toolscore_core.matchers import judged_in, to_repr
 from toolscore_core.models import (
     STATUSES,
     CheckResult,
@@ -125,7 +125,13 @@ class EvaluationContext:
     @cached_property
     def paired(self) -> dict[int, int]:
         """Expected call index -> the index of the actual call paired with it."""
-        return dict(map(_EXPECTED_ACTUAL, self.pairing.pairs))
+        return {pair[0]: pair[1] for pair in self.pairing.pairs}
+
+    @cached_property
+    def to_judge(self) -> bool:
+        """Whether a pair of the pairing has a ``$judge`` argument to decide
+        (:func:`judged_in`): the argument F1 and the judge's checks all ask."""
+        return judged_in(self.contract.expected, self.pairing.pairs)
 
     @cached_property
     def made_exactly(self) -> dict[int, int]:
@@ -230,7 +236,6 @@ def _by_args(calls: Sequence[ToolCall], free: set[int],
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 _TOOL = attrgetter("tool")
 _IS_ERROR = attrgetter("is_error")
-_EXPECTED_ACTUAL = itemgetter(0, 1)
 
 
 @frozen

@@ -661,7 +661,10 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
             dollar = [k for k in value if isinstance(k, str) and k.startswith("$")]
             if dollar:
                 return _parse_matcher(value, dollar, path, file, judge, member)
-        if _NESTED.isdisjoint(map(type, value.values())):  # most arguments: plain values
+        for item in value.values():  # most arguments: plain values, copied whole
+            if type(item) in _NESTED:
+                break
+        else:
             return {**value}
         return {
             k: from_json(v, path=f"{path}.{k}", file=file, judge=judged, member=True)

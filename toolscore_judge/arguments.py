@@ -10,7 +10,6 @@ from toolscore import (
     CheckOutcome,
     EvaluationContext,
     hookimpl,
-    judged_in,
     undecided_in,
 )
 
@@ -19,7 +18,7 @@ ID = "judged-arguments"
 
 def run(context: EvaluationContext) -> CheckOutcome | None:
     expected, calls, pairs = context.expected, context.calls, context.pairing.pairs
-    if not judged_in(expected, pairs) and not undecided_in(expected, calls, pairs):
+    if not context.to_judge and not undecided_in(expected, calls, pairs):
         return None
     # Imported here: a contract with no argument to rule on loads none of the rulings.
     from toolscore_judge.rulings import rulings, undecided

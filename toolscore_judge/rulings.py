@@ -13,7 +13,6 @@ from toolscore import (
     EvaluationContext,
     Judged,
     count,
-    judged_in,
     number,
     redact,
     undecided_arguments,
@@ -61,7 +60,7 @@ def rulings(context: EvaluationContext) -> list[Ruling]:
     mismatch: nothing to judge), in the order of the expected calls."""
     out: list[Ruling] = []
     expected, calls, pairs = context.expected, context.calls, context.pairing.pairs
-    if not judged_in(expected, pairs) and not undecided_in(expected, calls, pairs):
+    if not context.to_judge and not undecided_in(expected, calls, pairs):
         return out
     for pair in pairs:
         want = expected[pair.expected].args or {}

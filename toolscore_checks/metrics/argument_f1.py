@@ -12,7 +12,6 @@ from toolscore import (
     MetricOutcome,
     absent_optional,
     hookimpl,
-    judged_in,
     undecided_in,
 )
 
@@ -29,7 +28,7 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     # Pairs come in expected order, so the scores add up in that order (an unmade call
     # adds 0.0, which changes no sum).
     pairs = context.pairing.pairs
-    if judged_in(expected, pairs) or undecided_in(expected, context.calls, pairs):
+    if context.to_judge or undecided_in(expected, context.calls, pairs):
         return _judged(context, checked)
     value = sum(compress(map(_SCORE, pairs), map(_ARGS_CHECKED, pairs))) / checked
     value = round(value, 12)
