@@ -134,9 +134,13 @@ class ProxyServer(LocalServer):
         with self._idle_lock:
             if self._idle:
                 return self._idle.pop(), True
+        return self.new_connection(), False
+
+    def new_connection(self) -> http.client.HTTPConnection:
+        """A new connection to the upstream (opened when first used)."""
         cls = (http.client.HTTPSConnection if self.scheme == "https"
                else http.client.HTTPConnection)
-        return cls(self.upstream_host, self.upstream_port), False
+        return cls(self.upstream_host, self.upstream_port)
 
     def return_connection(self, connection: http.client.HTTPConnection) -> None:
         with self._idle_lock:
@@ -332,8 +336,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
         except BaseException:
             connection.close()
             raise
-        # A kept-alive connection the upstream had closed: one retry on a fresh one.
-        connection, _ = self.server.take_connection()
+        # A kept-alive connection the upstream had closed: one retry on a new one (not
+        # another idle one, which the upstream may have closed as well).
+        connection = self.server.new_connection()
         try:
             connection.request(method, path, body=body or None, headers=headers)
             return connection, connection.getresponse()

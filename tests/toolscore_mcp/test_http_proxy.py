@@ -277,6 +277,30 @@ def test_a_broken_recorder_never_breaks_the_http_session(
     assert "could not be recorded (OSError" in capfd.readouterr().err
 
 
+@pytest.mark.mcp
+def test_a_request_whose_kept_alive_connections_went_stale_is_sent_on_a_new_one(
+        tmp_path: Path) -> None:
+    """Upstream connections kept alive that the far side has since closed (an upstream
+    restarted, or one that closes idle connections): the request still reaches it."""
+    writer = SessionWriter(tmp_path / "s.json", transport="http", server="x")
+    with http_server() as upstream, socket.create_server(("127.0.0.1", 0)) as closing:
+        proxy = ProxyServer(("127.0.0.1", 0), Relay(writer), upstream)
+        for _ in range(2):  # two idle connections, each closed by the far side
+            stale = http.client.HTTPConnection("127.0.0.1", closing.getsockname()[1])
+            stale.connect()
+            closing.accept()[0].close()
+            proxy.return_connection(stale)
+        thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+        thread.start()
+        try:
+            status, _, _ = _post(proxy.url, INITIALIZE, HEADERS)
+        finally:
+            proxy.shutdown()
+            proxy.server_close()
+    assert status == 200
+    assert proxy.upstream_failure is None
+
+
 REBINDING = ("POST /mcp HTTP/1.1\nHost: {host}\nContent-Type: application/json\n"
              "Accept: application/json, text/event-stream\nContent-Length: {length}{extra}")
 
