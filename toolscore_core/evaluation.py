@@ -134,9 +134,8 @@ def _taking_part(registry: Registry, fmt: TraceFormat | None, ran: tuple[str, ..
     for check in registry.checks.values():
         if check.id in ran:
             dependencies += check.depends_on
-    for plugin in ([m.plugin for m in registry.metrics.values()]
-                   + [registry.checks[c].plugin for c in ran]):
-        plugin = plugin or PluginInfo(name="unknown")
+    for plugin in ([_plugin_of(m) for m in registry.metrics.values()]
+                   + [_plugin_of(registry.checks[c]) for c in ran]):
         used.setdefault(plugin.name, plugin)
     found = (tuple(sorted(used.values(), key=lambda p: p.name)), tuple(dependencies))
     if len(_TAKING_PART) >= 16:
@@ -153,8 +152,13 @@ that gave a result: the registry (which holds the format, so neither identity ca
 while the entry lives) and :func:`_taking_part`'s answer."""
 
 
+def _plugin_of(part: Any) -> PluginInfo:
+    """The plugin a metric or check came from; one named "unknown" when none is recorded."""
+    return part.plugin or PluginInfo(name="unknown")
+
+
 def _run_metric(metric: Any, context: EvaluationContext) -> MetricResult:
-    plugin = metric.plugin or PluginInfo(name="unknown")
+    plugin = _plugin_of(metric)
     try:
         outcome = metric.compute(context)
         if not isinstance(outcome, MetricOutcome):
@@ -166,7 +170,7 @@ def _run_metric(metric: Any, context: EvaluationContext) -> MetricResult:
 
 
 def _run_check(check: Any, context: EvaluationContext) -> CheckResult | None:
-    plugin = check.plugin or PluginInfo(name="unknown")
+    plugin = _plugin_of(check)
     try:
         outcome = check.run(context)
     except Exception as exc:  # a check that raises is unknown, never pass
