@@ -19,22 +19,24 @@ USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
 def detect(document: Any) -> str | None:
     if not isinstance(document, list) or not document:
         return None
-    carries = transcript = other = False
+    carries = stamped = transcript = other = False
     for item in document:
         if not isinstance(item, dict) or "role" in item:
             return None
         kind = name_of(item, "type")
         if kind not in MESSAGE_TYPES:
-            # Claude Code's bookkeeping lines (progress, file-history-snapshot,
-            # queue-operation, summary ...): their kinds change between versions.
+            # Claude's other lines (a transcript's progress, file-history-snapshot,
+            # queue-operation, summary; a stream's rate_limit_event, command_lifecycle):
+            # their kinds change between versions.
             if kind is None:
                 return None
             other = True
             continue
         carries = carries or isinstance(item.get("message"), dict) or kind == "result"
-        transcript = transcript or (kind in ("user", "assistant") and isinstance(
-            item.get("uuid"), str) and isinstance(item.get("sessionId"), str))
-    if not carries or (other and not transcript):
+        if kind in ("user", "assistant") and isinstance(item.get("uuid"), str):
+            transcript = transcript or isinstance(item.get("sessionId"), str)
+            stamped = stamped or transcript or isinstance(item.get("session_id"), str)
+    if not carries or (other and not stamped):
         return None
     if transcript:
         return ('a Claude Code session transcript (JSON Lines of {"type": "user"|"assistant", '

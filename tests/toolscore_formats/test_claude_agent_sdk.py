@@ -70,14 +70,35 @@ def test_claude_code_transcript_reads_sub_agent_progress(read) -> None:
     assert trace.final_answer is None
 
 
-def test_unknown_line_types_need_a_transcript(tmp_path) -> None:
-    # Only Claude Code's own lines (uuid, sessionId) make other line types bookkeeping:
-    # a stream with a line of an unknown type is not claimed.
+def test_unknown_line_types_need_claude_stamped_messages() -> None:
+    # Only messages Claude stamped (a uuid and a session id) make other line types
+    # Claude's own: an unstamped list with a line of an unknown type is not claimed.
     from toolscore_formats.claude_agent_sdk import detect
 
     stream = [{"type": "assistant", "message": {"content": []}}, {"type": "progress"}]
     assert detect(stream) is None
+    stamped = [{**stream[0], "uuid": "u1", "session_id": "s1"}, {"type": "rate_limit_event"}]
+    assert detect(stamped) is not None
     transcript = [{"type": "assistant", "uuid": "u1", "sessionId": "s1",
                    "message": {"content": []}}, {"type": "progress"}]
     assert detect(transcript) is not None
     assert detect([*transcript, {"progress": True}]) is None
+
+
+def test_sdk_stream_with_rate_limit_and_lifecycle_lines(read) -> None:
+    # A real Agent SDK stream (Claude Code 2.1.210) has rate_limit_event and
+    # command_lifecycle lines among its messages; they are not a reason to refuse it.
+    trace, choice = read("claude_agent_sdk_rate_limit_stream.jsonl")
+    assert choice.format == "claude_agent_sdk"
+    bash, read_file = trace.calls
+    assert (bash.id, bash.tool, bash.args) == (
+        "toolu_01VQm59wRkdm9WX5rYRBzkrD", "Bash",
+        {"command": "ls a.txt 2>&1", "description": "Check if a.txt exists"})
+    assert (bash.result, bash.is_error) == ("a.txt", False)
+    assert read_file.args == {"file_path": "~/tmp/agent-chat-fixtures/claude/sandbox/a.txt"}
+    assert (read_file.result, read_file.is_error) == ("1\talpha beta gamma\n2\t", False)
+    # A stream stamps no assistant message: the calls have no time.
+    assert all(c.timestamp is None and c.duration is None for c in trace.calls)
+    assert trace.final_answer == "alpha"
+    assert (trace.run_cost, trace.run_duration) == (0.0922831, 3.913)
+    assert trace.model == "claude-sonnet-5"
