@@ -35,7 +35,8 @@ def parse(document: Any) -> Trace:
                          fix='give a list of messages or {"messages": [...]}')
     talk = Conversation()
     table, notes = talk.table, talk.notes
-    usage = model = None
+    model = None
+    usages: list[Any] = []
     for index, item in enumerate(messages):
         fields = message_fields(item)
         if fields is None:
@@ -47,8 +48,7 @@ def parse(document: Any) -> Trace:
             called = _read_ai(data, table)
             reply = text_of(data.get("content"))
             talk.said(reply, final=None if called else reply)
-            usage = data.get("usage_metadata") if isinstance(
-                data.get("usage_metadata"), dict) else usage
+            usages.append(data.get("usage_metadata"))
             metadata = data.get("response_metadata")
             if isinstance(metadata, dict):
                 model = as_str(metadata.get("model_name")) or model
@@ -59,7 +59,37 @@ def parse(document: Any) -> Trace:
                                 **outcome(content, failed=failed or None)):
                 notes.append(f"message {index}: ToolMessage for unknown tool_call_id "
                              f"{as_str(data.get('tool_call_id'))!r} (not counted as a call)")
-    return talk.trace(model=model, usage=usage)
+    return talk.trace(model=model, usage=_run_usage(usages, notes))
+
+
+def _run_usage(usages: list[Any], notes: list[str]) -> dict[str, Any] | None:
+    """The run's tokens: the sum of every AI message's ``usage_metadata`` (each is one model
+    call's), as LangChain's ``add_usage`` adds them; unknown when some message has none."""
+    given = [usage for usage in usages if isinstance(usage, dict)]
+    if not given:
+        return None
+    if len(given) < len(usages):
+        # A partial sum would pass for the run's total: the total is unknown instead.
+        notes.append(f"usage_metadata on {len(given)} of {len(usages)} AI messages: the "
+                     "run's token usage is unknown")
+        return None
+    total: dict[str, Any] = {}
+    for usage in given:
+        _add_usage(total, usage)
+    return total
+
+
+def _add_usage(total: dict[str, Any], usage: dict[str, Any]) -> None:
+    """Add one message's token counts into ``total`` (nested details key by key)."""
+    for key, value in usage.items():
+        if isinstance(value, dict):
+            inner = total.setdefault(key, {})
+            if isinstance(inner, dict):
+                _add_usage(inner, value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            before = total.get(key, 0)
+            if isinstance(before, (int, float)) and not isinstance(before, bool):
+                total[key] = before + value
 
 
 def _read_ai(data: dict[str, Any], table: CallTable) -> bool:

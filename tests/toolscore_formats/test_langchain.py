@@ -25,3 +25,33 @@ def test_langgraph_state_of_lc_constructor_messages() -> None:
     trace, choice = parse_trace(state)
     assert choice.format == "langchain"
     assert [(c.tool, c.args, c.is_error) for c in trace.calls] == [("f", {"x": 1}, None)]
+
+
+def test_real_langgraph_state_sums_the_model_calls_usage(read) -> None:
+    # A create_react_agent run's state, each message to_json()'d: its AI messages carry
+    # their calls twice (tool_calls and the provider's additional_kwargs.tool_calls).
+    trace, choice = read("langgraph_state_lc.json")
+    assert choice.format == "langchain"
+    first, second = trace.calls
+    assert (first.id, first.tool, first.args, first.result, first.is_error) == (
+        "chatcmpl-tool-4ccc4f90101d4f1fa39dce72fb4c6ddb", "add", {"a": "11", "b": "13"},
+        "24.0", False)
+    assert (second.args, second.result) == ({"a": "24", "b": "20"}, "44.0")
+    assert trace.final_answer == "The total sum of the numbers 11, 13, and 20 is 44."
+    assert trace.model == "meta-llama/llama-3-1-70b-instruct"
+    # Each AI message's usage_metadata is one model call's: the run used all three.
+    assert trace.usage == {"input_tokens": 574 + 614 + 654, "output_tokens": 23 + 23 + 20,
+                           "total_tokens": 597 + 637 + 674}
+
+
+def test_usage_is_unknown_when_an_ai_message_has_none() -> None:
+    import json
+    from pathlib import Path
+
+    state = json.loads((Path(__file__).parent / "fixtures" / "langgraph_state_lc.json")
+                       .read_text(encoding="utf-8"))
+    del state["messages"][3]["kwargs"]["usage_metadata"]
+    trace, _ = parse_trace(state)
+    assert trace.usage is None
+    assert "usage_metadata on 2 of 3 AI messages: the run's token usage is unknown" in \
+        trace.notes
