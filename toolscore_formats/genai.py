@@ -30,13 +30,23 @@ from toolscore_formats.spans import (
 )
 from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
 from toolscore_formats.values import as_str, decode_args, maybe_json
+from toolscore_formats.vercel_spans import (
+    TOOL_ARGS,
+    TOOL_ID,
+    TOOL_NAME,
+    TOOL_RESULT,
+    decoded,
+    input_messages,
+    is_model_call,
+    output_messages,
+)
 
 if TYPE_CHECKING:
     from toolscore import SpanRef
 
-ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
+ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", TOOL_ARGS)
 RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
-               "gcp.vertex.agent.tool_response")
+               "gcp.vertex.agent.tool_response", TOOL_RESULT)
 NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ")
 PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
 MERGED_TOOLS = "(merged tools)"
@@ -68,15 +78,18 @@ def _absent_result(value: Any) -> bool:
 class ToolSpan:
     """An execute_tool or MCP tools/call span, as a call's fields, before it is joined."""
 
-    __slots__ = ("call", "call_id", "name", "order", "parent", "request", "span_id", "start")
+    __slots__ = ("ai_sdk", "call", "call_id", "name", "order", "parent", "request", "span_id",
+                 "start")
 
     def __init__(self, span: Span, order: int, name: str | None) -> None:
         attributes = span.attributes
         self.order = order
         self.span_id, self.parent, self.start = span.span_id, span.parent, span.start
-        self.name = name or attributes.text("mcp.tool.name") or _name_from(span.name)
+        self.ai_sdk = TOOL_NAME in attributes  # the Vercel AI SDK's ai.toolCall span
+        self.name = name or attributes.text("mcp.tool.name") or attributes.text(
+            TOOL_NAME) or _name_from(span.name)
         call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-            attributes.get("jsonrpc.request.id"))
+            attributes.get("jsonrpc.request.id")) or as_str(attributes.get(TOOL_ID))
         self.call_id = None if absent(call_id) else call_id
         self.call = _span_call(span, self.name, self.call_id) if self.name else None
         self.request: Request | None = None  # the model's request it ran, once joined
@@ -261,7 +274,7 @@ class GenAIReader:
             return
         raw = attributes.raw
         has_messages = any(key in raw for key in MESSAGE_KEYS) or ADK_RESPONSE in raw or \
-            _has_old_messages(attributes)
+            _has_old_messages(attributes) or is_model_call(attributes)
         if not has_messages and operation not in CHAT_OPERATIONS:
             return
         finishes = attributes.get("gen_ai.response.finish_reasons")
@@ -439,8 +452,11 @@ class GenAIReader:
     def _where(self, spans: list[ToolSpan], requests: list[Request], joined_id: int,
                joined_order: int) -> str:
         places = []
-        if spans:
-            places.append(count(len(spans), "execute_tool span"))
+        ai_sdk = sum(1 for tool in spans if tool.ai_sdk)
+        if len(spans) > ai_sdk:
+            places.append(count(len(spans) - ai_sdk, "execute_tool span"))
+        if ai_sdk:
+            places.append(count(ai_sdk, "Vercel AI SDK ai.toolCall span"))
         for source in ("span attributes", "log records"):
             found = sum(1 for r in requests if r.source == source)
             if found:
@@ -501,6 +517,8 @@ def _fill(exchange: Exchange, attributes: Attributes, from_spans: bool,
     if inputs is None and outputs is None and _has_old_messages(attributes):
         inputs = _old_messages(attributes, "gen_ai.prompt.", "user")
         outputs = _old_messages(attributes, "gen_ai.completion.", "assistant")
+    if inputs is None and outputs is None and is_model_call(attributes):
+        inputs, outputs = input_messages(attributes), output_messages(attributes)
     added = False
     if inputs is not None and not exchange.has_input:
         for message in inputs:
@@ -782,7 +800,9 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
     elided = ADK_TOOL_RESPONSE in attributes and attributes.get(ADK_TOOL_RESPONSE) == "{}"
     if elided or absent(raw_args):
         raw_args = None
-    result = None if elided else maybe_json(raw_result)
+    # The AI SDK writes the result's JSON.stringify: any JSON value (a string too).
+    result = None if elided else (decoded(raw_result) if result_key == TOOL_RESULT
+                                  else maybe_json(raw_result))
     result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
     args, raw = decode_args(raw_args)
