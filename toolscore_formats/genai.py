@@ -44,9 +44,12 @@ from toolscore_formats.vercel_spans import (
 if TYPE_CHECKING:
     from toolscore import SpanRef
 
-ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", TOOL_ARGS)
+# Vendor keys after the convention's: Google ADK's, the Vercel AI SDK's, and Pydantic AI's
+# (tool_arguments / tool_response, its instrumentation versions 1 and 2).
+ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", TOOL_ARGS,
+             "tool_arguments")
 RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
-               "gcp.vertex.agent.tool_response", TOOL_RESULT)
+               "gcp.vertex.agent.tool_response", TOOL_RESULT, "tool_response")
 NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ")
 PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
 MERGED_TOOLS = "(merged tools)"

@@ -20,6 +20,9 @@ JAEGER_ERROR_STATUS = frozenset(("ERROR", "Error", "error"))
 OPENINFERENCE_KIND = "openinference.span.kind"
 TOOL_OPERATIONS = frozenset(("execute_tool", "tool"))
 EXECUTE_TOOL_PREFIX = "execute_tool "
+# Pydantic AI's tool span before it set gen_ai.operation.name (its instrumentation versions 1
+# and 2): named "running tool", with gen_ai.tool.name and gen_ai.tool.call.id.
+PYDANTIC_AI_TOOL_SPAN = "running tool"
 NAMED_OPERATIONS = (EXECUTE_TOOL_PREFIX, "invoke_agent ")
 
 
@@ -243,14 +246,17 @@ class Span:
 
     def is_tool_span(self, operation: str | None = _UNSET) -> bool:
         """A GenAI tool call span: ``execute_tool`` (or the vendor ``tool`` with a tool
-        name), an MCP ``tools/call`` span, or the Vercel AI SDK's ``ai.toolCall`` span.
-        ``operation``: ``operation()``, when known."""
+        name), an MCP ``tools/call`` span, Pydantic AI's ``running tool`` span with a tool
+        name, or the Vercel AI SDK's ``ai.toolCall`` span. ``operation``: ``operation()``,
+        when known."""
         if operation is _UNSET:
             operation = self.operation()
         attributes = self.attributes
         if operation == "execute_tool" or attributes.get("mcp.method.name") == "tools/call":
             return True
-        if operation in TOOL_OPERATIONS and "gen_ai.tool.name" in attributes:
+        if (operation in TOOL_OPERATIONS or (
+                operation is None and self.name == PYDANTIC_AI_TOOL_SPAN)) and \
+                "gen_ai.tool.name" in attributes:
             return True
         return operation is None and is_ai_sdk_tool_call(self.name, attributes)
 
