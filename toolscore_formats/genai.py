@@ -64,6 +64,7 @@ INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user"
                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
 CHOICE_EVENT = "gen_ai.choice"
 EVENT_NAMES = frozenset((INFERENCE_EVENT, CHOICE_EVENT, *INPUT_EVENTS))
+TRACELOOP_KIND = "traceloop.span.kind"
 
 
 def absent(value: Any) -> bool:
@@ -232,6 +233,10 @@ class GenAIReader:
         self.chats = 0
         self.order = 0
         self.openinference = False
+        # OpenLLMetry's tool spans (traceloop.span.kind "tool"): not read as calls (their
+        # arguments are the decorated function's {"args", "kwargs"}, or a framework's own
+        # inputs), but counted, so that the trace does not say it holds no tool call.
+        self.traceloop_tools = 0
         # Where verdicts written back belong (``Trace.span``): the trace ids seen, the
         # earliest invoke_agent span ((start, id)) and the first root span; and the last
         # response id ((end, order, id)) for ``Trace.response_id``.
@@ -266,6 +271,8 @@ class GenAIReader:
             else:
                 self.tool_spans.append(tool)
             return
+        if attributes.get(TRACELOOP_KIND) == "tool":
+            self.traceloop_tools += 1
         if span.raw.get("events") or span.raw.get("logs"):
             self._span_events(span, order)
         if operation == "invoke_agent":
@@ -443,6 +450,10 @@ class GenAIReader:
             notes.append(f"{count(history_only, 'call')} only in the chats' input history "
                          "(asked for before this export's first chat): not counted")
         where = self._where(spans, requests, joined_id, joined_order)
+        if self.traceloop_tools and rows:
+            notes.append(f"{count(self.traceloop_tools, 'OpenLLMetry tool span')} "
+                         f"({TRACELOOP_KIND} tool) not read as calls: the calls read are the "
+                         "ones the GenAI attributes hold")
         if not rows:
             notes.append(self._no_calls())
         final_answer, model = _final_answer(exchanges)
@@ -477,6 +488,10 @@ class GenAIReader:
     def _no_calls(self) -> str:
         seen = f"{count(self.spans, 'span')}" + (
             f" and {count(self.log_records, 'log record')}" if self.log_records else "")
+        if self.traceloop_tools:
+            return (f"no tool call read: OpenLLMetry tool spans ({TRACELOOP_KIND} tool) are "
+                    f"not read as calls ({self.traceloop_tools} in this export) and no GenAI "
+                    "attribute holds one: which calls were made is unknown")
         if self.chat_tool_finishes and not self.chats and not self.exchanges:
             return (f"no tool call read: {count(self.chat_tool_finishes, 'chat')} ended with "
                     "finish reason tool_calls, but the export holds no message content "
