@@ -30,13 +30,26 @@ from toolscore_formats.spans import (
 )
 from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
 from toolscore_formats.values import as_str, decode_args, maybe_json
+from toolscore_formats.vercel_spans import (
+    TOOL_ARGS,
+    TOOL_ID,
+    TOOL_NAME,
+    TOOL_RESULT,
+    decoded,
+    input_messages,
+    is_model_call,
+    output_messages,
+)
 
 if TYPE_CHECKING:
     from toolscore import SpanRef
 
-ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
+# Vendor keys after the convention's: Google ADK's, the Vercel AI SDK's, and Pydantic AI's
+# (tool_arguments / tool_response, its instrumentation versions 1 and 2).
+ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", TOOL_ARGS,
+             "tool_arguments")
 RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
-               "gcp.vertex.agent.tool_response")
+               "gcp.vertex.agent.tool_response", TOOL_RESULT, "tool_response")
 NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ")
 PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
 MERGED_TOOLS = "(merged tools)"
@@ -51,6 +64,7 @@ INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user"
                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
 CHOICE_EVENT = "gen_ai.choice"
 EVENT_NAMES = frozenset((INFERENCE_EVENT, CHOICE_EVENT, *INPUT_EVENTS))
+TRACELOOP_KIND = "traceloop.span.kind"
 
 
 def absent(value: Any) -> bool:
@@ -68,15 +82,18 @@ def _absent_result(value: Any) -> bool:
 class ToolSpan:
     """An execute_tool or MCP tools/call span, as a call's fields, before it is joined."""
 
-    __slots__ = ("call", "call_id", "name", "order", "parent", "request", "span_id", "start")
+    __slots__ = ("ai_sdk", "call", "call_id", "name", "order", "parent", "request", "span_id",
+                 "start")
 
     def __init__(self, span: Span, order: int, name: str | None) -> None:
         attributes = span.attributes
         self.order = order
         self.span_id, self.parent, self.start = span.span_id, span.parent, span.start
-        self.name = name or attributes.text("mcp.tool.name") or _name_from(span.name)
+        self.ai_sdk = TOOL_NAME in attributes  # the Vercel AI SDK's ai.toolCall span
+        self.name = name or attributes.text("mcp.tool.name") or attributes.text(
+            TOOL_NAME) or _name_from(span.name)
         call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-            attributes.get("jsonrpc.request.id"))
+            attributes.get("jsonrpc.request.id")) or as_str(attributes.get(TOOL_ID))
         self.call_id = None if absent(call_id) else call_id
         self.call = _span_call(span, self.name, self.call_id) if self.name else None
         self.request: Request | None = None  # the model's request it ran, once joined
@@ -216,6 +233,10 @@ class GenAIReader:
         self.chats = 0
         self.order = 0
         self.openinference = False
+        # OpenLLMetry's tool spans (traceloop.span.kind "tool"): not read as calls (their
+        # arguments are the decorated function's {"args", "kwargs"}, or a framework's own
+        # inputs), but counted, so that the trace does not say it holds no tool call.
+        self.traceloop_tools = 0
         # Where verdicts written back belong (``Trace.span``): the trace ids seen, the
         # earliest invoke_agent span ((start, id)) and the first root span; and the last
         # response id ((end, order, id)) for ``Trace.response_id``.
@@ -250,6 +271,8 @@ class GenAIReader:
             else:
                 self.tool_spans.append(tool)
             return
+        if attributes.get(TRACELOOP_KIND) == "tool":
+            self.traceloop_tools += 1
         if span.raw.get("events") or span.raw.get("logs"):
             self._span_events(span, order)
         if operation == "invoke_agent":
@@ -261,7 +284,7 @@ class GenAIReader:
             return
         raw = attributes.raw
         has_messages = any(key in raw for key in MESSAGE_KEYS) or ADK_RESPONSE in raw or \
-            _has_old_messages(attributes)
+            _has_old_messages(attributes) or is_model_call(attributes)
         if not has_messages and operation not in CHAT_OPERATIONS:
             return
         finishes = attributes.get("gen_ai.response.finish_reasons")
@@ -427,6 +450,10 @@ class GenAIReader:
             notes.append(f"{count(history_only, 'call')} only in the chats' input history "
                          "(asked for before this export's first chat): not counted")
         where = self._where(spans, requests, joined_id, joined_order)
+        if self.traceloop_tools and rows:
+            notes.append(f"{count(self.traceloop_tools, 'OpenLLMetry tool span')} "
+                         f"({TRACELOOP_KIND} tool) not read as calls: the calls read are the "
+                         "ones the GenAI attributes hold")
         if not rows:
             notes.append(self._no_calls())
         final_answer, model = _final_answer(exchanges)
@@ -439,8 +466,11 @@ class GenAIReader:
     def _where(self, spans: list[ToolSpan], requests: list[Request], joined_id: int,
                joined_order: int) -> str:
         places = []
-        if spans:
-            places.append(count(len(spans), "execute_tool span"))
+        ai_sdk = sum(1 for tool in spans if tool.ai_sdk)
+        if len(spans) > ai_sdk:
+            places.append(count(len(spans) - ai_sdk, "execute_tool span"))
+        if ai_sdk:
+            places.append(count(ai_sdk, "Vercel AI SDK ai.toolCall span"))
         for source in ("span attributes", "log records"):
             found = sum(1 for r in requests if r.source == source)
             if found:
@@ -458,6 +488,10 @@ class GenAIReader:
     def _no_calls(self) -> str:
         seen = f"{count(self.spans, 'span')}" + (
             f" and {count(self.log_records, 'log record')}" if self.log_records else "")
+        if self.traceloop_tools:
+            return (f"no tool call read: OpenLLMetry tool spans ({TRACELOOP_KIND} tool) are "
+                    f"not read as calls ({self.traceloop_tools} in this export) and no GenAI "
+                    "attribute holds one: which calls were made is unknown")
         if self.chat_tool_finishes and not self.chats and not self.exchanges:
             return (f"no tool call read: {count(self.chat_tool_finishes, 'chat')} ended with "
                     "finish reason tool_calls, but the export holds no message content "
@@ -501,6 +535,8 @@ def _fill(exchange: Exchange, attributes: Attributes, from_spans: bool,
     if inputs is None and outputs is None and _has_old_messages(attributes):
         inputs = _old_messages(attributes, "gen_ai.prompt.", "user")
         outputs = _old_messages(attributes, "gen_ai.completion.", "assistant")
+    if inputs is None and outputs is None and is_model_call(attributes):
+        inputs, outputs = input_messages(attributes), output_messages(attributes)
     added = False
     if inputs is not None and not exchange.has_input:
         for message in inputs:
@@ -782,7 +818,9 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
     elided = ADK_TOOL_RESPONSE in attributes and attributes.get(ADK_TOOL_RESPONSE) == "{}"
     if elided or absent(raw_args):
         raw_args = None
-    result = None if elided else maybe_json(raw_result)
+    # The AI SDK writes the result's JSON.stringify: any JSON value (a string too).
+    result = None if elided else (decoded(raw_result) if result_key == TOOL_RESULT
+                                  else maybe_json(raw_result))
     result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
     args, raw = decode_args(raw_args)

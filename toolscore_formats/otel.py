@@ -186,8 +186,9 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         description="OpenTelemetry GenAI spans: OTLP JSON exports and span lists",
         reads='{"resourceSpans": [...], "resourceLogs": [...]} (also Tempo "batches" and '
               '{"trace": ...}, the Collector file exporter\'s JSON Lines) or a list of spans: '
-              'execute_tool and MCP tools/call spans, tool_call / tool_call_response message '
-              'parts (gen_ai.input/output.messages, gen_ai.prompt.N / completion.N) and GenAI '
+              'execute_tool, MCP tools/call and Vercel AI SDK ai.toolCall spans, tool_call / '
+              'tool_call_response message parts (gen_ai.input/output.messages, gen_ai.prompt.N '
+              '/ completion.N) and GenAI '
               'log records, joined by call id (else tool name and order); placeholders read '
               'as absent; turns from invoke_agent spans or user messages',
         detect=detect, parse=parse, stream=stream, near=near,

@@ -10,6 +10,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from toolscore import count
 from toolscore_formats.times import parse_time
 from toolscore_formats.values import as_int, as_str, dict_of, list_of
+from toolscore_formats.vercel_spans import is_tool_call as is_ai_sdk_tool_call
 
 GROUP_KEYS = ("resourceSpans", "batches")
 SCOPE_KEYS = ("scopeSpans", "instrumentationLibrarySpans")
@@ -19,6 +20,9 @@ JAEGER_ERROR_STATUS = frozenset(("ERROR", "Error", "error"))
 OPENINFERENCE_KIND = "openinference.span.kind"
 TOOL_OPERATIONS = frozenset(("execute_tool", "tool"))
 EXECUTE_TOOL_PREFIX = "execute_tool "
+# Pydantic AI's tool span before it set gen_ai.operation.name (its instrumentation versions 1
+# and 2): named "running tool", with gen_ai.tool.name and gen_ai.tool.call.id.
+PYDANTIC_AI_TOOL_SPAN = "running tool"
 NAMED_OPERATIONS = (EXECUTE_TOOL_PREFIX, "invoke_agent ")
 
 
@@ -242,13 +246,19 @@ class Span:
 
     def is_tool_span(self, operation: str | None = _UNSET) -> bool:
         """A GenAI tool call span: ``execute_tool`` (or the vendor ``tool`` with a tool
-        name) or an MCP ``tools/call`` span. ``operation``: ``operation()``, when known."""
+        name), an MCP ``tools/call`` span, Pydantic AI's ``running tool`` span with a tool
+        name, or the Vercel AI SDK's ``ai.toolCall`` span. ``operation``: ``operation()``,
+        when known."""
         if operation is _UNSET:
             operation = self.operation()
         attributes = self.attributes
         if operation == "execute_tool" or attributes.get("mcp.method.name") == "tools/call":
             return True
-        return operation in TOOL_OPERATIONS and "gen_ai.tool.name" in attributes
+        if (operation in TOOL_OPERATIONS or (
+                operation is None and self.name == PYDANTIC_AI_TOOL_SPAN)) and \
+                "gen_ai.tool.name" in attributes:
+            return True
+        return operation is None and is_ai_sdk_tool_call(self.name, attributes)
 
     def openinference_kind(self) -> str | None:
         if OPENINFERENCE_KIND not in self.attributes.raw and "span_kind" not in self.raw:
