@@ -14,16 +14,17 @@ def text_of(content: Any, *, separator: str = "") -> str | None:
     """The text of a message's content: a string, or the text blocks of a list joined
     (with ``separator`` between them).
 
-    Empty text is no text (None): an assistant turn with ``""`` says nothing.
+    Empty or blank text is no text (None): an assistant turn with ``""`` or only a line break
+    (Claude Code writes ``"\\n\\n"`` text blocks) says nothing.
     """
     if isinstance(content, str):
-        return content or None
+        return content if content and not content.isspace() else None
     if isinstance(content, list):
         parts = [block["text"] for block in content
                  if isinstance(block, dict) and name_of(block, "type") in TEXT_BLOCK_TYPES
                  and isinstance(block.get("text"), str)]
         text = separator.join(parts)
-        return text or None
+        return text if text and not text.isspace() else None
     return None
 
 

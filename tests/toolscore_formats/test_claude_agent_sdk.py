@@ -45,6 +45,9 @@ def test_claude_code_session_transcript(read) -> None:
     assert trace.final_answer is None
     assert trace.model == "claude-opus-4-6"
     assert (trace.run_cost, trace.run_duration, trace.usage) == (None, None, None)
+    # Its one text block before a call is a reply; a "\n\n" text block says nothing.
+    assert trace.replies == ("Phoenix server is starting in the background.\n\n"
+                             "Let me check the MCP servers status.",)
 
 
 def test_claude_code_transcript_reads_sub_agent_progress(read) -> None:
