@@ -829,8 +829,11 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         attributes.get("gen_ai.tool.result.is_error") is True
     error = None
     if failed:
-        # The span's own words first; an error without any text stays without text.
-        error = span.error_text or as_str(attributes.get("error.type")) or (
+        # The span's own words first (its status message, else the message of the exception
+        # it recorded: Pydantic AI sets the ERROR status without a message); an error without
+        # any text stays without text.
+        error = span.error_text or span.exception_message() or as_str(
+            attributes.get("error.type")) or (
             text_of(result.get("content")) if mcp_error else None)  # type: ignore[union-attr]
     # A span that ended without an error status is a completed call: not failed.
     is_error: bool | None = True if failed else (False if span.end is not None or has_result
