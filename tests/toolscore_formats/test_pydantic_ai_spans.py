@@ -10,7 +10,9 @@ raises ``ModelRetry``, then ``get_time(Tokyo)``, then to answer); see fixtures/S
 - ``pydantic_ai_otel_v2.json``: the same release, version 2: ``running tool`` spans with
   ``tool_arguments`` / ``tool_response`` (and ``gen_ai.operation.name``);
 - ``pydantic_ai_1_0_otel_v2.json``: Pydantic AI 1.0, its default version 2: ``running tool``
-  spans without ``gen_ai.operation.name``, under an ``agent run`` span without it either.
+  spans without ``gen_ai.operation.name``, under an ``agent run`` span without it either;
+- ``pydantic_ai_1_0_otel_v1.json``: the same release, version 1: the same tool spans, the
+  chats' messages as per-message events in each chat span's ``events`` attribute.
 """
 
 from __future__ import annotations
@@ -25,15 +27,17 @@ from toolscore_core.traces import load_trace, parse_trace
 from toolscore_formats.times import iso_from_nanos
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EXPORTS = ["pydantic_ai_otel_v5.json", "pydantic_ai_otel_v2.json", "pydantic_ai_1_0_otel_v2.json"]
+EXPORTS = ["pydantic_ai_otel_v5.json", "pydantic_ai_otel_v2.json", "pydantic_ai_1_0_otel_v2.json",
+           "pydantic_ai_1_0_otel_v1.json"]
 RETRY = "unknown city 'Tokio': did you mean 'Tokyo'?"
 # Pydantic AI 1.0 writes the retry prompt the model is sent as the tool's response, and lets
 # the SDK set the ERROR status from the exception: "ToolRetryError: " (its message is empty).
+RETRIED_1_0 = (f"{RETRY}\n\nFix the errors and try again.", "ToolRetryError: ")
 RETRIED = {
     "pydantic_ai_otel_v5.json": (RETRY, RETRY),
     "pydantic_ai_otel_v2.json": (RETRY, RETRY),
-    "pydantic_ai_1_0_otel_v2.json": (f"{RETRY}\n\nFix the errors and try again.",
-                                     "ToolRetryError: "),
+    "pydantic_ai_1_0_otel_v2.json": RETRIED_1_0,
+    "pydantic_ai_1_0_otel_v1.json": RETRIED_1_0,
 }
 ANSWER = "Paris: sunny, 21 C. Tokyo: 18:00."
 
@@ -64,8 +68,8 @@ def test_the_calls_are_the_ones_the_agent_made(name: str) -> None:
     assert trace.model == "scripted"
     assert trace.notes == ()
     # Each call's one span, joined to the model's request by call id: not counted twice.
-    assert "calls from 3 execute_tool spans" in choice.reason
-    assert "joined 3 by call id" in choice.reason
+    assert "calls from 3 execute_tool spans, 3 calls in message parts of span attributes; " \
+        "joined 3 by call id" in choice.reason
 
 
 @pytest.mark.parametrize("name", EXPORTS)
