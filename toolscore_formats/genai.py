@@ -65,6 +65,10 @@ INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user"
 CHOICE_EVENT = "gen_ai.choice"
 EVENT_NAMES = frozenset((INFERENCE_EVENT, CHOICE_EVENT, *INPUT_EVENTS))
 TRACELOOP_KIND = "traceloop.span.kind"
+# Pydantic AI's instrumentation version 1 (and its releases before versions) writes a chat's
+# messages as the per-message GenAI events, in one span attribute: a JSON list of objects,
+# each an event's body with its "event.name".
+EVENTS_ATTRIBUTE = "events"
 
 
 def absent(value: Any) -> bool:
@@ -275,6 +279,8 @@ class GenAIReader:
             self.traceloop_tools += 1
         if span.raw.get("events") or span.raw.get("logs"):
             self._span_events(span, order)
+        if EVENTS_ATTRIBUTE in attributes.raw:
+            self._attribute_events(span, order)
         if operation == "invoke_agent":
             duration = seconds_between(span.start, span.end)
             if duration is not None:
@@ -324,6 +330,21 @@ class GenAIReader:
                 content = _decoded(attributes.get("gen_ai.event.content"))
                 body = content if isinstance(content, dict) else dict(attributes.items())
                 self._event(name, attributes, body, span.span_id, order, span.end)
+
+    def _attribute_events(self, span: Span, order: int) -> None:
+        """The events in a span's ``events`` attribute (Pydantic AI's version 1), read as the
+        same events recorded as log records of that span."""
+        events = _decoded(span.attributes.get(EVENTS_ATTRIBUTE))
+        if not isinstance(events, list):
+            return
+        for event in events:
+            name = event.get("event.name") if isinstance(event, dict) else None
+            if isinstance(name, str) and name in EVENT_NAMES:
+                self._event(name, Attributes(event, otlp=False), event, span.span_id, order,
+                            span.end)
+        exchange = self.exchanges.get(span.span_id) if span.span_id is not None else None
+        if exchange is not None:
+            exchange.from_spans = True
 
     def _event(self, name: str, attributes: Attributes, body: dict[str, Any],
                span_id: str | None, order: int, time: int | None) -> None:
@@ -829,8 +850,11 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         attributes.get("gen_ai.tool.result.is_error") is True
     error = None
     if failed:
-        # The span's own words first; an error without any text stays without text.
-        error = span.error_text or as_str(attributes.get("error.type")) or (
+        # The span's own words first (its status message, else the message of the exception
+        # it recorded: Pydantic AI sets the ERROR status without a message); an error without
+        # any text stays without text.
+        error = span.error_text or span.exception_message() or as_str(
+            attributes.get("error.type")) or (
             text_of(result.get("content")) if mcp_error else None)  # type: ignore[union-attr]
     # A span that ended without an error status is a completed call: not failed.
     is_error: bool | None = True if failed else (False if span.end is not None or has_result

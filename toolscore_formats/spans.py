@@ -23,6 +23,8 @@ EXECUTE_TOOL_PREFIX = "execute_tool "
 # Pydantic AI's tool span before it set gen_ai.operation.name (its instrumentation versions 1
 # and 2): named "running tool", with gen_ai.tool.name and gen_ai.tool.call.id.
 PYDANTIC_AI_TOOL_SPAN = "running tool"
+# Its agent span then: named "agent run", with the agent's name in agent_name.
+PYDANTIC_AI_AGENT_SPAN = "agent run"
 NAMED_OPERATIONS = (EXECUTE_TOOL_PREFIX, "invoke_agent ")
 
 
@@ -236,12 +238,16 @@ class Span:
     def operation(self) -> str | None:
         """``gen_ai.operation.name``; for a span named ``execute_tool {tool}`` or
         ``invoke_agent {agent}`` without it (older GenAI instrumentations, Google ADK's among
-        them), that operation: the span name is the convention's own signal."""
+        them), that operation: the span name is the convention's own signal. Pydantic AI's
+        ``agent run`` span with ``agent_name`` (before it set the operation) is
+        ``invoke_agent``."""
         operation = self.attributes.text("gen_ai.operation.name")
         if operation is None and self.name is not None:
             for prefix in NAMED_OPERATIONS:
                 if self.name.startswith(prefix):
                     return prefix[:-1]
+            if self.name == PYDANTIC_AI_AGENT_SPAN and "agent_name" in self.attributes:
+                return "invoke_agent"
         return operation
 
     def is_tool_span(self, operation: str | None = _UNSET) -> bool:

@@ -1,12 +1,18 @@
-"""Pydantic AI's tool spans before it set ``gen_ai.operation.name`` (its instrumentation
-versions 1 and 2, the default until 2026): a span named ``running tool`` with
-``gen_ai.tool.name``, ``gen_ai.tool.call.id``, ``tool_arguments`` and ``tool_response``.
+"""Pydantic AI's OpenTelemetry exports, written by its own instrumentation: the calls read
+are the calls the scripted agent made, in each tool span Pydantic AI writes.
 
-The attributes are Pydantic AI's own test snapshot of such a span
-(fixtures/pydantic_ai_running_tool_attributes.json, see fixtures/SOURCES.md): a tool that
-raised ``ModelRetry``, and the same tool returning 84. The snapshot holds attributes only, so
-each test gives one span the envelope an OTLP exporter writes (the span name is the one
-Pydantic AI's tool manager starts the span with).
+The fixtures were written by tests/toolscore_formats/fixtures/make_pydantic_ai_otel.py (a
+``FunctionModel`` scripted to call ``get_weather(Paris)`` and ``get_time(Tokio)``, which
+raises ``ModelRetry``, then ``get_time(Tokyo)``, then to answer); see fixtures/SOURCES.md:
+
+- ``pydantic_ai_otel_v5.json``: Pydantic AI 2.78, the default instrumentation version 5:
+  ``execute_tool {tool}`` spans with ``gen_ai.tool.call.arguments`` / ``.result``;
+- ``pydantic_ai_otel_v2.json``: the same release, version 2: ``running tool`` spans with
+  ``tool_arguments`` / ``tool_response`` (and ``gen_ai.operation.name``);
+- ``pydantic_ai_1_0_otel_v2.json``: Pydantic AI 1.0, its default version 2: ``running tool``
+  spans without ``gen_ai.operation.name``, under an ``agent run`` span without it either;
+- ``pydantic_ai_1_0_otel_v1.json``: the same release, version 1: the same tool spans, the
+  chats' messages as per-message events in each chat span's ``events`` attribute.
 """
 
 from __future__ import annotations
@@ -15,52 +21,85 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolscore_core.traces import parse_trace
+import pytest
+
+from toolscore_core.traces import load_trace, parse_trace
+from toolscore_formats.times import iso_from_nanos
 
 FIXTURES = Path(__file__).parent / "fixtures"
-START = 1_750_000_000_000_000_000
+EXPORTS = ["pydantic_ai_otel_v5.json", "pydantic_ai_otel_v2.json", "pydantic_ai_1_0_otel_v2.json",
+           "pydantic_ai_1_0_otel_v1.json"]
+RETRY = "unknown city 'Tokio': did you mean 'Tokyo'?"
+# Pydantic AI 1.0 writes the retry prompt the model is sent as the tool's response, and lets
+# the SDK set the ERROR status from the exception: "ToolRetryError: " (its message is empty).
+RETRIED_1_0 = (f"{RETRY}\n\nFix the errors and try again.", "ToolRetryError: ")
+RETRIED = {
+    "pydantic_ai_otel_v5.json": (RETRY, RETRY),
+    "pydantic_ai_otel_v2.json": (RETRY, RETRY),
+    "pydantic_ai_1_0_otel_v2.json": RETRIED_1_0,
+    "pydantic_ai_1_0_otel_v1.json": RETRIED_1_0,
+}
+ANSWER = "Paris: sunny, 21 C. Tokyo: 18:00."
 
 
-def _attributes() -> list[dict[str, Any]]:
-    records = json.loads((FIXTURES / "pydantic_ai_running_tool_attributes.json").read_text())
-    assert isinstance(records, list)
-    return records
+def _spans(name: str) -> list[dict[str, Any]]:
+    document = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    return [span for group in document["resourceSpans"] for scope in group["scopeSpans"]
+            for span in scope["spans"]]
 
 
-def _export(attributes: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
-    span = {"traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7",
-            "name": "running tool", "startTimeUnixNano": str(START),
-            "endTimeUnixNano": str(START + 1_500_000), "status": status,
-            "attributes": [{"key": k, "value": {"intValue": str(v)} if isinstance(v, int)
-                            else {"stringValue": v}} for k, v in attributes.items()]}
-    return {"resourceSpans": [{"scopeSpans": [{"scope": {"name": "pydantic-ai"},
-                                               "spans": [span]}]}]}
+def _seconds(span: dict[str, Any]) -> float:
+    return (int(span["endTimeUnixNano"]) - int(span["startTimeUnixNano"])) / 1e9
 
 
-def test_a_running_tool_span_is_the_call_with_its_arguments_and_result() -> None:
-    trace, choice = parse_trace(_export(_attributes()[1], {}))
+@pytest.mark.parametrize("name", EXPORTS)
+def test_the_calls_are_the_ones_the_agent_made(name: str) -> None:
+    trace, choice = load_trace(FIXTURES / name)
     assert choice.format == "otel"
-    [call] = trace.calls
-    assert (call.tool, call.args, call.result, call.is_error, call.error) == (
-        "add_numbers", {"x": 42, "y": 42}, "84", False, None)
-    assert call.duration == 0.0015
-    assert call.timestamp == "2025-06-15T15:06:40.000000000Z"
-    # The snapshot leaves the call id out (a generated one): unknown, not invented.
-    assert call.id is None
-    assert "calls from 1 execute_tool span" in choice.reason
+    result, error = RETRIED[name]
+    assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error, c.turn)
+            for c in trace.calls] == [
+        ("get_weather", "pyd-call-1", {"city": "Paris"},
+         {"city": "Paris", "sky": "sunny", "celsius": 21}, False, None, 1),
+        ("get_time", "pyd-call-2", {"city": "Tokio"}, result, True, error, 1),
+        ("get_time", "pyd-call-3", {"city": "Tokyo"}, "18:00", False, None, 1),
+    ]
+    assert trace.final_answer == ANSWER
+    assert trace.model == "scripted"
+    assert trace.notes == ()
+    # Each call's one span, joined to the model's request by call id: not counted twice.
+    assert "calls from 3 execute_tool spans, 3 calls in message parts of span attributes; " \
+        "joined 3 by call id" in choice.reason
 
 
-def test_a_tool_that_asked_for_a_retry_is_a_failed_call() -> None:
-    # ModelRetry leaves the span as an exception: the OpenTelemetry SDK sets the ERROR
-    # status (Logfire's level 17 in the snapshot); tool_response is the retry prompt.
-    trace, _ = parse_trace(_export(_attributes()[0], {"code": 2}))
-    [call] = trace.calls
-    assert (call.tool, call.args, call.is_error) == ("add_numbers", {"x": 42, "y": 42}, True)
-    assert call.result == "Tool error\n\nFix the errors and try again."
+@pytest.mark.parametrize("name", EXPORTS)
+def test_each_call_has_its_tool_span_time_and_the_run_its_agent_span_time(name: str) -> None:
+    trace, _ = load_trace(FIXTURES / name)
+    spans = _spans(name)
+    tool_spans = {attribute["value"]["stringValue"]: span for span in spans
+                  for attribute in span["attributes"] if attribute["key"] == "gen_ai.tool.call.id"}
+    for call in trace.calls:
+        span = tool_spans[call.id]
+        assert call.duration is not None and call.duration > 0
+        assert call.duration == pytest.approx(_seconds(span))
+        assert call.timestamp == iso_from_nanos(int(span["startTimeUnixNano"]))
+    [agent] = [span for span in spans if "parentSpanId" not in span]
+    assert agent["name"] in ("invoke_agent assistant", "agent run")
+    assert trace.run_duration == pytest.approx(_seconds(agent))
+    assert trace.span is not None and trace.span.span_id == agent["spanId"]
 
 
 def test_a_span_named_running_tool_without_a_tool_name_is_not_a_call() -> None:
-    attributes = {k: v for k, v in _attributes()[1].items() if k != "gen_ai.tool.name"}
-    trace, _ = parse_trace(_export(attributes, {}))
-    assert trace.calls == ()
-    assert any(note.startswith("no tool call in this export") for note in trace.notes)
+    document = json.loads((FIXTURES / "pydantic_ai_1_0_otel_v2.json").read_text(
+        encoding="utf-8"))
+    for scope in document["resourceSpans"][0]["scopeSpans"]:
+        for span in scope["spans"]:
+            span["attributes"] = [a for a in span["attributes"]
+                                  if a["key"] != "gen_ai.tool.name"]
+    trace, choice = parse_trace(document)
+    # The calls are still the model's requests in the chats' messages, without a span's
+    # time: no span was read as a call.
+    assert [(c.tool, c.id, c.duration) for c in trace.calls] == [
+        ("get_weather", "pyd-call-1", None), ("get_time", "pyd-call-2", None),
+        ("get_time", "pyd-call-3", None)]
+    assert "execute_tool span" not in choice.reason
