@@ -38,6 +38,7 @@ from toolscore_formats.vercel_spans import (
     decoded,
     input_messages,
     is_model_call,
+    is_run,
     output_messages,
 )
 
@@ -221,6 +222,7 @@ class GenAIReader:
         self.exchanges: dict[Any, Exchange] = {}
         self.agents: list[tuple[int, int]] = []
         self.agent_durations: list[float] = []
+        self.sdk_runs: list[float] = []  # the Vercel AI SDK's generateText / streamText spans
         self.merged = 0
         self.unnamed: list[int] = []
         self.spans = 0
@@ -275,6 +277,12 @@ class GenAIReader:
             self.traceloop_tools += 1
         if span.raw.get("events") or span.raw.get("logs"):
             self._span_events(span, order)
+        if is_run(attributes):
+            # The AI SDK's whole call times the run. Its turns stay its prompts' user
+            # messages: a chat app sends the whole history with each call.
+            duration = seconds_between(span.start, span.end)
+            if duration is not None:
+                self.sdk_runs.append(duration)
         if operation == "invoke_agent":
             duration = seconds_between(span.start, span.end)
             if duration is not None:
@@ -459,9 +467,14 @@ class GenAIReader:
         final_answer, model = _final_answer(exchanges)
         return Trace(calls=tuple(call for _, call in rows), final_answer=final_answer,
                      model=model, notes=tuple(notes),
-                     run_duration=self.agent_durations[0] if len(self.agent_durations) == 1
-                     else None, span=self.span_ref(),
+                     run_duration=self._run_duration(), span=self.span_ref(),
                      response_id=self.response[2] if self.response else None), where
+
+    def _run_duration(self) -> float | None:
+        """The single ``invoke_agent`` span's duration; without agent spans, the single AI SDK
+        ``generateText`` / ``streamText`` span's. Several runs have no one duration."""
+        runs = self.agent_durations or self.sdk_runs
+        return runs[0] if len(runs) == 1 else None
 
     def _where(self, spans: list[ToolSpan], requests: list[Request], joined_id: int,
                joined_order: int) -> str:

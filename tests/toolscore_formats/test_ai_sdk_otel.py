@@ -40,6 +40,9 @@ TIMES = {
     "stream_text": [(0.040112246, "2026-12-06T21:19:20.118000000Z"),
                     (0.015015411, "2026-12-06T21:19:20.175000000Z")],
 }
+# The ai.generateText / ai.streamText span's end minus start: the whole run, every step in it.
+RUNS = {"generate_text": 0.0794607, "generate_text_no_content": 0.06381875,
+        "stream_text": 0.098020565}
 
 
 def _export(name: str) -> dict[str, Any]:
@@ -56,6 +59,7 @@ def test_the_tool_call_spans_are_the_calls_the_model_made(name: str) -> None:
     assert [(c.duration, c.timestamp) for c in trace.calls] == TIMES[name]
     weather, forecast = (c.duration or 0.0 for c in trace.calls)
     assert weather >= 0.040 and forecast >= 0.015  # at least the tools' sleeps
+    assert trace.run_duration == RUNS[name]
     # Both answer the one user message of the model calls' input.
     assert [c.turn for c in trace.calls] == [1, 1]
     assert trace.final_answer == ANSWER
@@ -84,6 +88,7 @@ def test_without_recorded_inputs_and_outputs_the_calls_are_known_but_not_their_c
         ("get_weather", "call-weather-1", None, None, False, None),
         ("get_forecast", "call-forecast-1", None, None, True, FAILURE)]
     assert [(c.duration, c.timestamp) for c in trace.calls] == TIMES["generate_text_no_content"]
+    assert trace.run_duration == RUNS["generate_text_no_content"]
     assert trace.final_answer is None  # recordOutputs off: the answer is not in the export
     assert [c.turn for c in trace.calls] == [None, None]  # no prompt, so no user message
     assert choice.reason == (
@@ -104,7 +109,8 @@ def test_a_tool_the_app_ran_is_read_from_the_next_requests_prompt() -> None:
     assert trace.notes == ()
     assert choice.reason == ('an OTLP JSON export ("resourceSpans"): calls from 1 call in '
                              "message parts of span attributes")
-    assert trace.span is None  # two requests, two traces: no one span to attach verdicts to
+    # Two requests, two traces: no one span to attach verdicts to, no one run to time.
+    assert (trace.span, trace.run_duration) == (None, None)
 
 
 def test_the_second_request_alone_does_not_count_the_call_its_history_repeats() -> None:
@@ -167,6 +173,7 @@ def test_the_same_spans_in_a_jaeger_export_give_the_same_calls() -> None:
     assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == CALLS
     # Jaeger keeps microseconds.
     assert [c.duration for c in trace.calls] == [0.044385, 0.018197]
+    assert trace.run_duration == 0.07946
     assert trace.final_answer == ANSWER
 
 
@@ -181,8 +188,8 @@ def test_an_evaluation_of_the_export_measures_both_calls_and_sees_the_failure(
     assert result.exit_code == 0, result.output
     record = json.loads(out.read_text())
     latency = record["metrics"]["latency_metrics"]
-    assert (latency["status"], latency["measured_calls"], latency["total_duration"]) == (
-        "measured", 2, 0.040112246 + 0.015015411)
+    assert (latency["status"], latency["measured_calls"], latency["total_duration"],
+            latency["run_duration"]) == ("measured", 2, 0.040112246 + 0.015015411, 0.098020565)
     checks = {c["check"]: c for c in record["evidence"]["checks"]}
     assert (checks["call-errors"]["status"], checks["call-errors"]["reason"]) == (
         "fail", "1 call failed: #2 get_forecast (forecast service unavailable)")
