@@ -1,11 +1,13 @@
-"""OTLP exports the Vercel AI SDK's own telemetry wrote (its ``ai.*`` spans): the calls read are
-the calls the scripted model made, with what the tools did.
+"""OTLP exports the Vercel AI SDK's own telemetry wrote: the calls read are the calls the
+scripted model made, with what the tools did.
 
-The exports were written by tests/toolscore_formats/fixtures/make_vercel_ai_otel.mjs (ai 6,
-``MockLanguageModelV3`` answering canned steps, spans serialized by the OpenTelemetry JS
-SDK's OTLP JSON serializer); see fixtures/SOURCES.md. The run: step 1 calls
-``get_weather(city=Paris)``, which returns; step 2 calls ``get_forecast(city=Paris, days=3)``,
-whose execute throws; step 3 answers in text.
+The exports were written by tests/toolscore_formats/fixtures/make_vercel_ai_otel.mjs (ai 6's
+``ai.*`` spans; ai 7's, from ``@ai-sdk/otel``'s ``LegacyOpenTelemetry``, and its GenAI
+convention spans, from ``OpenTelemetry``), the model ``MockLanguageModelV3`` / ``V4``
+answering canned steps, the spans serialized by the OpenTelemetry JS SDK's OTLP JSON
+serializer; see fixtures/SOURCES.md. The run: step 1 calls ``get_weather(city=Paris)``, which
+returns; step 2 calls ``get_forecast(city=Paris, days=3)``, whose execute throws; step 3
+answers in text.
 """
 
 from __future__ import annotations
@@ -30,50 +32,86 @@ CALLS = [
     ("get_weather", "call-weather-1", {"city": "Paris"}, WEATHER, False, None),
     ("get_forecast", "call-forecast-1", {"city": "Paris", "days": 3}, None, True, FAILURE),
 ]
-# Each ai.toolCall span's end minus start, and start, as the export has them: the tools sleep
-# 40 ms and 15 ms, so the spans time the tools' own runs.
+# As each export has them: each tool span's end minus start and its start (the tools sleep
+# 40 ms and 15 ms: the spans time the tools' own runs), and the run's span's end minus start
+# (ai.generateText / ai.streamText; invoke_agent in the GenAI spans).
 TIMES = {
-    "generate_text": [(0.044385774, "2026-12-06T21:19:19.943000000Z"),
-                      (0.0181971, "2026-12-06T21:19:19.992000000Z")],
-    "generate_text_no_content": [(0.041196602, "2026-12-06T21:19:20.022000000Z"),
-                                 (0.01568334, "2026-12-06T21:19:20.066000000Z")],
-    "stream_text": [(0.040112246, "2026-12-06T21:19:20.118000000Z"),
-                    (0.015015411, "2026-12-06T21:19:20.175000000Z")],
+    "vercel_ai_otel_generate_text": (
+        [(0.042000857, "2026-12-06T21:22:26.582000000Z"),
+         (0.018258269, "2026-12-06T21:22:26.629000000Z")], 0.086068028),
+    "vercel_ai_otel_generate_text_no_content": (
+        [(0.04024669, "2026-12-06T21:22:26.660000000Z"),
+         (0.015298592, "2026-12-06T21:22:26.703000000Z")], 0.062613688),
+    "vercel_ai_otel_stream_text": (
+        [(0.044721024, "2026-12-06T21:22:26.769000000Z"),
+         (0.016325763, "2026-12-06T21:22:26.836000000Z")], 0.119628158),
+    "vercel_ai7_legacy_otel_generate_text": (
+        [(0.04222762, "2026-12-06T21:22:27.505000000Z"),
+         (0.018451911, "2026-12-06T21:22:27.553000000Z")], 0.082670629),
+    "vercel_ai7_legacy_otel_stream_text": (
+        [(0.044148498, "2026-12-06T21:22:27.618000000Z"),
+         (0.016038837, "2026-12-06T21:22:27.669000000Z")], 0.102453506),
+    "vercel_ai7_genai_otel_generate_text": (
+        [(0.04090636, "2026-12-06T21:22:27.703000000Z"),
+         (0.016096584, "2026-12-06T21:22:27.746000000Z")], 0.067817574),
+    "vercel_ai7_genai_otel_stream_text": (
+        [(0.040608599, "2026-12-06T21:22:27.773000000Z"),
+         (0.015909046, "2026-12-06T21:22:27.818000000Z")], 0.070431077),
 }
-# The ai.generateText / ai.streamText span's end minus start: the whole run, every step in it.
-RUNS = {"generate_text": 0.0794607, "generate_text_no_content": 0.06381875,
-        "stream_text": 0.098020565}
+AI_SDK_SPANS = ["vercel_ai_otel_generate_text", "vercel_ai_otel_stream_text",
+                "vercel_ai7_legacy_otel_generate_text", "vercel_ai7_legacy_otel_stream_text"]
+GENAI_SPANS = ["vercel_ai7_genai_otel_generate_text", "vercel_ai7_genai_otel_stream_text"]
 
 
 def _export(name: str) -> dict[str, Any]:
-    document = json.loads((FIXTURES / f"vercel_ai_otel_{name}.json").read_text())
+    document = json.loads((FIXTURES / f"{name}.json").read_text())
     assert isinstance(document, dict)
     return document
 
 
-@pytest.mark.parametrize("name", ["generate_text", "stream_text"])
-def test_the_tool_call_spans_are_the_calls_the_model_made(name: str) -> None:
-    trace, choice = load_trace(FIXTURES / f"vercel_ai_otel_{name}.json")
+def _read_as_run(name: str, calls: list[tuple[Any, ...]]) -> None:
+    trace, choice = load_trace(FIXTURES / f"{name}.json")
     assert choice.format == "otel"
-    assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == CALLS
-    assert [(c.duration, c.timestamp) for c in trace.calls] == TIMES[name]
+    assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == calls
+    times, run = TIMES[name]
+    assert [(c.duration, c.timestamp) for c in trace.calls] == times
     weather, forecast = (c.duration or 0.0 for c in trace.calls)
     assert weather >= 0.040 and forecast >= 0.015  # at least the tools' sleeps
-    assert trace.run_duration == RUNS[name]
-    # Both answer the one user message of the model calls' input.
+    assert trace.run_duration == run
+    # Both answer the one user message of the run.
     assert [c.turn for c in trace.calls] == [1, 1]
     assert trace.final_answer == ANSWER
     assert trace.model == "mock-model-id"
     assert trace.notes == ()
+
+
+@pytest.mark.parametrize("name", AI_SDK_SPANS)
+def test_the_tool_call_spans_are_the_calls_the_model_made(name: str) -> None:
+    _read_as_run(name, CALLS)
+    _, choice = load_trace(FIXTURES / f"{name}.json")
     assert choice.reason == (
         'an OTLP JSON export ("resourceSpans"): calls from 2 Vercel AI SDK ai.toolCall spans, '
         "2 calls in message parts of span attributes; joined 2 by call id")
 
 
+@pytest.mark.parametrize("name", GENAI_SPANS)
+def test_ai_7s_genai_spans_are_the_same_calls(name: str) -> None:
+    # The failed call's result is the text the SDK sent the model in its place (the
+    # tool_call_response of the next chat's input: GenAI message parts have no error flag);
+    # the span's ERROR status says it failed.
+    failed = ("get_forecast", "call-forecast-1", {"city": "Paris", "days": 3},
+              f"Error: {FAILURE}", True, FAILURE)
+    _read_as_run(name, [CALLS[0], failed])
+    _, choice = load_trace(FIXTURES / f"{name}.json")
+    assert choice.reason == (
+        'an OTLP JSON export ("resourceSpans"): calls from 2 execute_tool spans, 2 calls in '
+        "message parts of span attributes; joined 2 by call id")
+
+
 def test_the_thrown_error_is_the_span_status_not_a_result_from_the_next_prompt() -> None:
     # The SDK sends the failure back to the model as an error-text tool output: the span's
     # ERROR status is what says the call failed, and the error text is no result.
-    spans = _export("generate_text")["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    spans = _export("vercel_ai_otel_generate_text")["resourceSpans"][0]["scopeSpans"][0]["spans"]
     [*_, answering] = [s for s in spans if s["name"] == "ai.generateText.doGenerate"]
     last_prompt = next(a["value"]["stringValue"] for a in answering["attributes"]
                        if a["key"] == "ai.prompt.messages")
@@ -87,8 +125,9 @@ def test_without_recorded_inputs_and_outputs_the_calls_are_known_but_not_their_c
     assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
         ("get_weather", "call-weather-1", None, None, False, None),
         ("get_forecast", "call-forecast-1", None, None, True, FAILURE)]
-    assert [(c.duration, c.timestamp) for c in trace.calls] == TIMES["generate_text_no_content"]
-    assert trace.run_duration == RUNS["generate_text_no_content"]
+    times, run = TIMES["vercel_ai_otel_generate_text_no_content"]
+    assert [(c.duration, c.timestamp) for c in trace.calls] == times
+    assert trace.run_duration == run
     assert trace.final_answer is None  # recordOutputs off: the answer is not in the export
     assert [c.turn for c in trace.calls] == [None, None]  # no prompt, so no user message
     assert choice.reason == (
@@ -116,7 +155,7 @@ def test_a_tool_the_app_ran_is_read_from_the_next_requests_prompt() -> None:
 def test_the_second_request_alone_does_not_count_the_call_its_history_repeats() -> None:
     # An export that starts after the tool ran (the second request's trace only): its prompt
     # repeats call-location-1, which this export did not see asked for.
-    document = _export("client_tool")
+    document = _export("vercel_ai_otel_client_tool")
     scope = document["resourceSpans"][0]["scopeSpans"][0]
     second = scope["spans"][-1]["traceId"]  # the last span to end: the second ai.generateText
     scope["spans"] = [s for s in scope["spans"] if s["traceId"] == second]
@@ -168,12 +207,12 @@ def _jaeger(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_same_spans_in_a_jaeger_export_give_the_same_calls() -> None:
-    trace, choice = parse_trace(_jaeger(_export("generate_text")))
+    trace, choice = parse_trace(_jaeger(_export("vercel_ai_otel_generate_text")))
     assert choice.format == "jaeger"
     assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == CALLS
     # Jaeger keeps microseconds.
-    assert [c.duration for c in trace.calls] == [0.044385, 0.018197]
-    assert trace.run_duration == 0.07946
+    assert [c.duration for c in trace.calls] == [0.042, 0.018258]
+    assert trace.run_duration == 0.086068
     assert trace.final_answer == ANSWER
 
 
@@ -189,7 +228,7 @@ def test_an_evaluation_of_the_export_measures_both_calls_and_sees_the_failure(
     record = json.loads(out.read_text())
     latency = record["metrics"]["latency_metrics"]
     assert (latency["status"], latency["measured_calls"], latency["total_duration"],
-            latency["run_duration"]) == ("measured", 2, 0.040112246 + 0.015015411, 0.098020565)
+            latency["run_duration"]) == ("measured", 2, 0.044721024 + 0.016325763, 0.119628158)
     checks = {c["check"]: c for c in record["evidence"]["checks"]}
     assert (checks["call-errors"]["status"], checks["call-errors"]["reason"]) == (
         "fail", "1 call failed: #2 get_forecast (forecast service unavailable)")
