@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 # (tool_arguments / tool_response, its instrumentation versions 1 and 2).
 ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", TOOL_ARGS,
              "tool_arguments")
-RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
+GENAI_RESULT = "gen_ai.tool.call.result"
+RESULT_KEYS = (GENAI_RESULT, "gen_ai.tool.result.value",
                "gcp.vertex.agent.tool_response", TOOL_RESULT, "tool_response")
 NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ")
 PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
@@ -439,7 +440,10 @@ class GenAIReader:
         for tool in spans:
             request = tool.request
             turn = _turn_at(turns, tool.start) if turns else (request.turn if request else None)
-            rows.append(((tool.start if tool.start is not None else -1, tool.order, 0),
+            # Spans that start at the same moment are in the order the model asked for them:
+            # the OpenTelemetry JS SDK times a start to the millisecond, so parallel calls tie.
+            rows.append(((tool.start if tool.start is not None else -1,
+                          *(request.place[1:] if request else (tool.order, 0))),
                          _merge(tool, request, turn)))
             tool.call = None  # its fields are in the call now: memory stays flat
         unrun = [request for request in requests if request.span is None]
@@ -833,6 +837,7 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         raw_args = None
     # The AI SDK writes the result's JSON.stringify: any JSON value (a string too).
     result = None if elided else (decoded(raw_result) if result_key == TOOL_RESULT
+                                  else _json_text(raw_result) if result_key == GENAI_RESULT
                                   else maybe_json(raw_result))
     result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
@@ -854,6 +859,19 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         "timestamp": iso_from_nanos(span.start) if span.start is not None else iso_timestamp(
             span.raw.get("start_time")),
     }
+
+
+def _json_text(value: Any) -> Any:
+    """``gen_ai.tool.call.result`` as JSON text: an object or list decoded, and a JSON string
+    (``"\\"14:05\\""``, the Vercel AI SDK's ``JSON.stringify`` of a string result) is that
+    string. Other text stays text: a plain ``42`` some instrumentations write is not a number."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            text = loads(value)
+        except JSON_FAILURES:
+            return value
+        return text if isinstance(text, str) else value
+    return maybe_json(value)
 
 
 def _name_from(span_name: str | None) -> str | None:

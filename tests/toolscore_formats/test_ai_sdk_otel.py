@@ -30,33 +30,44 @@ ANSWER = ("It is 18 °C and cloudy in Paris right now. I could not get the 3-day
 # (tool, id, arguments, result, is_error, error): what the model asked for, what the tools did.
 CALLS = [
     ("get_weather", "call-weather-1", {"city": "Paris"}, WEATHER, False, None),
+    # A string result: the SDK writes its JSON.stringify, "\"14:05\"".
+    ("get_local_time", "call-time-1", {"city": "Paris"}, "14:05", False, None),
     ("get_forecast", "call-forecast-1", {"city": "Paris", "days": 3}, None, True, FAILURE),
 ]
 # As each export has them: each tool span's end minus start and its start (the tools sleep
-# 40 ms and 15 ms: the spans time the tools' own runs), and the run's span's end minus start
-# (ai.generateText / ai.streamText; invoke_agent in the GenAI spans).
+# 40, 25 and 15 ms: the spans time the tools' own runs), and the run's span's end minus start
+# (ai.generateText / ai.streamText; invoke_agent in the GenAI spans). The first two calls are
+# one model response's, run in parallel: their spans start in the same millisecond (the
+# OpenTelemetry JS SDK's resolution for a start), and are in the order the model asked.
 TIMES = {
     "vercel_ai_otel_generate_text": (
-        [(0.042000857, "2026-12-06T21:22:26.582000000Z"),
-         (0.018258269, "2026-12-06T21:22:26.629000000Z")], 0.086068028),
+        [(0.040427962, "2026-12-06T21:23:24.649000000Z"),
+         (0.025288057, "2026-12-06T21:23:24.649000000Z"),
+         (0.01756432, "2026-12-06T21:23:24.694000000Z")], 0.09213296),
     "vercel_ai_otel_generate_text_no_content": (
-        [(0.04024669, "2026-12-06T21:22:26.660000000Z"),
-         (0.015298592, "2026-12-06T21:22:26.703000000Z")], 0.062613688),
+        [(0.039796782, "2026-12-06T21:23:24.721000000Z"),
+         (0.024930021, "2026-12-06T21:23:24.722000000Z"),
+         (0.023866829, "2026-12-06T21:23:24.763000000Z")], 0.068533998),
     "vercel_ai_otel_stream_text": (
-        [(0.044721024, "2026-12-06T21:22:26.769000000Z"),
-         (0.016325763, "2026-12-06T21:22:26.836000000Z")], 0.119628158),
+        [(0.040644714, "2026-12-06T21:23:24.826000000Z"),
+         (0.02624173, "2026-12-06T21:23:24.826000000Z"),
+         (0.014898034, "2026-12-06T21:23:24.878000000Z")], 0.103331395),
     "vercel_ai7_legacy_otel_generate_text": (
-        [(0.04222762, "2026-12-06T21:22:27.505000000Z"),
-         (0.018451911, "2026-12-06T21:22:27.553000000Z")], 0.082670629),
+        [(0.04151049, "2026-12-06T21:23:25.452000000Z"),
+         (0.027012672, "2026-12-06T21:23:25.452000000Z"),
+         (0.01757961, "2026-12-06T21:23:25.498000000Z")], 0.083298539),
     "vercel_ai7_legacy_otel_stream_text": (
-        [(0.044148498, "2026-12-06T21:22:27.618000000Z"),
-         (0.016038837, "2026-12-06T21:22:27.669000000Z")], 0.102453506),
+        [(0.04462752, "2026-12-06T21:23:25.596000000Z"),
+         (0.031026525, "2026-12-06T21:23:25.596000000Z"),
+         (0.016552921, "2026-12-06T21:23:25.653000000Z")], 0.137710862),
     "vercel_ai7_genai_otel_generate_text": (
-        [(0.04090636, "2026-12-06T21:22:27.703000000Z"),
-         (0.016096584, "2026-12-06T21:22:27.746000000Z")], 0.067817574),
+        [(0.040342651, "2026-12-06T21:23:25.699000000Z"),
+         (0.025278883, "2026-12-06T21:23:25.699000000Z"),
+         (0.016102819, "2026-12-06T21:23:25.742000000Z")], 0.068321563),
     "vercel_ai7_genai_otel_stream_text": (
-        [(0.040608599, "2026-12-06T21:22:27.773000000Z"),
-         (0.015909046, "2026-12-06T21:22:27.818000000Z")], 0.070431077),
+        [(0.040868582, "2026-12-06T21:23:25.772000000Z"),
+         (0.025886392, "2026-12-06T21:23:25.772000000Z"),
+         (0.016528112, "2026-12-06T21:23:25.819000000Z")], 0.084266993),
 }
 AI_SDK_SPANS = ["vercel_ai_otel_generate_text", "vercel_ai_otel_stream_text",
                 "vercel_ai7_legacy_otel_generate_text", "vercel_ai7_legacy_otel_stream_text"]
@@ -75,11 +86,12 @@ def _read_as_run(name: str, calls: list[tuple[Any, ...]]) -> None:
     assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == calls
     times, run = TIMES[name]
     assert [(c.duration, c.timestamp) for c in trace.calls] == times
-    weather, forecast = (c.duration or 0.0 for c in trace.calls)
-    assert weather >= 0.040 and forecast >= 0.015  # at least the tools' sleeps
+    weather, local_time, forecast = (c.duration or 0.0 for c in trace.calls)
+    # The tools' sleeps, less the millisecond by which Node's timers may fire early.
+    assert weather > 0.039 and local_time > 0.024 and forecast > 0.014
     assert trace.run_duration == run
-    # Both answer the one user message of the run.
-    assert [c.turn for c in trace.calls] == [1, 1]
+    # All answer the one user message of the run.
+    assert [c.turn for c in trace.calls] == [1, 1, 1]
     assert trace.final_answer == ANSWER
     assert trace.model == "mock-model-id"
     assert trace.notes == ()
@@ -90,8 +102,8 @@ def test_the_tool_call_spans_are_the_calls_the_model_made(name: str) -> None:
     _read_as_run(name, CALLS)
     _, choice = load_trace(FIXTURES / f"{name}.json")
     assert choice.reason == (
-        'an OTLP JSON export ("resourceSpans"): calls from 2 Vercel AI SDK ai.toolCall spans, '
-        "2 calls in message parts of span attributes; joined 2 by call id")
+        'an OTLP JSON export ("resourceSpans"): calls from 3 Vercel AI SDK ai.toolCall spans, '
+        "3 calls in message parts of span attributes; joined 3 by call id")
 
 
 @pytest.mark.parametrize("name", GENAI_SPANS)
@@ -101,11 +113,11 @@ def test_ai_7s_genai_spans_are_the_same_calls(name: str) -> None:
     # the span's ERROR status says it failed.
     failed = ("get_forecast", "call-forecast-1", {"city": "Paris", "days": 3},
               f"Error: {FAILURE}", True, FAILURE)
-    _read_as_run(name, [CALLS[0], failed])
+    _read_as_run(name, [*CALLS[:2], failed])
     _, choice = load_trace(FIXTURES / f"{name}.json")
     assert choice.reason == (
-        'an OTLP JSON export ("resourceSpans"): calls from 2 execute_tool spans, 2 calls in '
-        "message parts of span attributes; joined 2 by call id")
+        'an OTLP JSON export ("resourceSpans"): calls from 3 execute_tool spans, 3 calls in '
+        "message parts of span attributes; joined 3 by call id")
 
 
 def test_the_thrown_error_is_the_span_status_not_a_result_from_the_next_prompt() -> None:
@@ -116,7 +128,7 @@ def test_the_thrown_error_is_the_span_status_not_a_result_from_the_next_prompt()
     last_prompt = next(a["value"]["stringValue"] for a in answering["attributes"]
                        if a["key"] == "ai.prompt.messages")
     assert '"output":{"type":"error-text","value":"forecast service unavailable"}' in last_prompt
-    failed = load_trace(FIXTURES / "vercel_ai_otel_generate_text.json")[0].calls[1]
+    failed = load_trace(FIXTURES / "vercel_ai_otel_generate_text.json")[0].calls[2]
     assert (failed.is_error, failed.error, failed.result) == (True, FAILURE, None)
 
 
@@ -124,14 +136,15 @@ def test_without_recorded_inputs_and_outputs_the_calls_are_known_but_not_their_c
     trace, choice = load_trace(FIXTURES / "vercel_ai_otel_generate_text_no_content.json")
     assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
         ("get_weather", "call-weather-1", None, None, False, None),
+        ("get_local_time", "call-time-1", None, None, False, None),
         ("get_forecast", "call-forecast-1", None, None, True, FAILURE)]
     times, run = TIMES["vercel_ai_otel_generate_text_no_content"]
     assert [(c.duration, c.timestamp) for c in trace.calls] == times
     assert trace.run_duration == run
     assert trace.final_answer is None  # recordOutputs off: the answer is not in the export
-    assert [c.turn for c in trace.calls] == [None, None]  # no prompt, so no user message
+    assert [c.turn for c in trace.calls] == [None] * 3  # no prompt, so no user message
     assert choice.reason == (
-        'an OTLP JSON export ("resourceSpans"): calls from 2 Vercel AI SDK ai.toolCall spans')
+        'an OTLP JSON export ("resourceSpans"): calls from 3 Vercel AI SDK ai.toolCall spans')
 
 
 def test_a_tool_the_app_ran_is_read_from_the_next_requests_prompt() -> None:
@@ -211,15 +224,16 @@ def test_the_same_spans_in_a_jaeger_export_give_the_same_calls() -> None:
     assert choice.format == "jaeger"
     assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == CALLS
     # Jaeger keeps microseconds.
-    assert [c.duration for c in trace.calls] == [0.042, 0.018258]
-    assert trace.run_duration == 0.086068
+    assert [c.duration for c in trace.calls] == [0.040427, 0.025288, 0.017564]
+    assert trace.run_duration == 0.092132
     assert trace.final_answer == ANSWER
 
 
-def test_an_evaluation_of_the_export_measures_both_calls_and_sees_the_failure(
+def test_an_evaluation_of_the_export_measures_the_calls_and_sees_the_failure(
         tmp_path: Path) -> None:
     gold = tmp_path / "gold.json"
     gold.write_text(json.dumps([{"tool": "get_weather", "args": {"city": "Paris"}},
+                                {"tool": "get_local_time", "args": {"city": "Paris"}},
                                 {"tool": "get_forecast", "args": {"city": "Paris", "days": 3}}]))
     out = tmp_path / "record.json"
     result = CliRunner().invoke(cli, ["eval", str(gold), str(
@@ -227,10 +241,13 @@ def test_an_evaluation_of_the_export_measures_both_calls_and_sees_the_failure(
     assert result.exit_code == 0, result.output
     record = json.loads(out.read_text())
     latency = record["metrics"]["latency_metrics"]
-    assert (latency["status"], latency["measured_calls"], latency["total_duration"],
-            latency["run_duration"]) == ("measured", 2, 0.044721024 + 0.016325763, 0.119628158)
+    assert (latency["status"], latency["measured_calls"], latency["run_duration"]) == (
+        "measured", 3, 0.103331395)
+    assert latency["total_duration"] == pytest.approx(0.040644714 + 0.02624173 + 0.014898034)
     checks = {c["check"]: c for c in record["evidence"]["checks"]}
     assert (checks["call-errors"]["status"], checks["call-errors"]["reason"]) == (
-        "fail", "1 call failed: #2 get_forecast (forecast service unavailable)")
-    assert record["coverage"] == {"calls": 2, "final_answer_known": True, "with_cost": 0,
-                                  "with_duration": 2, "with_outcome": 2}
+        "fail", "1 call failed: #3 get_forecast (forecast service unavailable)")
+    assert record["coverage"] == {"calls": 3, "final_answer_known": True, "with_cost": 0,
+                                  "with_duration": 3, "with_outcome": 3}
+    # The model's order, the parallel calls included: the sequence is as expected.
+    assert record["metrics"]["sequence_accuracy"] == 1.0
