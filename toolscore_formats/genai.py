@@ -38,6 +38,7 @@ from toolscore_formats.vercel_spans import (
     decoded,
     input_messages,
     is_model_call,
+    is_run,
     output_messages,
 )
 
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
 # (tool_arguments / tool_response, its instrumentation versions 1 and 2).
 ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", TOOL_ARGS,
              "tool_arguments")
-RESULT_KEYS = ("gen_ai.tool.call.result", "gen_ai.tool.result.value",
+GENAI_RESULT = "gen_ai.tool.call.result"
+RESULT_KEYS = (GENAI_RESULT, "gen_ai.tool.result.value",
                "gcp.vertex.agent.tool_response", TOOL_RESULT, "tool_response")
 NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ")
 PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
@@ -225,6 +227,7 @@ class GenAIReader:
         self.exchanges: dict[Any, Exchange] = {}
         self.agents: list[tuple[int, int]] = []
         self.agent_durations: list[float] = []
+        self.sdk_runs: list[float] = []  # the Vercel AI SDK's generateText / streamText spans
         self.merged = 0
         self.unnamed: list[int] = []
         self.spans = 0
@@ -281,6 +284,12 @@ class GenAIReader:
             self._span_events(span, order)
         if EVENTS_ATTRIBUTE in attributes.raw:
             self._attribute_events(span, order)
+        if is_run(attributes):
+            # The AI SDK's whole call times the run. Its turns stay its prompts' user
+            # messages: a chat app sends the whole history with each call.
+            duration = seconds_between(span.start, span.end)
+            if duration is not None:
+                self.sdk_runs.append(duration)
         if operation == "invoke_agent":
             duration = seconds_between(span.start, span.end)
             if duration is not None:
@@ -452,7 +461,10 @@ class GenAIReader:
         for tool in spans:
             request = tool.request
             turn = _turn_at(turns, tool.start) if turns else (request.turn if request else None)
-            rows.append(((tool.start if tool.start is not None else -1, tool.order, 0),
+            # Spans that start at the same moment are in the order the model asked for them:
+            # the OpenTelemetry JS SDK times a start to the millisecond, so parallel calls tie.
+            rows.append(((tool.start if tool.start is not None else -1,
+                          *(request.place[1:] if request else (tool.order, 0))),
                          _merge(tool, request, turn)))
             tool.call = None  # its fields are in the call now: memory stays flat
         unrun = [request for request in requests if request.span is None]
@@ -480,9 +492,14 @@ class GenAIReader:
         final_answer, model = _final_answer(exchanges)
         return Trace(calls=tuple(call for _, call in rows), final_answer=final_answer,
                      model=model, notes=tuple(notes),
-                     run_duration=self.agent_durations[0] if len(self.agent_durations) == 1
-                     else None, span=self.span_ref(),
+                     run_duration=self._run_duration(), span=self.span_ref(),
                      response_id=self.response[2] if self.response else None), where
+
+    def _run_duration(self) -> float | None:
+        """The single ``invoke_agent`` span's duration; without agent spans, the single AI SDK
+        ``generateText`` / ``streamText`` span's. Several runs have no one duration."""
+        runs = self.agent_durations or self.sdk_runs
+        return runs[0] if len(runs) == 1 else None
 
     def _where(self, spans: list[ToolSpan], requests: list[Request], joined_id: int,
                joined_order: int) -> str:
@@ -841,6 +858,7 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         raw_args = None
     # The AI SDK writes the result's JSON.stringify: any JSON value (a string too).
     result = None if elided else (decoded(raw_result) if result_key == TOOL_RESULT
+                                  else _json_text(raw_result) if result_key == GENAI_RESULT
                                   else maybe_json(raw_result))
     result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
@@ -865,6 +883,19 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         "timestamp": iso_from_nanos(span.start) if span.start is not None else iso_timestamp(
             span.raw.get("start_time")),
     }
+
+
+def _json_text(value: Any) -> Any:
+    """``gen_ai.tool.call.result`` as JSON text: an object or list decoded, and a JSON string
+    (``"\\"14:05\\""``, the Vercel AI SDK's ``JSON.stringify`` of a string result) is that
+    string. Other text stays text: a plain ``42`` some instrumentations write is not a number."""
+    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            text = loads(value)
+        except JSON_FAILURES:
+            return value
+        return text if isinstance(text, str) else value
+    return maybe_json(value)
 
 
 def _name_from(span_name: str | None) -> str | None:

@@ -6,7 +6,8 @@ The SDK writes a tool's run as an ``ai.toolCall`` span (``ai.toolCall.name``, ``
 ``.args``, ``.result``), a model call as an ``ai.generateText.doGenerate`` /
 ``ai.streamText.doStream`` span (``ai.prompt.messages``, ``ai.response.toolCalls``,
 ``ai.response.text``), and the whole call as an ``ai.generateText`` / ``ai.streamText`` span
-that repeats its steps' calls (not read: the model-call spans hold them once each).
+that repeats its steps' calls (not read: the model-call spans hold them once each); that
+span's time is the run's.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ TOOL_CALL = "ai.toolCall"
 TOOL_NAME, TOOL_ID = "ai.toolCall.name", "ai.toolCall.id"
 TOOL_ARGS, TOOL_RESULT = "ai.toolCall.args", "ai.toolCall.result"
 MODEL_CALL_SUFFIXES = (".doGenerate", ".doStream")
+# The calls that run the agent's loop (steps of model calls and tool runs), as a whole.
+RUN_OPERATIONS = frozenset(("ai.generateText", "ai.streamText"))
 # A tool-result output (v5+) whose value is the tool's failure: not a result.
 ERROR_OUTPUTS = frozenset(("error-text", "error-json"))
 
@@ -33,6 +36,11 @@ def is_tool_call(name: str | None, attributes: Attributes) -> bool:
     operation = attributes.text(OPERATION_ID)
     return (operation == TOOL_CALL or (operation is None and name == TOOL_CALL)) and \
         TOOL_NAME in attributes
+
+
+def is_run(attributes: Attributes) -> bool:
+    """An ``ai.generateText`` / ``ai.streamText`` span: the whole call, every step in it."""
+    return attributes.text(OPERATION_ID) in RUN_OPERATIONS
 
 
 def is_model_call(attributes: Attributes) -> bool:
