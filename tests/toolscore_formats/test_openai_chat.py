@@ -8,8 +8,36 @@ from toolscore_core.errors import InputError
 from toolscore_core.traces import parse_trace
 
 
-def test_parallel_calls_joined_by_tool_call_id_in_any_order(read) -> None:
+def test_parallel_calls_are_joined_to_their_tool_messages_by_id(read) -> None:
     trace, choice = read("openai_chat_messages.json")
+    assert choice.format == "openai_chat"
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("call_JpNb8OiAkbIbHzDggfpdDHpi", "get_current_weather", {"location": "Seattle, WA"},
+         "50 degrees and raining", False),
+        ("call_vaFQc3zK6hHTRZKXRI5Eo2cJ", "get_current_weather",
+         {"location": "San Francisco, CA"}, "70 degrees and sunny", False)]
+    assert trace.final_answer == ("Today, the weather in Seattle is 50 degrees and raining, "
+                                  "while in San Francisco, it's 70 degrees and sunny.")
+    # A bare message list names no model and no usage: both stay unknown.
+    assert trace.model is None and trace.usage is None
+
+
+def test_malformed_empty_and_unanswered_calls_in_any_order() -> None:
+    # Constructed: one bad JSON argument string, one empty result, one call never answered,
+    # tool messages out of call order, the whole inside {"model", "messages"}.
+    document = {"model": "gpt-4o-mini", "messages": [
+        {"role": "user", "content": "Find flights to Lisbon and Porto, and check my balance."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_a", "type": "function",
+             "function": {"name": "search_flights", "arguments": '{"to": "LIS"}'}},
+            {"id": "call_b", "type": "function",
+             "function": {"name": "search_flights", "arguments": '{"to": "OPO"'}},
+            {"id": "call_c", "type": "function",
+             "function": {"name": "get_balance", "arguments": ""}}]},
+        {"role": "tool", "tool_call_id": "call_b", "content": ""},
+        {"role": "tool", "tool_call_id": "call_a", "content": '[{"flight": "TP123"}]'},
+        {"role": "assistant", "content": "I found TP123 to Lisbon; Porto returned nothing."}]}
+    trace, choice = parse_trace(document)
     assert choice.format == "openai_chat"
     assert [c.id for c in trace.calls] == ["call_a", "call_b", "call_c"]
     first, second, third = trace.calls
