@@ -63,10 +63,30 @@ def test_legacy_function_call_results_join_by_position(read) -> None:
 def test_a_response_is_read_with_model_and_usage_and_no_final_answer(read) -> None:
     trace, choice = read("openai_chat_response.json")
     assert "response" in choice.reason
-    assert [(c.tool, c.id, c.is_error) for c in trace.calls] == [("weather", "call_w", None)]
-    assert trace.final_answer is None  # content "" beside a tool call is not an answer
-    assert trace.usage == {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29}
+    # A response asks for calls; nothing in it says how they ended, so outcomes are unknown.
+    assert [(c.tool, c.id, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("get_current_weather", "call_JpNb8OiAkbIbHzDggfpdDHpi", {"location": "Seattle, WA"},
+         None, None),
+        ("get_current_weather", "call_vaFQc3zK6hHTRZKXRI5Eo2cJ",
+         {"location": "San Francisco, CA"}, None, None)]
+    assert trace.final_answer is None  # content null beside tool calls is not an answer
+    assert trace.model == "gpt-4o-mini-2024-07-18"
+    assert trace.usage is not None
+    assert (trace.usage["prompt_tokens"], trace.usage["completion_tokens"],
+            trace.usage["total_tokens"]) == (75, 51, 126)
     assert trace.run_cost is None and trace.calls[0].duration is None
+
+
+def test_empty_content_beside_a_tool_call_is_not_a_final_answer() -> None:
+    # Constructed: a response whose message has content "" next to its tool call.
+    response = {"object": "chat.completion", "model": "gpt-4.1", "choices": [
+        {"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": "", "tool_calls": [
+                {"id": "call_w", "type": "function",
+                 "function": {"name": "weather", "arguments": '{"city": "Oslo"}'}}]}}]}
+    trace, _ = parse_trace(response)
+    assert [(c.tool, c.id, c.is_error) for c in trace.calls] == [("weather", "call_w", None)]
+    assert trace.final_answer is None
 
 
 def test_a_list_may_start_with_any_role_and_is_detected_on_the_whole_list() -> None:
