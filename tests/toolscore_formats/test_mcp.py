@@ -26,14 +26,50 @@ def test_requests_pair_with_responses_by_id_and_non_tool_methods_are_not_calls(r
                            "not read as calls",)
 
 
-def test_a_proxy_session_gives_durations_timestamps_and_direction_aware_ids(read) -> None:
+def test_a_recorded_proxy_session_gives_durations_timestamps_and_errors(read) -> None:
     trace, choice = read("mcp_session.jsonl")
     assert "proxy session" in choice.reason
+    assert [(c.id, c.tool, c.args) for c in trace.calls] == [
+        ("3", "add", {"a": 2, "b": 3}), ("4", "fail", {"reason": "disk full"}),
+        ("5", "count", {"n": 2})]
+    add, fail, count = trace.calls
+    assert (add.result, add.is_error) == ({"result": 5}, False)  # structuredContent
+    assert (fail.is_error, fail.error) == (True, "Error executing tool fail: disk full")
+    # The server's log notifications before the answer do not end the call.
+    assert (count.result, count.is_error) == ({"result": "counted to 2"}, False)
+    # Duration: the proxy's monotonic clock from request to response; timestamp: the
+    # request's wall-clock time.
+    assert add.duration == pytest.approx(1.040016 - 1.035053)
+    assert count.duration == pytest.approx(1.114839 - 1.109677)
+    assert add.timestamp == "2026-12-06T21:17:45.376586Z"
+    assert trace.notes == ()  # the session has its end line
+
+
+def test_a_killed_session_and_a_server_request_reusing_a_call_id() -> None:
+    # Constructed: the server pings with the id of the client's open call, and the proxy
+    # was killed (no end line) before the second call was answered.
+    def message(direction: str, monotonic: float, body: dict[str, object]) -> dict[str, object]:
+        return {"kind": "message", "direction": direction, "monotonic": monotonic,
+                "timestamp": f"2026-12-02T10:00:0{monotonic:.3f}Z", "message": body,
+                "planted": None}
+
+    lines = [{"kind": "toolscore.mcp_session", "version": "1", "transport": "stdio",
+              "server": ["python", "server.py"], "started_at": "2026-12-02T10:00:00Z"},
+             message("client_to_server", 1.0, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                               "params": {"name": "read_file",
+                                                          "arguments": {"path": "a.txt"}}}),
+             message("server_to_client", 1.1, {"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+             message("client_to_server", 1.11, {"jsonrpc": "2.0", "id": 2, "result": {}}),
+             message("server_to_client", 1.25, {"jsonrpc": "2.0", "id": 2, "result": {
+                 "content": [{"type": "text", "text": "hello"}]}}),
+             message("client_to_server", 2.0, {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                               "params": {"name": "write_file",
+                                                          "arguments": {"path": "b.txt"}}})]
+    trace, _ = parse_trace(lines)
     read_file, write_file = trace.calls
     # The server's ping reused id 2; the client's answer to it does not answer the call.
     assert (read_file.id, read_file.result, read_file.is_error) == ("2", "hello", False)
     assert read_file.duration == pytest.approx(0.25)
-    assert read_file.timestamp == "2026-12-02T10:00:01.000000Z"
     # The proxy was killed before write_file was answered: the call is kept, outcome unknown.
     assert (write_file.id, write_file.is_error, write_file.duration) == ("3", None, None)
     assert any("no end line" in note for note in trace.notes)
