@@ -14,11 +14,44 @@ from toolscore_core.traces import parse_trace
 def test_requests_pair_with_responses_by_id_and_non_tool_methods_are_not_calls(read) -> None:
     trace, choice = read("mcp_jsonrpc.json")
     assert choice.format == "mcp"
-    assert [(c.id, c.tool) for c in trace.calls] == [
-        ("3", "add"), ("3", "add"), ("q-4", "delete_all"), ("5", "slow")]
-    ok, failed, unknown_tool, pending = trace.calls
+    assert [(c.id, c.tool, c.args) for c in trace.calls] == [
+        ("6", "greet", {"Name": "you"}), ("7", "structured", {"In": "input"}),
+        ("8", "structured", {}), ("9", "tomorrow", {"Now": "2025-06-18T15:04:05Z"}),
+        ("10", "greet", None), ("11", "inc", {"x": 3}), ("11", "inc", None)]
+    greet, structured, invalid, _tomorrow, no_arguments, first_inc, second_inc = trace.calls
+    assert (greet.result, greet.is_error) == ("hi you", False)
+    assert (structured.result, structured.is_error) == ({"Out": "Ack input"}, False)
+    # isError: true is a failed call, its text the error.
+    assert (invalid.is_error, invalid.result) == (True, None)
+    assert invalid.error == ('validating "arguments": validating root: required: '
+                             'missing properties: ["In"]')
+    assert no_arguments.is_error is True
+    # The client reused id 11: each response answers the open request in order.
+    assert (first_inc.result, second_inc.result) == ({"y": 4}, {"y": 7})
+    # A tools/call without params names no tool: reported, not made into a call; the
+    # server's ping and the client's answer to it (both id 1) are not calls.
+    assert trace.notes == ("$[5]: tools/call request id 5 names no tool (not counted as a call)",)
+
+
+def test_protocol_errors_pending_calls_and_orphan_responses() -> None:
+    # Constructed: a JSON-RPC error for an unknown tool (string id), a request never
+    # answered, and a response to a request the log does not hold.
+    messages = [
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "add", "arguments": {"a": 1, "b": -1}}},
+        {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "0"}],
+                                               "structuredContent": {"sum": 0}}},
+        {"jsonrpc": "2.0", "id": "q-4", "method": "tools/call",
+         "params": {"name": "delete_all", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": "q-4",
+         "error": {"code": -32602, "message": "Unknown tool: delete_all"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "slow"}},
+        {"jsonrpc": "2.0", "id": 99, "result": {"content": [{"type": "text", "text": "late"}]}}]
+    trace, _ = parse_trace(messages)
+    assert [(c.id, c.tool) for c in trace.calls] == [("3", "add"), ("q-4", "delete_all"),
+                                                     ("5", "slow")]
+    ok, unknown_tool, pending = trace.calls
     assert (ok.result, ok.is_error) == ({"sum": 0}, False)  # structuredContent, 0 kept
-    assert (failed.is_error, failed.error) == (True, "a must be a number")  # reused id, in order
     assert (unknown_tool.is_error, unknown_tool.error) == (True, "Unknown tool: delete_all")
     assert (pending.args, pending.is_error) == (None, None)
     # The response to id 99 has no request: reported, never made into a call.
