@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from toolscore_core.traces import parse_trace
@@ -33,6 +35,27 @@ def test_sdk_span_list_with_iso_times(read) -> None:
     assert (ok.result, ok.is_error, ok.duration) == ({"name": "Ada"}, False, 0.5)
     assert ok.timestamp == "2026-01-02T03:04:05.250000000Z"
     assert (failed.is_error, failed.error) == (True, "not found")
+
+
+def test_an_mcp_server_span_below_the_sdk_client_span_is_the_same_call() -> None:
+    # Constructed after the MCP Python SDK's spans: execute_tool add, the SDK's client span
+    # (its tool only in the span name), then the server's tools/call span.
+    def span(span_id: str, name: str, parent: str | None, **attributes: str) -> dict[str, Any]:
+        return {"name": name, "spanId": span_id, "parentSpanId": parent,
+                "startTimeUnixNano": "10", "endTimeUnixNano": "20",
+                "attributes": [{"key": k.replace("_", "."), "value": {"stringValue": v}}
+                               for k, v in attributes.items()]}
+
+    spans = [span("1", "execute_tool add", None, gen_ai_operation_name="execute_tool",
+                  gen_ai_tool_name="add"),
+             span("2", "MCP send tools/call add", "1", mcp_method_name="tools/call"),
+             span("3", "tools/call add", "2", mcp_method_name="tools/call",
+                  gen_ai_operation_name="execute_tool", gen_ai_tool_name="add")]
+    trace, _ = parse_trace(spans)
+    assert [c.tool for c in trace.calls] == ["add"]
+    # Without the execute_tool span, the server span is the call.
+    trace, _ = parse_trace(spans[1:])
+    assert [c.tool for c in trace.calls] == ["add"]
 
 
 def test_a_span_without_end_has_unknown_outcome_and_no_duration() -> None:
