@@ -30,12 +30,15 @@ def test_otlp_export_exact_nanoseconds_errors_and_nested_mcp_spans(read) -> None
 
 
 def test_sdk_span_list_with_iso_times(read) -> None:
+    # The same run as the SDK's ConsoleSpanExporter writes it: ISO times in microseconds.
     trace, choice = read("otel_sdk_spans.json")
     assert "list of OpenTelemetry spans" in choice.reason
-    ok, failed = trace.calls
-    assert (ok.result, ok.is_error, ok.duration) == ({"name": "Ada"}, False, 0.5)
-    assert ok.timestamp == "2026-01-02T03:04:05.250000000Z"
-    assert (failed.is_error, failed.error) == (True, "not found")
+    add, fail = trace.calls
+    assert (add.id, add.result, add.is_error) == ("call_add", "5", False)
+    assert add.duration == pytest.approx(0.060068)
+    assert add.timestamp == "2026-12-06T21:21:19.956588000Z"
+    assert (fail.is_error, fail.error) == (True, "Error executing tool fail: disk full")
+    assert trace.final_answer == "2 + 3 = 5. The other tool failed: disk full."
 
 
 def test_malformed_arguments_stay_raw_and_flagged() -> None:
