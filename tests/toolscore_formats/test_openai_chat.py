@@ -52,12 +52,30 @@ def test_malformed_empty_and_unanswered_calls_in_any_order() -> None:
     assert trace.model == "gpt-4o-mini"
 
 
-def test_legacy_function_call_results_join_by_position(read) -> None:
-    trace, _ = read("openai_chat_legacy.json")
+def test_a_legacy_function_call_without_an_answer_is_pending(read) -> None:
+    trace, choice = read("openai_chat_legacy.json")
+    assert choice.format == "openai_chat"
+    # The legacy function_call has no id; its arguments are a JSON string with newlines.
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        (None, "book_a_flight", {"date": "2022-10-15", "destination": "London"}, None, None)]
+    assert trace.final_answer is None  # the last turn is a call still waiting
+
+
+def test_legacy_function_call_results_join_by_position() -> None:
+    # Constructed: two legacy calls of one function, only the first answered by a
+    # role "function" message.
+    messages = [
+        {"role": "user", "content": "Read both files."},
+        {"role": "assistant", "content": None,
+         "function_call": {"name": "read_file", "arguments": '{"path": "a.txt"}'}},
+        {"role": "function", "name": "read_file", "content": "0"},
+        {"role": "assistant", "content": None,
+         "function_call": {"name": "read_file", "arguments": '{"path": "b.txt"}'}}]
+    trace, _ = parse_trace(messages)
     assert [(c.args, c.result, c.is_error) for c in trace.calls] == [
         ({"path": "a.txt"}, "0", False), ({"path": "b.txt"}, None, None)]
     assert all(c.id is None for c in trace.calls)
-    assert trace.final_answer is None  # the last turn is a call still waiting
+    assert trace.final_answer is None
 
 
 def test_a_response_is_read_with_model_and_usage_and_no_final_answer(read) -> None:
