@@ -230,6 +230,9 @@ class GenAIReader:
         self.sdk_runs: list[float] = []  # the Vercel AI SDK's generateText / streamText spans
         self.merged = 0
         self.unnamed: list[int] = []
+        # The parent of each unnamed tool span (an MCP SDK client span names its tool only
+        # in the span name): a tool span below one is compared with the span above it.
+        self.unnamed_parents: dict[str, str | None] = {}
         self.spans = 0
         self.log_records = 0
         self.chat_tool_finishes = 0
@@ -275,6 +278,8 @@ class GenAIReader:
             tool = ToolSpan(span, order, name)
             if tool.call is None:
                 self.unnamed.append(order)
+                if span.span_id is not None:
+                    self.unnamed_parents[span.span_id] = span.parent
             else:
                 self.tool_spans.append(tool)
             return
@@ -454,7 +459,7 @@ class GenAIReader:
         exchanges = sorted(self.exchanges.values(), key=lambda e: (e.time(), e.order))
         requests, history_only = _requests(exchanges, self.responses)
         spans = _distinct_spans(sorted(self.tool_spans, key=lambda t: (
-            t.start if t.start is not None else -1, t.order)))
+            t.start if t.start is not None else -1, t.order)), self.unnamed_parents)
         joined_id, joined_order = _join(spans, requests)
         turns = _turn_intervals(self.agents)
         rows: list[tuple[tuple[int, int, int], ToolCall]] = []
@@ -737,14 +742,20 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
 # --- joining
 
 
-def _distinct_spans(spans: list[ToolSpan]) -> list[ToolSpan]:
-    """One span per call: a call id seen again, or an MCP client span inside the
-    execute_tool span of the same tool, is the same call."""
+def _distinct_spans(spans: list[ToolSpan],
+                    unnamed_parents: dict[str, str | None]) -> list[ToolSpan]:
+    """One span per call: a call id seen again, or an MCP span inside the execute_tool span
+    of the same tool, is the same call. An MCP server span sits below the SDK's client span,
+    which names no tool: its parent counts as the server span's."""
     kept: list[ToolSpan] = []
     seen_ids: set[str] = set()
     tree = SpanTree(spans)
     for tool in spans:
-        parent = tree.parent(tool)
+        parent_id, hops = tool.parent, 0
+        # Bounded: a malformed export may link unnamed spans in a cycle.
+        while parent_id in unnamed_parents and hops < len(unnamed_parents):
+            parent_id, hops = unnamed_parents[parent_id], hops + 1
+        parent = tree.by_id.get(parent_id) if parent_id is not None else None
         if parent is not None and parent.name == tool.name:
             continue
         if tool.call_id is not None:

@@ -8,11 +8,31 @@ from toolscore_core.traces import parse_trace
 def test_run_items(read) -> None:
     trace, choice = read("agents_sdk_items.json")
     assert choice.format == "agents_sdk"
+    # refund raised; the SDK answered the model with its default error text, in an output
+    # item that has no error flag: the call is read as answered, the text as its result.
     assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
-        ("call_1", "get_order", {"order_id": 7}, '{"total": 0}', False),
-        ("call_2", "refund", {"order_id": 7}, None, None),
+        ("call_order", "get_order", {"order_id": 7}, '{"order_id": 7, "total": 0}', False),
+        ("call_refund", "refund", {"order_id": 7},
+         "An error occurred while running the tool. Please try again.", False),
     ]
-    assert trace.final_answer == "Order 7 totals 0; refund pending."
+    assert trace.final_answer == "Order 7 totals 0; the refund failed: the window is closed."
+
+
+def test_a_run_item_call_without_output_is_pending() -> None:
+    # Constructed: two calls, only the first answered by an output item.
+    items = [
+        {"type": "tool_call_item", "raw_item": {"type": "function_call", "call_id": "call_1",
+                                                "name": "get_order",
+                                                "arguments": '{"order_id": 7}'}},
+        {"type": "tool_call_item", "raw_item": {"type": "function_call", "call_id": "call_2",
+                                                "name": "refund",
+                                                "arguments": '{"order_id": 7}'}},
+        {"type": "tool_call_output_item", "output": '{"total": 0}', "raw_item": {
+            "type": "function_call_output", "call_id": "call_1", "output": '{"total": 0}'}}]
+    trace, _ = parse_trace(items)
+    assert [(c.id, c.result, c.is_error) for c in trace.calls] == [
+        ("call_1", '{"total": 0}', False), ("call_2", None, None)]
+    assert trace.final_answer is None
 
 
 def test_run_state_counts_a_repeated_call_once_and_reads_js_results() -> None:

@@ -8,8 +8,42 @@ from toolscore_core.errors import InputError
 from toolscore_core.traces import parse_trace
 
 
-def test_parallel_tool_uses_errors_and_a_pending_call(read) -> None:
+def test_a_tool_result_flagged_is_error_is_a_failed_call_and_the_run_answers(read) -> None:
     trace, choice = read("anthropic_messages.json")
+    assert choice.format == "anthropic"
+    (call,) = trace.calls
+    assert (call.id, call.tool, call.args) == (
+        "toolu_01A9HHF5Ezy3oBrKmSgfASm9", "get_weather",
+        {"location": "San Francisco, CA", "units": "f"})
+    assert (call.is_error, call.error, call.result) == (
+        True, "RuntimeError('Unexpected error, try again')", None)
+    assert trace.final_answer is not None
+    assert trace.final_answer.startswith("I apologize, but I'm getting an error")
+    # The last message is the API's whole response: its model and usage are the run's.
+    assert trace.model == "claude-haiku-4-5-20251001"
+    assert trace.usage is not None
+    assert (trace.usage["input_tokens"], trace.usage["output_tokens"]) == (760, 63)
+
+
+def test_parallel_tool_uses_results_in_any_order_and_a_pending_call() -> None:
+    # Constructed: two parallel calls answered out of order (one with text blocks, one
+    # failed), then a call no result reaches.
+    messages = [
+        {"role": "user", "content": "Weather in Paris and Rome, then book."},
+        {"role": "assistant", "stop_reason": "tool_use", "content": [
+            {"type": "text", "text": "Checking both."},
+            {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+             "input": {"city": "Paris"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "get_weather",
+             "input": {"city": "Rome"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_2",
+             "content": [{"type": "text", "text": "Rome: 20C"}]},
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "upstream timeout",
+             "is_error": True}]},
+        {"role": "assistant", "stop_reason": "tool_use", "content": [
+            {"type": "tool_use", "id": "toolu_3", "name": "book", "input": {}}]}]
+    trace, choice = parse_trace(messages)
     assert choice.format == "anthropic"
     paris, rome, book = trace.calls
     assert (paris.is_error, paris.error, paris.result) == (True, "upstream timeout", None)

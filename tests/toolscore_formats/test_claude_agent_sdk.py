@@ -2,20 +2,49 @@
 
 from __future__ import annotations
 
+from toolscore_core.traces import parse_trace
+
 
 def test_stream_with_result_message(read) -> None:
     trace, choice = read("claude_agent_sdk_stream.jsonl")
     assert choice.format == "claude_agent_sdk"
+    # The user declined the Bash call: the tool_result says so with is_error.
+    (bash,) = trace.calls
+    assert (bash.id, bash.tool, bash.args) == (
+        "toolu_0118PFpcs5HY61oLUqgBBSGM", "Bash",
+        {"command": "rm -f scratch-tmp.txt", "description": "Remove scratch-tmp.txt if it exists"})
+    assert (bash.is_error, bash.error, bash.result) == (True, "User declined tool execution.",
+                                                        None)
+    assert trace.final_answer == ("Understood \u2014 I won't run that. Let me know if you'd "
+                                  "like a different approach.")
+    # The run's cost and duration stay at run level; no call gets a share of them.
+    assert (trace.run_cost, trace.run_duration) == (0.08094459999999999, 4.817)
+    assert bash.cost is None and bash.duration is None
+    assert trace.model == "claude-sonnet-5"
+    # An SDK stream's assistant message carries no timestamp: the call's start is unknown.
+    assert bash.timestamp is None
+
+
+def test_a_transcript_message_timestamp_is_its_calls_start() -> None:
+    # Constructed: a transcript-style assistant line with a timestamp and two calls.
+    lines = [
+        {"type": "assistant", "timestamp": "2026-12-02T09:00:00.500Z", "parent_tool_use_id": None,
+         "message": {"model": "claude-sonnet-4-5", "role": "assistant", "content": [
+             {"type": "tool_use", "id": "tu_1", "name": "Bash", "input": {"command": "ls"}},
+             {"type": "tool_use", "id": "tu_2", "name": "Read", "input": {"file_path": "b"}}]}},
+        {"type": "user", "parent_tool_use_id": None, "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "tu_2", "content": "File does not exist.",
+             "is_error": True},
+            {"type": "tool_result", "tool_use_id": "tu_1",
+             "content": [{"type": "text", "text": "a.txt"}]}]}},
+        {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 2500,
+         "total_cost_usd": 0.0123, "result": "There is one file, a.txt."}]
+    trace, _ = parse_trace(lines)
     bash, read_file = trace.calls
     assert (bash.result, bash.is_error) == ("a.txt", False)
     assert (read_file.is_error, read_file.error) == (True, "File does not exist.")
-    assert trace.final_answer == "There is one file, a.txt."
-    # The run's cost and duration stay at run level; no call gets a share of them.
-    assert (trace.run_cost, trace.run_duration) == (0.0123, 2.5)
-    assert all(c.cost is None and c.duration is None for c in trace.calls)
-    assert trace.model == "claude-sonnet-4-5"
-    # A transcript's message timestamp is the start of the calls that message makes.
     assert bash.timestamp == read_file.timestamp == "2026-12-02T09:00:00.500Z"
+    assert (trace.run_cost, trace.run_duration) == (0.0123, 2.5)
 
 
 def test_claude_code_session_transcript(read) -> None:

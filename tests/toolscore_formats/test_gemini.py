@@ -8,6 +8,31 @@ from toolscore_core.traces import parse_trace
 def test_same_name_parallel_calls_without_ids_join_by_position(read) -> None:
     trace, choice = read("gemini_contents.json")
     assert choice.format == "gemini"
+    delhi, san_francisco = trace.calls
+    assert (delhi.tool, delhi.id, delhi.args) == (
+        "get_current_weather", None, {"location": "New Delhi"})
+    assert (delhi.result, delhi.is_error) == (
+        {"content": '{"temperature": 35, "unit": "C"}'}, False)
+    assert (san_francisco.args, san_francisco.result, san_francisco.is_error) == (
+        {"location": "San Francisco"}, {"content": '{"temperature": 25, "unit": "C"}'}, False)
+    assert trace.final_answer == (
+        "The current temperature in New Delhi is 35\u00b0C, and in San Francisco, it is 25\u00b0C.")
+
+
+def test_an_error_response_an_unanswered_call_and_split_text() -> None:
+    # Constructed: the second same-name call's response is an error, a third call gets
+    # no response, and the answer comes in two text parts.
+    contents = {"contents": [
+        {"role": "user", "parts": [{"text": "Temperature in Delhi and Oslo?"}]},
+        {"role": "model", "parts": [
+            {"functionCall": {"name": "temp", "args": {"city": "Delhi"}}},
+            {"functionCall": {"name": "temp", "args": {"city": "Oslo"}}},
+            {"functionCall": {"name": "humidity", "args": {"city": "Oslo"}}}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"name": "temp", "response": {"output": 35}}},
+            {"functionResponse": {"name": "temp", "response": {"error": "station offline"}}}]},
+        {"role": "model", "parts": [{"text": "Delhi is 35C; "}, {"text": "Oslo is unknown."}]}]}
+    trace, _ = parse_trace(contents)
     delhi, oslo, humidity = trace.calls
     assert (delhi.args, delhi.result, delhi.is_error) == ({"city": "Delhi"}, 35, False)
     assert (oslo.args, oslo.is_error, oslo.error) == ({"city": "Oslo"}, True, "station offline")

@@ -37,3 +37,21 @@ def test_the_instrumentation_writes_what_is_read(tmp_path, mode: str) -> None:
     assert [(c.tool, c.id, c.args, c.result, c.is_error, c.turn) for c in trace.calls] == \
         OPENAI_CALLS
     assert trace.final_answer == "I could not get the weather in Atlantis."
+
+
+def test_an_agent_on_an_mcp_server_reads_one_call_per_tool_run(tmp_path) -> None:
+    # Run now: util-genai execute_tool spans with the mcp SDK's client and server spans of
+    # the same call below them; each run is one call, whatever the SDK nests there.
+    script = SCRIPT.parent / "make_mcp_agent_otel.py"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env["PYTHONPATH"] = str(ROOT)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path)], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    for name in ("otel_export.json", "otel_sdk_spans.json"):
+        trace, choice = load_trace(tmp_path / name)
+        assert choice.format == "otel"
+        assert [(c.id, c.tool, c.args, c.is_error) for c in trace.calls] == [
+            ("call_add", "add", {"a": 2, "b": 3}, False),
+            ("call_fail", "fail", {"reason": "disk full"}, True)]
+        assert trace.final_answer == "2 + 3 = 5. The other tool failed: disk full."

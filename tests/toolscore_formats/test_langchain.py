@@ -5,8 +5,44 @@ from __future__ import annotations
 from toolscore_core.traces import parse_trace
 
 
-def test_tool_messages_join_by_id_and_status_error_is_a_failure(read) -> None:
+def test_message_dicts_join_the_tool_message_by_id_and_sum_usage(read) -> None:
     trace, choice = read("langchain_messages.json")
+    assert choice.format == "langchain"
+    (search,) = trace.calls
+    assert (search.id, search.tool, search.args) == (
+        "call_IjkgmeQJfktyArdJAIxwwcdv", "web_search", {"query": "current weather in Sydney"})
+    # status "success": a completed call, its result the ToolMessage's content as it is.
+    assert search.is_error is False
+    assert isinstance(search.result, str)
+    assert search.result.startswith("[Document(metadata={'url': 'https://www.weatherapi.com/'}")
+    assert search.result.endswith("| Date | Weather | Temperatures | Rain | UV | More | "
+                                  "September Weather')]")
+    assert trace.final_answer is not None
+    assert trace.final_answer.startswith("The current weather in Sydney is as follows:")
+    assert trace.model == "gpt-4o-2024-05-13"
+    # Both AI messages' usage_metadata, summed.
+    assert trace.usage == {"input_tokens": 1310, "output_tokens": 149, "total_tokens": 1459}
+
+
+def test_status_error_is_a_failure_and_an_invalid_call_is_kept_raw() -> None:
+    # Constructed: one ToolMessage with status "error", one with content blocks, and an
+    # invalid tool call whose arguments are cut short.
+    messages = [
+        {"type": "human", "data": {"content": "Delete tmp and list files."}},
+        {"type": "ai", "data": {
+            "content": "", "tool_calls": [
+                {"name": "delete", "args": {"path": "tmp"}, "id": "call_d", "type": "tool_call"},
+                {"name": "list_files", "args": {}, "id": "call_l", "type": "tool_call"}],
+            "invalid_tool_calls": [{"name": "move", "args": '{"from": ', "id": "call_m",
+                                    "error": "bad JSON"}],
+            "response_metadata": {"model_name": "gpt-4o"}}},
+        {"type": "tool", "data": {"content": "permission denied", "tool_call_id": "call_d",
+                                  "status": "error"}},
+        {"type": "tool", "data": {"content": [{"type": "text", "text": "a.txt"}],
+                                  "tool_call_id": "call_l", "status": "success"}},
+        {"type": "ai", "data": {"content": "I could not delete tmp; the folder holds a.txt.",
+                                "tool_calls": []}}]
+    trace, choice = parse_trace(messages)
     assert choice.format == "langchain"
     delete, listing, move = trace.calls
     assert (delete.is_error, delete.error) == (True, "permission denied")

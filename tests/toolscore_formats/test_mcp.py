@@ -14,11 +14,44 @@ from toolscore_core.traces import parse_trace
 def test_requests_pair_with_responses_by_id_and_non_tool_methods_are_not_calls(read) -> None:
     trace, choice = read("mcp_jsonrpc.json")
     assert choice.format == "mcp"
-    assert [(c.id, c.tool) for c in trace.calls] == [
-        ("3", "add"), ("3", "add"), ("q-4", "delete_all"), ("5", "slow")]
-    ok, failed, unknown_tool, pending = trace.calls
+    assert [(c.id, c.tool, c.args) for c in trace.calls] == [
+        ("6", "greet", {"Name": "you"}), ("7", "structured", {"In": "input"}),
+        ("8", "structured", {}), ("9", "tomorrow", {"Now": "2025-06-18T15:04:05Z"}),
+        ("10", "greet", None), ("11", "inc", {"x": 3}), ("11", "inc", None)]
+    greet, structured, invalid, _tomorrow, no_arguments, first_inc, second_inc = trace.calls
+    assert (greet.result, greet.is_error) == ("hi you", False)
+    assert (structured.result, structured.is_error) == ({"Out": "Ack input"}, False)
+    # isError: true is a failed call, its text the error.
+    assert (invalid.is_error, invalid.result) == (True, None)
+    assert invalid.error == ('validating "arguments": validating root: required: '
+                             'missing properties: ["In"]')
+    assert no_arguments.is_error is True
+    # The client reused id 11: each response answers the open request in order.
+    assert (first_inc.result, second_inc.result) == ({"y": 4}, {"y": 7})
+    # A tools/call without params names no tool: reported, not made into a call; the
+    # server's ping and the client's answer to it (both id 1) are not calls.
+    assert trace.notes == ("$[5]: tools/call request id 5 names no tool (not counted as a call)",)
+
+
+def test_protocol_errors_pending_calls_and_orphan_responses() -> None:
+    # Constructed: a JSON-RPC error for an unknown tool (string id), a request never
+    # answered, and a response to a request the log does not hold.
+    messages = [
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+         "params": {"name": "add", "arguments": {"a": 1, "b": -1}}},
+        {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "0"}],
+                                               "structuredContent": {"sum": 0}}},
+        {"jsonrpc": "2.0", "id": "q-4", "method": "tools/call",
+         "params": {"name": "delete_all", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": "q-4",
+         "error": {"code": -32602, "message": "Unknown tool: delete_all"}},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "slow"}},
+        {"jsonrpc": "2.0", "id": 99, "result": {"content": [{"type": "text", "text": "late"}]}}]
+    trace, _ = parse_trace(messages)
+    assert [(c.id, c.tool) for c in trace.calls] == [("3", "add"), ("q-4", "delete_all"),
+                                                     ("5", "slow")]
+    ok, unknown_tool, pending = trace.calls
     assert (ok.result, ok.is_error) == ({"sum": 0}, False)  # structuredContent, 0 kept
-    assert (failed.is_error, failed.error) == (True, "a must be a number")  # reused id, in order
     assert (unknown_tool.is_error, unknown_tool.error) == (True, "Unknown tool: delete_all")
     assert (pending.args, pending.is_error) == (None, None)
     # The response to id 99 has no request: reported, never made into a call.
@@ -26,14 +59,50 @@ def test_requests_pair_with_responses_by_id_and_non_tool_methods_are_not_calls(r
                            "not read as calls",)
 
 
-def test_a_proxy_session_gives_durations_timestamps_and_direction_aware_ids(read) -> None:
+def test_a_recorded_proxy_session_gives_durations_timestamps_and_errors(read) -> None:
     trace, choice = read("mcp_session.jsonl")
     assert "proxy session" in choice.reason
+    assert [(c.id, c.tool, c.args) for c in trace.calls] == [
+        ("3", "add", {"a": 2, "b": 3}), ("4", "fail", {"reason": "disk full"}),
+        ("5", "count", {"n": 2})]
+    add, fail, count = trace.calls
+    assert (add.result, add.is_error) == ({"result": 5}, False)  # structuredContent
+    assert (fail.is_error, fail.error) == (True, "Error executing tool fail: disk full")
+    # The server's log notifications before the answer do not end the call.
+    assert (count.result, count.is_error) == ({"result": "counted to 2"}, False)
+    # Duration: the proxy's monotonic clock from request to response; timestamp: the
+    # request's wall-clock time.
+    assert add.duration == pytest.approx(1.040016 - 1.035053)
+    assert count.duration == pytest.approx(1.114839 - 1.109677)
+    assert add.timestamp == "2026-12-06T21:17:45.376586Z"
+    assert trace.notes == ()  # the session has its end line
+
+
+def test_a_killed_session_and_a_server_request_reusing_a_call_id() -> None:
+    # Constructed: the server pings with the id of the client's open call, and the proxy
+    # was killed (no end line) before the second call was answered.
+    def message(direction: str, monotonic: float, body: dict[str, object]) -> dict[str, object]:
+        return {"kind": "message", "direction": direction, "monotonic": monotonic,
+                "timestamp": f"2026-12-02T10:00:0{monotonic:.3f}Z", "message": body,
+                "planted": None}
+
+    lines = [{"kind": "toolscore.mcp_session", "version": "1", "transport": "stdio",
+              "server": ["python", "server.py"], "started_at": "2026-12-02T10:00:00Z"},
+             message("client_to_server", 1.0, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                               "params": {"name": "read_file",
+                                                          "arguments": {"path": "a.txt"}}}),
+             message("server_to_client", 1.1, {"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+             message("client_to_server", 1.11, {"jsonrpc": "2.0", "id": 2, "result": {}}),
+             message("server_to_client", 1.25, {"jsonrpc": "2.0", "id": 2, "result": {
+                 "content": [{"type": "text", "text": "hello"}]}}),
+             message("client_to_server", 2.0, {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                               "params": {"name": "write_file",
+                                                          "arguments": {"path": "b.txt"}}})]
+    trace, _ = parse_trace(lines)
     read_file, write_file = trace.calls
     # The server's ping reused id 2; the client's answer to it does not answer the call.
     assert (read_file.id, read_file.result, read_file.is_error) == ("2", "hello", False)
     assert read_file.duration == pytest.approx(0.25)
-    assert read_file.timestamp == "2026-12-02T10:00:01.000000Z"
     # The proxy was killed before write_file was answered: the call is kept, outcome unknown.
     assert (write_file.id, write_file.is_error, write_file.duration) == ("3", None, None)
     assert any("no end line" in note for note in trace.notes)

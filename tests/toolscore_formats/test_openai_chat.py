@@ -8,8 +8,36 @@ from toolscore_core.errors import InputError
 from toolscore_core.traces import parse_trace
 
 
-def test_parallel_calls_joined_by_tool_call_id_in_any_order(read) -> None:
+def test_parallel_calls_are_joined_to_their_tool_messages_by_id(read) -> None:
     trace, choice = read("openai_chat_messages.json")
+    assert choice.format == "openai_chat"
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("call_JpNb8OiAkbIbHzDggfpdDHpi", "get_current_weather", {"location": "Seattle, WA"},
+         "50 degrees and raining", False),
+        ("call_vaFQc3zK6hHTRZKXRI5Eo2cJ", "get_current_weather",
+         {"location": "San Francisco, CA"}, "70 degrees and sunny", False)]
+    assert trace.final_answer == ("Today, the weather in Seattle is 50 degrees and raining, "
+                                  "while in San Francisco, it's 70 degrees and sunny.")
+    # A bare message list names no model and no usage: both stay unknown.
+    assert trace.model is None and trace.usage is None
+
+
+def test_malformed_empty_and_unanswered_calls_in_any_order() -> None:
+    # Constructed: one bad JSON argument string, one empty result, one call never answered,
+    # tool messages out of call order, the whole inside {"model", "messages"}.
+    document = {"model": "gpt-4o-mini", "messages": [
+        {"role": "user", "content": "Find flights to Lisbon and Porto, and check my balance."},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "call_a", "type": "function",
+             "function": {"name": "search_flights", "arguments": '{"to": "LIS"}'}},
+            {"id": "call_b", "type": "function",
+             "function": {"name": "search_flights", "arguments": '{"to": "OPO"'}},
+            {"id": "call_c", "type": "function",
+             "function": {"name": "get_balance", "arguments": ""}}]},
+        {"role": "tool", "tool_call_id": "call_b", "content": ""},
+        {"role": "tool", "tool_call_id": "call_a", "content": '[{"flight": "TP123"}]'},
+        {"role": "assistant", "content": "I found TP123 to Lisbon; Porto returned nothing."}]}
+    trace, choice = parse_trace(document)
     assert choice.format == "openai_chat"
     assert [c.id for c in trace.calls] == ["call_a", "call_b", "call_c"]
     first, second, third = trace.calls
@@ -24,21 +52,59 @@ def test_parallel_calls_joined_by_tool_call_id_in_any_order(read) -> None:
     assert trace.model == "gpt-4o-mini"
 
 
-def test_legacy_function_call_results_join_by_position(read) -> None:
-    trace, _ = read("openai_chat_legacy.json")
+def test_a_legacy_function_call_without_an_answer_is_pending(read) -> None:
+    trace, choice = read("openai_chat_legacy.json")
+    assert choice.format == "openai_chat"
+    # The legacy function_call has no id; its arguments are a JSON string with newlines.
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        (None, "book_a_flight", {"date": "2022-10-15", "destination": "London"}, None, None)]
+    assert trace.final_answer is None  # the last turn is a call still waiting
+
+
+def test_legacy_function_call_results_join_by_position() -> None:
+    # Constructed: two legacy calls of one function, only the first answered by a
+    # role "function" message.
+    messages = [
+        {"role": "user", "content": "Read both files."},
+        {"role": "assistant", "content": None,
+         "function_call": {"name": "read_file", "arguments": '{"path": "a.txt"}'}},
+        {"role": "function", "name": "read_file", "content": "0"},
+        {"role": "assistant", "content": None,
+         "function_call": {"name": "read_file", "arguments": '{"path": "b.txt"}'}}]
+    trace, _ = parse_trace(messages)
     assert [(c.args, c.result, c.is_error) for c in trace.calls] == [
         ({"path": "a.txt"}, "0", False), ({"path": "b.txt"}, None, None)]
     assert all(c.id is None for c in trace.calls)
-    assert trace.final_answer is None  # the last turn is a call still waiting
+    assert trace.final_answer is None
 
 
 def test_a_response_is_read_with_model_and_usage_and_no_final_answer(read) -> None:
     trace, choice = read("openai_chat_response.json")
     assert "response" in choice.reason
-    assert [(c.tool, c.id, c.is_error) for c in trace.calls] == [("weather", "call_w", None)]
-    assert trace.final_answer is None  # content "" beside a tool call is not an answer
-    assert trace.usage == {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29}
+    # A response asks for calls; nothing in it says how they ended, so outcomes are unknown.
+    assert [(c.tool, c.id, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("get_current_weather", "call_JpNb8OiAkbIbHzDggfpdDHpi", {"location": "Seattle, WA"},
+         None, None),
+        ("get_current_weather", "call_vaFQc3zK6hHTRZKXRI5Eo2cJ",
+         {"location": "San Francisco, CA"}, None, None)]
+    assert trace.final_answer is None  # content null beside tool calls is not an answer
+    assert trace.model == "gpt-4o-mini-2024-07-18"
+    assert trace.usage is not None
+    assert (trace.usage["prompt_tokens"], trace.usage["completion_tokens"],
+            trace.usage["total_tokens"]) == (75, 51, 126)
     assert trace.run_cost is None and trace.calls[0].duration is None
+
+
+def test_empty_content_beside_a_tool_call_is_not_a_final_answer() -> None:
+    # Constructed: a response whose message has content "" next to its tool call.
+    response = {"object": "chat.completion", "model": "gpt-4.1", "choices": [
+        {"index": 0, "finish_reason": "tool_calls", "message": {
+            "role": "assistant", "content": "", "tool_calls": [
+                {"id": "call_w", "type": "function",
+                 "function": {"name": "weather", "arguments": '{"city": "Oslo"}'}}]}}]}
+    trace, _ = parse_trace(response)
+    assert [(c.tool, c.id, c.is_error) for c in trace.calls] == [("weather", "call_w", None)]
+    assert trace.final_answer is None
 
 
 def test_a_list_may_start_with_any_role_and_is_detected_on_the_whole_list() -> None:

@@ -5,8 +5,38 @@ from __future__ import annotations
 from toolscore_core.traces import parse_trace
 
 
-def test_parallel_calls_custom_tool_and_hosted_items(read) -> None:
+def test_parallel_calls_join_their_outputs_by_call_id(read) -> None:
     trace, choice = read("openai_responses_items.json")
+    assert choice.format == "openai_responses"
+    # A retry prompt is the tool's output: the Responses API has no error flag, so the
+    # call is not marked failed.
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("call_LWVp74L5HaH2KNvgVz9PJsrj", "get_location", {"loc_name": "Londos"},
+         'Wrong location, I only know about "London".\n\nFix the errors and try again.', False),
+        ("call_YnRAWeTyxI91m5uNa5bxXwVO", "get_location", {"loc_name": "London"},
+         '{"lat": 51, "lng": 0}', False),
+    ]
+    assert trace.final_answer is not None
+    assert trace.final_answer.startswith('It seems "Londos" might be incorrect or unknown.')
+    assert trace.notes == ()
+
+
+def test_custom_tool_calls_and_hosted_items() -> None:
+    # Constructed: outputs out of call order, a custom tool call with free-text input and
+    # no output, and a hosted web search the provider ran.
+    items = [
+        {"role": "user", "content": "Where are Rome and Paris?"},
+        {"type": "function_call", "call_id": "call_1", "name": "locate",
+         "arguments": '{"city": "Rome"}'},
+        {"type": "function_call", "call_id": "call_2", "name": "locate",
+         "arguments": '{"city": "Paris"}'},
+        {"type": "custom_tool_call", "call_id": "call_3", "name": "run_sql", "input": "SELECT 1"},
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"type": "function_call_output", "call_id": "call_2", "output": "0"},
+        {"type": "function_call_output", "call_id": "call_1", "output": '{"lat": 41.9}'},
+        {"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "Rome is at 41.9N."}]}]
+    trace, choice = parse_trace(items)
     assert choice.format == "openai_responses"
     assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
         ("call_1", "locate", {"city": "Rome"}, '{"lat": 41.9}', False),

@@ -2,37 +2,77 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from toolscore_core.traces import parse_trace
 
 
-def test_otlp_export_exact_nanoseconds_errors_and_nested_mcp_span(read) -> None:
+def test_otlp_export_exact_nanoseconds_errors_and_nested_mcp_spans(read) -> None:
     trace, choice = read("otel_export.json")
     assert choice.format == "otel"
-    # The MCP client span inside execute_tool refund is the same call: counted once.
-    search, refund = trace.calls
+    # Each execute_tool span holds the MCP SDK's client and server spans of the same call:
+    # one call each, joined to the model's request by call id.
+    add, fail = trace.calls
+    assert (add.id, add.tool, add.args, add.result, add.is_error) == (
+        "call_add", "add", {"a": 2, "b": 3}, "5", False)
     # Integers beyond 2**53 are exact: a float would lose the last nanosecond digits.
-    assert search.timestamp == "2255-06-05T23:47:34.740992001Z"
-    assert search.duration == pytest.approx(0.020000001, abs=1e-12)
-    assert (search.id, search.args, search.result, search.is_error) == (
-        "call_1", {"q": "open orders"}, "false", False)
-    assert (refund.is_error, refund.error) == (True, "window closed")
-    assert refund.args is None and refund.raw_args == '{"order": '
-    assert trace.final_answer == "No open orders; the refund failed."
-    assert trace.model == "gpt-4.1"
+    assert add.timestamp == "2026-12-06T21:21:19.956587777Z"
+    assert add.duration == pytest.approx(0.06006783, abs=1e-12)
+    assert (fail.id, fail.args, fail.is_error, fail.error) == (
+        "call_fail", {"reason": "disk full"}, True, "Error executing tool fail: disk full")
+    assert trace.final_answer == "2 + 3 = 5. The other tool failed: disk full."
+    assert trace.model == "gpt-4o-mini"
     # The agent span's duration is a run total, never spread over the calls.
-    assert trace.run_duration == pytest.approx(1.5)
+    assert trace.run_duration == pytest.approx(0.099769383, abs=1e-12)
     assert all(c.cost is None for c in trace.calls)
 
 
 def test_sdk_span_list_with_iso_times(read) -> None:
+    # The same run as the SDK's ConsoleSpanExporter writes it: ISO times in microseconds.
     trace, choice = read("otel_sdk_spans.json")
     assert "list of OpenTelemetry spans" in choice.reason
-    ok, failed = trace.calls
-    assert (ok.result, ok.is_error, ok.duration) == ({"name": "Ada"}, False, 0.5)
-    assert ok.timestamp == "2026-01-02T03:04:05.250000000Z"
-    assert (failed.is_error, failed.error) == (True, "not found")
+    add, fail = trace.calls
+    assert (add.id, add.result, add.is_error) == ("call_add", "5", False)
+    assert add.duration == pytest.approx(0.060068)
+    assert add.timestamp == "2026-12-06T21:21:19.956588000Z"
+    assert (fail.is_error, fail.error) == (True, "Error executing tool fail: disk full")
+    assert trace.final_answer == "2 + 3 = 5. The other tool failed: disk full."
+
+
+def test_malformed_arguments_stay_raw_and_flagged() -> None:
+    # Constructed: an execute_tool span whose argument string is cut short.
+    spans = [{"name": "execute_tool refund", "spanId": "1", "startTimeUnixNano": "10",
+              "endTimeUnixNano": "20", "status": {"code": 2, "message": "window closed"},
+              "attributes": [
+                  {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                  {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": '{"order": '}}]}]
+    trace, _ = parse_trace(spans)
+    (refund,) = trace.calls
+    assert refund.args is None and refund.raw_args == '{"order": '
+    assert (refund.is_error, refund.error) == (True, "window closed")
+
+
+def test_an_mcp_server_span_below_the_sdk_client_span_is_the_same_call() -> None:
+    # Constructed after the MCP Python SDK's spans: execute_tool add, the SDK's client span
+    # (its tool only in the span name), then the server's tools/call span.
+    def span(span_id: str, name: str, parent: str | None, **attributes: str) -> dict[str, Any]:
+        return {"name": name, "spanId": span_id, "parentSpanId": parent,
+                "startTimeUnixNano": "10", "endTimeUnixNano": "20",
+                "attributes": [{"key": k.replace("_", "."), "value": {"stringValue": v}}
+                               for k, v in attributes.items()]}
+
+    spans = [span("1", "execute_tool add", None, gen_ai_operation_name="execute_tool",
+                  gen_ai_tool_name="add"),
+             span("2", "MCP send tools/call add", "1", mcp_method_name="tools/call"),
+             span("3", "tools/call add", "2", mcp_method_name="tools/call",
+                  gen_ai_operation_name="execute_tool", gen_ai_tool_name="add")]
+    trace, _ = parse_trace(spans)
+    assert [c.tool for c in trace.calls] == ["add"]
+    # Without the execute_tool span, the server span is the call.
+    trace, _ = parse_trace(spans[1:])
+    assert [c.tool for c in trace.calls] == ["add"]
 
 
 def test_a_span_without_end_has_unknown_outcome_and_no_duration() -> None:
