@@ -20,7 +20,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from toolscore import JSON_FAILURES, ToolCall, Trace, count, loads
-from toolscore_formats.content import text_of
+from toolscore_formats.content import converse_result, text_of
 from toolscore_formats.spans import (
     EXECUTE_TOOL_PREFIX,
     Attributes,
@@ -65,6 +65,8 @@ INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user"
 CHOICE_EVENT = "gen_ai.choice"
 EVENT_NAMES = frozenset((INFERENCE_EVENT, CHOICE_EVENT, *INPUT_EVENTS))
 TRACELOOP_KIND = "traceloop.span.kind"
+CONVERSE_KINDS = ("text", "toolUse", "toolResult")
+STRANDS = "strands-agents"  # gen_ai.system under Strands Agents' default conventions
 # Pydantic AI's instrumentation version 1 (and its releases before versions) writes a chat's
 # messages as the per-message GenAI events, in one span attribute: a JSON list of objects,
 # each an event's body with its "event.name".
@@ -178,7 +180,7 @@ class Exchange:
                 call_id = _call_id(part.get("id"))
                 value = part.get("response", part.get("result"))
                 if call_id is not None and not _absent_result(value):
-                    responses.setdefault(call_id, maybe_json(value))
+                    responses.setdefault(call_id, _tool_result(value))
             else:
                 spoke = True
         self.turns += message.get("role") == "user" and spoke
@@ -277,17 +279,19 @@ class GenAIReader:
             return
         if attributes.get(TRACELOOP_KIND) == "tool":
             self.traceloop_tools += 1
-        if span.raw.get("events") or span.raw.get("logs"):
-            self._span_events(span, order)
-        if EVENTS_ATTRIBUTE in attributes.raw:
-            self._attribute_events(span, order)
         if operation == "invoke_agent":
+            # The agent's input and answer (as attributes or events) are not a chat: its
+            # answer is the last chat's, which Strands' agent span repeats with a line break.
             duration = seconds_between(span.start, span.end)
             if duration is not None:
                 self.agent_durations.append(duration)
             if span.start is not None and span.end is not None and span.end >= span.start:
                 self.agents.append((span.start, span.end))
             return
+        if span.raw.get("events") or span.raw.get("logs"):
+            self._span_events(span, order)
+        if EVENTS_ATTRIBUTE in attributes.raw:
+            self._attribute_events(span, order)
         raw = attributes.raw
         has_messages = any(key in raw for key in MESSAGE_KEYS) or ADK_RESPONSE in raw or \
             _has_old_messages(attributes) or is_model_call(attributes)
@@ -362,8 +366,11 @@ class GenAIReader:
             self.chats += 1
             if name == CHOICE_EVENT:
                 message = body.get("message")
-                exchange.add_output(_old_message("assistant", message if isinstance(
-                    message, dict) else {}))
+                if not isinstance(message, dict):
+                    # Strands writes the message's Bedrock content blocks, as JSON text.
+                    blocks = _converse_blocks(message)
+                    message = {} if blocks is None else {"content": blocks}
+                exchange.add_output(_old_message("assistant", message))
             else:
                 exchange.add_input(_old_message(INPUT_EVENTS[name], body), self.responses,
                                    self.keys)
@@ -607,6 +614,9 @@ def _old_message(role: str, body: dict[str, Any]) -> dict[str, Any]:
     of parts, the shape of ``gen_ai.input.messages``."""
     parts: list[dict[str, Any]] = []
     content = body.get("content")
+    blocks = _converse_blocks(content)
+    if blocks is not None:
+        return {"role": role, "parts": [_converse_part(block) for block in blocks]}
     if role == "tool":
         parts.append({"type": "tool_call_response", "id": as_str(body.get("id")),
                       "response": content})
@@ -623,6 +633,41 @@ def _old_message(role: str, body: dict[str, Any]) -> dict[str, Any]:
             parts.append({"type": "tool_call", "id": as_str(call.get("id")),
                           "name": function.get("name"), "arguments": function.get("arguments")})
     return {"role": role, "parts": parts}
+
+
+def _converse_blocks(content: Any) -> list[dict[str, Any]] | None:
+    """Bedrock Converse content blocks (Strands writes a message's content so, as JSON text):
+    a list of objects without ``type``, each one block keyed by its kind."""
+    blocks = _decoded(content)
+    if not isinstance(blocks, list) or not blocks or not all(
+            isinstance(block, dict) and len(block) == 1 and "type" not in block
+            for block in blocks):
+        return None
+    return blocks if any(key in block for block in blocks for key in CONVERSE_KINDS) \
+        else None
+
+
+def _converse_part(block: dict[str, Any]) -> dict[str, Any]:
+    """One Converse content block as a GenAI message part."""
+    (kind, value), = block.items()
+    if kind == "toolUse" and isinstance(value, dict):
+        return {"type": "tool_call", "id": value.get("toolUseId"), "name": value.get("name"),
+                "arguments": value.get("input")}
+    if kind == "toolResult" and isinstance(value, dict):
+        return {"type": "tool_call_response", "id": value.get("toolUseId"),
+                "response": value.get("content")}
+    if kind == "text":
+        return {"type": "text", "content": value}
+    return {"type": kind, "content": value}
+
+
+def _tool_result(value: Any) -> Any:
+    """A tool's result as a span or a response part holds it: JSON text decoded, and Bedrock
+    Converse content blocks (Strands' tool results) read as the bedrock_converse reader reads
+    them, their text then decoded the same way."""
+    value = maybe_json(value)
+    unwrapped = converse_result(value)
+    return value if unwrapped is value else maybe_json(unwrapped)
 
 
 def _gemini_message(content: dict[str, Any]) -> dict[str, Any]:
@@ -834,6 +879,9 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
     raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
     result_key = next((k for k in RESULT_KEYS if k in attributes), None)
     raw_result = attributes.get(result_key) if result_key else None
+    if raw_args is None and result_key is None and attributes.get("gen_ai.system") == STRANDS:
+        raw_args, raw_result = _strands_tool_events(span)
+        result_key = CHOICE_EVENT if raw_result is not None else None
     # ADK without content capture writes "{}" for both the arguments and the response of its
     # legacy attributes: elided, not "called with no arguments".
     elided = ADK_TOOL_RESPONSE in attributes and attributes.get(ADK_TOOL_RESPONSE) == "{}"
@@ -841,7 +889,7 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         raw_args = None
     # The AI SDK writes the result's JSON.stringify: any JSON value (a string too).
     result = None if elided else (decoded(raw_result) if result_key == TOOL_RESULT
-                                  else maybe_json(raw_result))
+                                  else _tool_result(raw_result))
     result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
     args, raw = decode_args(raw_args)
@@ -865,6 +913,19 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         "timestamp": iso_from_nanos(span.start) if span.start is not None else iso_timestamp(
             span.raw.get("start_time")),
     }
+
+
+def _strands_tool_events(span: Span) -> tuple[Any, Any]:
+    """Strands' tool span under its default conventions keeps the arguments in its
+    ``gen_ai.tool.message`` event (``content``) and the result in its ``gen_ai.choice`` event
+    (``message``): the arguments and the result, each None when the span has no such event."""
+    arguments = result = None
+    for name, attributes in span.events:
+        if name == "gen_ai.tool.message":
+            arguments = attributes.get("content")
+        elif name == CHOICE_EVENT:
+            result = attributes.get("message")
+    return arguments, result
 
 
 def _name_from(span_name: str | None) -> str | None:
