@@ -133,7 +133,8 @@ class Exchange:
     every chat, so keeping them would make memory grow with the square of a conversation.
     """
 
-    __slots__ = ("answer", "answer_raw", "end", "from_spans", "has_input", "has_output",
+    __slots__ = ("answer", "answer_raw", "end", "from_events", "from_spans", "has_input",
+                 "has_output",
                  "history", "key", "model", "order", "requests", "start", "turns")
 
     def __init__(self, key: Any, order: int) -> None:
@@ -149,6 +150,7 @@ class Exchange:
         self.answer_raw: str | None = None  # output messages without a call, decoded if last
         self.model: str | None = None
         self.from_spans = False  # content read from span attributes (else log records only)
+        self.from_events = False  # content read from the span's own events
 
     def time(self) -> int:
         moment = self.end if self.end is not None else self.start
@@ -334,6 +336,9 @@ class GenAIReader:
                 content = _decoded(attributes.get("gen_ai.event.content"))
                 body = content if isinstance(content, dict) else dict(attributes.items())
                 self._event(name, attributes, body, span.span_id, order, span.end)
+        exchange = self.exchanges.get(span.span_id) if span.span_id is not None else None
+        if exchange is not None:
+            exchange.from_events = True
 
     def _attribute_events(self, span: Span, order: int) -> None:
         """The events in a span's ``events`` attribute (Pydantic AI's version 1), read as the
@@ -499,7 +504,7 @@ class GenAIReader:
             places.append(count(len(spans) - ai_sdk, "execute_tool span"))
         if ai_sdk:
             places.append(count(ai_sdk, "Vercel AI SDK ai.toolCall span"))
-        for source in ("span attributes", "log records"):
+        for source in ("span attributes", "span events", "log records"):
             found = sum(1 for r in requests if r.source == source)
             if found:
                 places.append(f"{count(found, 'call')} in message parts of {source}")
@@ -726,7 +731,8 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
     by_shape: dict[int, list[Request]] = {}
     for exchange in exchanges:
         turn = exchange.user_turns()
-        source = "span attributes" if exchange.from_spans else "log records"
+        source = "span attributes" if exchange.from_spans else (
+            "span events" if exchange.from_events else "log records")
         for index, (call_id, tool, arguments) in enumerate(exchange.requests, 1):
             if call_id is not None and call_id in by_id:
                 continue

@@ -27,8 +27,8 @@ from toolscore_core.traces import load_trace, parse_trace
 from toolscore_formats.times import iso_from_nanos
 
 FIXTURES = Path(__file__).parent / "fixtures"
-EXPORTS = {"strands_otel_default.json": "log records",
-           "strands_otel_latest.json": "log records",
+EXPORTS = {"strands_otel_default.json": "span events",
+           "strands_otel_latest.json": "span events",
            "strands_otel_latest_attributes.json": "span attributes"}
 ANSWER = "Paris: sunny, 21 C. I could not get the time in Atlantis."
 # What the agent made, as its model asked and its tools answered: Strands hands the model the
