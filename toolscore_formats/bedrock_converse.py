@@ -6,6 +6,7 @@ from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
 from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.content import converse_result
 from toolscore_formats.messages import Conversation
 from toolscore_formats.values import as_str, dict_of
 
@@ -91,20 +92,8 @@ def _text(blocks: list[dict[str, Any]]) -> str | None:
     return text or None
 
 
-def _result_value(content: Any) -> Any:
-    """One ``json`` block is its value; only ``text`` blocks are their text; else the list."""
-    if not isinstance(content, list) or not content:
-        return content
-    if len(content) == 1 and isinstance(content[0], dict) and set(content[0]) == {"json"}:
-        return content[0]["json"]
-    if all(isinstance(b, dict) and set(b) == {"text"} and isinstance(b["text"], str)
-           for b in content):
-        return "".join(b["text"] for b in content)
-    return content
-
-
 def _read_result(result: dict[str, Any], table: CallTable, notes: list[str], index: int) -> None:
-    value = _result_value(result.get("content"))
+    value = converse_result(result.get("content"))
     status = result.get("status")
     # Without "status" (only some models take it) a returned result is not a failure.
     failed = True if status == "error" else None

@@ -42,6 +42,19 @@ def block_content(content: Any, *, separator: str = "") -> Any:
     return content
 
 
+def converse_result(content: Any) -> Any:
+    """A Bedrock Converse ``toolResult``'s content: one ``json`` block is its value, only
+    ``text`` blocks are their joined text; anything else stays as it is."""
+    if not isinstance(content, list) or not content:
+        return content
+    if len(content) == 1 and isinstance(content[0], dict) and set(content[0]) == {"json"}:
+        return content[0]["json"]
+    if all(isinstance(b, dict) and set(b) == {"text"} and isinstance(b["text"], str)
+           for b in content):
+        return "".join(b["text"] for b in content)
+    return content
+
+
 def error_text(value: Any) -> str | None:
     """An error as text: a string as it is, a JSON-RPC-style ``{"message"}`` by its message."""
     if value is None:

@@ -20,7 +20,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from toolscore import JSON_FAILURES, ToolCall, Trace, count, loads
-from toolscore_formats.content import text_of
+from toolscore_formats.content import converse_result, text_of
 from toolscore_formats.spans import (
     EXECUTE_TOOL_PREFIX,
     Attributes,
@@ -67,6 +67,8 @@ INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user"
 CHOICE_EVENT = "gen_ai.choice"
 EVENT_NAMES = frozenset((INFERENCE_EVENT, CHOICE_EVENT, *INPUT_EVENTS))
 TRACELOOP_KIND = "traceloop.span.kind"
+CONVERSE_KINDS = ("text", "toolUse", "toolResult")
+STRANDS = "strands-agents"  # gen_ai.system under Strands Agents' default conventions
 # Pydantic AI's instrumentation version 1 (and its releases before versions) writes a chat's
 # messages as the per-message GenAI events, in one span attribute: a JSON list of objects,
 # each an event's body with its "event.name".
@@ -133,7 +135,8 @@ class Exchange:
     every chat, so keeping them would make memory grow with the square of a conversation.
     """
 
-    __slots__ = ("answer", "answer_raw", "end", "from_spans", "has_input", "has_output",
+    __slots__ = ("answer", "answer_raw", "end", "from_events", "from_spans", "has_input",
+                 "has_output",
                  "history", "key", "model", "order", "requests", "start", "turns")
 
     def __init__(self, key: Any, order: int) -> None:
@@ -149,6 +152,7 @@ class Exchange:
         self.answer_raw: str | None = None  # output messages without a call, decoded if last
         self.model: str | None = None
         self.from_spans = False  # content read from span attributes (else log records only)
+        self.from_events = False  # content read from the span's own events
 
     def time(self) -> int:
         moment = self.end if self.end is not None else self.start
@@ -180,7 +184,7 @@ class Exchange:
                 call_id = _call_id(part.get("id"))
                 value = part.get("response", part.get("result"))
                 if call_id is not None and not _absent_result(value):
-                    responses.setdefault(call_id, maybe_json(value))
+                    responses.setdefault(call_id, _tool_result(value))
             else:
                 spoke = True
         self.turns += message.get("role") == "user" and spoke
@@ -285,10 +289,6 @@ class GenAIReader:
             return
         if attributes.get(TRACELOOP_KIND) == "tool":
             self.traceloop_tools += 1
-        if span.raw.get("events") or span.raw.get("logs"):
-            self._span_events(span, order)
-        if EVENTS_ATTRIBUTE in attributes.raw:
-            self._attribute_events(span, order)
         if is_run(attributes):
             # The AI SDK's whole call times the run. Its turns stay its prompts' user
             # messages: a chat app sends the whole history with each call.
@@ -296,12 +296,18 @@ class GenAIReader:
             if duration is not None:
                 self.sdk_runs.append(duration)
         if operation == "invoke_agent":
+            # The agent's input and answer (as attributes or events) are not a chat: its
+            # answer is the last chat's, which Strands' agent span repeats with a line break.
             duration = seconds_between(span.start, span.end)
             if duration is not None:
                 self.agent_durations.append(duration)
             if span.start is not None and span.end is not None and span.end >= span.start:
                 self.agents.append((span.start, span.end))
             return
+        if span.raw.get("events") or span.raw.get("logs"):
+            self._span_events(span, order)
+        if EVENTS_ATTRIBUTE in attributes.raw:
+            self._attribute_events(span, order)
         raw = attributes.raw
         has_messages = any(key in raw for key in MESSAGE_KEYS) or ADK_RESPONSE in raw or \
             _has_old_messages(attributes) or is_model_call(attributes)
@@ -344,6 +350,9 @@ class GenAIReader:
                 content = _decoded(attributes.get("gen_ai.event.content"))
                 body = content if isinstance(content, dict) else dict(attributes.items())
                 self._event(name, attributes, body, span.span_id, order, span.end)
+        exchange = self.exchanges.get(span.span_id) if span.span_id is not None else None
+        if exchange is not None:
+            exchange.from_events = True
 
     def _attribute_events(self, span: Span, order: int) -> None:
         """The events in a span's ``events`` attribute (Pydantic AI's version 1), read as the
@@ -376,8 +385,11 @@ class GenAIReader:
             self.chats += 1
             if name == CHOICE_EVENT:
                 message = body.get("message")
-                exchange.add_output(_old_message("assistant", message if isinstance(
-                    message, dict) else {}))
+                if not isinstance(message, dict):
+                    # Strands writes the message's Bedrock content blocks, as JSON text.
+                    blocks = _converse_blocks(message)
+                    message = {} if blocks is None else {"content": blocks}
+                exchange.add_output(_old_message("assistant", message))
             else:
                 exchange.add_input(_old_message(INPUT_EVENTS[name], body), self.responses,
                                    self.keys)
@@ -514,7 +526,7 @@ class GenAIReader:
             places.append(count(len(spans) - ai_sdk, "execute_tool span"))
         if ai_sdk:
             places.append(count(ai_sdk, "Vercel AI SDK ai.toolCall span"))
-        for source in ("span attributes", "log records"):
+        for source in ("span attributes", "span events", "log records"):
             found = sum(1 for r in requests if r.source == source)
             if found:
                 places.append(f"{count(found, 'call')} in message parts of {source}")
@@ -629,6 +641,9 @@ def _old_message(role: str, body: dict[str, Any]) -> dict[str, Any]:
     of parts, the shape of ``gen_ai.input.messages``."""
     parts: list[dict[str, Any]] = []
     content = body.get("content")
+    blocks = _converse_blocks(content)
+    if blocks is not None:
+        return {"role": role, "parts": [_converse_part(block) for block in blocks]}
     if role == "tool":
         parts.append({"type": "tool_call_response", "id": as_str(body.get("id")),
                       "response": content})
@@ -645,6 +660,41 @@ def _old_message(role: str, body: dict[str, Any]) -> dict[str, Any]:
             parts.append({"type": "tool_call", "id": as_str(call.get("id")),
                           "name": function.get("name"), "arguments": function.get("arguments")})
     return {"role": role, "parts": parts}
+
+
+def _converse_blocks(content: Any) -> list[dict[str, Any]] | None:
+    """Bedrock Converse content blocks (Strands writes a message's content so, as JSON text):
+    a list of objects without ``type``, each one block keyed by its kind."""
+    blocks = _decoded(content)
+    if not isinstance(blocks, list) or not blocks or not all(
+            isinstance(block, dict) and len(block) == 1 and "type" not in block
+            for block in blocks):
+        return None
+    return blocks if any(key in block for block in blocks for key in CONVERSE_KINDS) \
+        else None
+
+
+def _converse_part(block: dict[str, Any]) -> dict[str, Any]:
+    """One Converse content block as a GenAI message part."""
+    (kind, value), = block.items()
+    if kind == "toolUse" and isinstance(value, dict):
+        return {"type": "tool_call", "id": value.get("toolUseId"), "name": value.get("name"),
+                "arguments": value.get("input")}
+    if kind == "toolResult" and isinstance(value, dict):
+        return {"type": "tool_call_response", "id": value.get("toolUseId"),
+                "response": value.get("content")}
+    if kind == "text":
+        return {"type": "text", "content": value}
+    return {"type": kind, "content": value}
+
+
+def _tool_result(value: Any) -> Any:
+    """A tool's result as a span or a response part holds it: JSON text decoded, and Bedrock
+    Converse content blocks (Strands' tool results) read as the bedrock_converse reader reads
+    them, their text then decoded the same way."""
+    value = maybe_json(value)
+    unwrapped = converse_result(value)
+    return value if unwrapped is value else maybe_json(unwrapped)
 
 
 def _gemini_message(content: dict[str, Any]) -> dict[str, Any]:
@@ -703,7 +753,8 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
     by_shape: dict[int, list[Request]] = {}
     for exchange in exchanges:
         turn = exchange.user_turns()
-        source = "span attributes" if exchange.from_spans else "log records"
+        source = "span attributes" if exchange.from_spans else (
+            "span events" if exchange.from_events else "log records")
         for index, (call_id, tool, arguments) in enumerate(exchange.requests, 1):
             if call_id is not None and call_id in by_id:
                 continue
@@ -862,6 +913,9 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
     raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
     result_key = next((k for k in RESULT_KEYS if k in attributes), None)
     raw_result = attributes.get(result_key) if result_key else None
+    if raw_args is None and result_key is None and attributes.get("gen_ai.system") == STRANDS:
+        raw_args, raw_result = _strands_tool_events(span)
+        result_key = CHOICE_EVENT if raw_result is not None else None
     # ADK without content capture writes "{}" for both the arguments and the response of its
     # legacy attributes: elided, not "called with no arguments".
     elided = ADK_TOOL_RESPONSE in attributes and attributes.get(ADK_TOOL_RESPONSE) == "{}"
@@ -870,7 +924,7 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
     # The AI SDK writes the result's JSON.stringify: any JSON value (a string too).
     result = None if elided else (decoded(raw_result) if result_key == TOOL_RESULT
                                   else _json_text(raw_result) if result_key == GENAI_RESULT
-                                  else maybe_json(raw_result))
+                                  else _tool_result(raw_result))
     result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
     args, raw = decode_args(raw_args)
@@ -897,16 +951,30 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
 
 
 def _json_text(value: Any) -> Any:
-    """``gen_ai.tool.call.result`` as JSON text: an object or list decoded, and a JSON string
-    (``"\\"14:05\\""``, the Vercel AI SDK's ``JSON.stringify`` of a string result) is that
-    string. Other text stays text: a plain ``42`` some instrumentations write is not a number."""
+    """``gen_ai.tool.call.result`` as JSON text: a JSON string (``"\\"14:05\\""``, the Vercel
+    AI SDK's ``JSON.stringify`` of a string result) is that string; anything else is read as
+    any tool result (:func:`_tool_result`). Other text stays text: a plain ``42`` some
+    instrumentations write is not a number."""
     if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
         try:
             text = loads(value)
         except JSON_FAILURES:
             return value
         return text if isinstance(text, str) else value
-    return maybe_json(value)
+    return _tool_result(value)
+
+
+def _strands_tool_events(span: Span) -> tuple[Any, Any]:
+    """Strands' tool span under its default conventions keeps the arguments in its
+    ``gen_ai.tool.message`` event (``content``) and the result in its ``gen_ai.choice`` event
+    (``message``): the arguments and the result, each None when the span has no such event."""
+    arguments = result = None
+    for name, attributes in span.events:
+        if name == "gen_ai.tool.message":
+            arguments = attributes.get("content")
+        elif name == CHOICE_EVENT:
+            result = attributes.get("message")
+    return arguments, result
 
 
 def _name_from(span_name: str | None) -> str | None:
