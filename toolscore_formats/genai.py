@@ -29,6 +29,7 @@ from toolscore_formats.spans import (
     otlp_attributes,
 )
 from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
+from toolscore_formats.usage import GENAI_COUNTS, ModelCalls, span_counts
 from toolscore_formats.values import as_str, decode_args, maybe_json
 from toolscore_formats.vercel_spans import (
     TOOL_ARGS,
@@ -258,6 +259,11 @@ class GenAIReader:
         self.agent_span: tuple[int, str] | None = None
         self.root_span: str | None = None
         self.response: tuple[int, int, str] | None = None
+        # The run's tokens: the model-call spans' only. An agent or run span's usage is its
+        # chats' total (Pydantic AI and the Vercel AI SDK write one): added, it would count
+        # them twice.
+        self.usage = ModelCalls("token usage (gen_ai.usage.input_tokens / output_tokens)",
+                                "model-call spans")
 
     # --- feeding
 
@@ -273,6 +279,8 @@ class GenAIReader:
         self.openinference = self.openinference or span.openinference_kind() is not None
         operation = span.operation()
         self._place(span, operation, order)
+        if operation in CHAT_OPERATIONS or is_model_call(attributes):
+            self.usage.add(span.span_id, span.parent, span_counts(attributes, GENAI_COUNTS))
         if span.is_tool_span(operation):
             name = attributes.text("gen_ai.tool.name")
             if name == MERGED_TOOLS:
@@ -507,8 +515,9 @@ class GenAIReader:
         if not rows:
             notes.append(self._no_calls())
         final_answer, model = _final_answer(exchanges)
+        usage = self.usage.result(notes)
         return Trace(calls=tuple(call for _, call in rows), final_answer=final_answer,
-                     model=model, notes=tuple(notes),
+                     model=model, usage=usage, notes=tuple(notes),
                      run_duration=self._run_duration(), span=self.span_ref(),
                      response_id=self.response[2] if self.response else None), where
 

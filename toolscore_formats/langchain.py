@@ -9,6 +9,7 @@ from toolscore_formats.calls import CallTable, outcome
 from toolscore_formats.content import block_content, text_of
 from toolscore_formats.lc_messages import message_fields
 from toolscore_formats.messages import Conversation
+from toolscore_formats.usage import RunUsage
 from toolscore_formats.values import as_str, list_of
 
 
@@ -36,7 +37,9 @@ def parse(document: Any) -> Trace:
     talk = Conversation()
     table, notes = talk.table, talk.notes
     model = None
-    usages: list[Any] = []
+    # Each AI message's usage_metadata is one model call's, summed as LangChain's add_usage
+    # adds them.
+    usage = RunUsage("usage_metadata", "AI messages")
     for index, item in enumerate(messages):
         fields = message_fields(item)
         if fields is None:
@@ -48,7 +51,7 @@ def parse(document: Any) -> Trace:
             called = _read_ai(data, table)
             reply = text_of(data.get("content"))
             talk.said(reply, final=None if called else reply)
-            usages.append(data.get("usage_metadata"))
+            usage.add(data.get("usage_metadata"))
             metadata = data.get("response_metadata")
             if isinstance(metadata, dict):
                 model = as_str(metadata.get("model_name")) or model
@@ -59,37 +62,7 @@ def parse(document: Any) -> Trace:
                                 **outcome(content, failed=failed or None)):
                 notes.append(f"message {index}: ToolMessage for unknown tool_call_id "
                              f"{as_str(data.get('tool_call_id'))!r} (not counted as a call)")
-    return talk.trace(model=model, usage=_run_usage(usages, notes))
-
-
-def _run_usage(usages: list[Any], notes: list[str]) -> dict[str, Any] | None:
-    """The run's tokens: the sum of every AI message's ``usage_metadata`` (each is one model
-    call's), as LangChain's ``add_usage`` adds them; unknown when some message has none."""
-    given = [usage for usage in usages if isinstance(usage, dict)]
-    if not given:
-        return None
-    if len(given) < len(usages):
-        # A partial sum would pass for the run's total: the total is unknown instead.
-        notes.append(f"usage_metadata on {len(given)} of {len(usages)} AI messages: the "
-                     "run's token usage is unknown")
-        return None
-    total: dict[str, Any] = {}
-    for usage in given:
-        _add_usage(total, usage)
-    return total
-
-
-def _add_usage(total: dict[str, Any], usage: dict[str, Any]) -> None:
-    """Add one message's token counts into ``total`` (nested details key by key)."""
-    for key, value in usage.items():
-        if isinstance(value, dict):
-            inner = total.setdefault(key, {})
-            if isinstance(inner, dict):
-                _add_usage(inner, value)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            before = total.get(key, 0)
-            if isinstance(before, (int, float)) and not isinstance(before, bool):
-                total[key] = before + value
+    return talk.trace(model=model, usage=usage.result(notes))
 
 
 def _read_ai(data: dict[str, Any], table: CallTable) -> bool:

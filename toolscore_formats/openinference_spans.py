@@ -13,6 +13,7 @@ from toolscore import InputError, ToolCall, Trace, count
 from toolscore_formats.chat import read_messages
 from toolscore_formats.spans import OPENINFERENCE_KIND, Span, SpanTree
 from toolscore_formats.times import iso_from_nanos, seconds_between
+from toolscore_formats.usage import OPENINFERENCE_COUNTS, ModelCalls, span_counts
 from toolscore_formats.values import as_str, decode_args, maybe_json
 
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
@@ -255,7 +256,12 @@ def read_spans(found: Iterable[Span]) -> Trace:
         model = last.text("llm.model_name")
     agents = [span for span in spans if span.kind == "AGENT" and span.parent is None]
     run_duration = seconds_between(agents[0].start, agents[0].end) if len(agents) == 1 else None
+    # The run's tokens are its LLM spans': an AGENT or CHAIN span's counts, where a framework
+    # writes them, are their total.
+    usage = ModelCalls("token counts (llm.token_count.prompt / completion)", "LLM spans")
+    for span in llms:
+        usage.add(span.span_id, span.parent, span_counts(span.attributes, OPENINFERENCE_COUNTS))
     return Trace(calls=tuple(calls), final_answer=_final_answer(spans, llms), model=model,
-                 run_duration=run_duration, notes=tuple(notes))
+                 usage=usage.result(notes), run_duration=run_duration, notes=tuple(notes))
 
 

@@ -68,6 +68,8 @@ def test_the_calls_are_the_ones_the_agent_made(name: str) -> None:
     assert trace.final_answer == ANSWER
     assert trace.model == "scripted"
     assert trace.notes == ()
+    # The two chats' tokens (52 + 118 in, 31 + 17 out); the agent span's total is not added.
+    assert trace.usage == {"input_tokens": 170, "output_tokens": 48}
     # Each call's one tool span, joined to the model's request by call id: not counted twice.
     assert choice.reason.endswith(
         f"calls from 2 execute_tool spans, 2 calls in message parts of {EXPORTS[name]}; "
