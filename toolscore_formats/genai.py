@@ -295,7 +295,7 @@ class GenAIReader:
             else:
                 self.tool_spans.append(tool)
             return
-        if attributes.get(TRACELOOP_KIND) == "tool":
+        if TRACELOOP_KIND in attributes.raw and attributes.get(TRACELOOP_KIND) == "tool":
             self.traceloop_tools += 1
         if is_run(attributes):
             # The AI SDK's whole call times the run. Its turns stay its prompts' user

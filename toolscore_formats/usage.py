@@ -8,7 +8,6 @@ LangChain does): ``input_token_details`` says how many of them a cache served or
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Protocol
 
 from toolscore_formats.values import as_int
@@ -37,12 +36,6 @@ OPENINFERENCE_COUNTS: Counts = (
 )
 
 
-class Getter(Protocol):
-    """Span attributes by key: ``Attributes``, or a plain mapping."""
-
-    def get(self, key: str) -> Any: ...
-
-
 class RunUsage:
     """The run's tokens, added one model call at a time (memory stays flat): unknown when
     some call has none, as a partial sum would pass for the run's total.
@@ -62,9 +55,9 @@ class RunUsage:
         self._common: set[tuple[str, ...]] | None = None
 
     def add(self, usage: Any) -> None:
-        """One model call's counts (a mapping), or None when the call gives none."""
+        """One model call's counts (a dict), or None when the call gives none."""
         self.seen += 1
-        if not isinstance(usage, Mapping):
+        if not isinstance(usage, dict):  # (an ABC's isinstance costs more, on every call)
             return
         self.given += 1
         _add(self.total, usage)
@@ -116,14 +109,30 @@ class ModelCalls:
         return usage.result(notes)
 
 
+class Getter(Protocol):
+    """Span attributes by key: ``Attributes``, or a plain mapping."""
+
+    def __contains__(self, key: str) -> bool: ...
+
+    def get(self, key: str) -> Any: ...
+
+
 def span_counts(attributes: Getter, counts: Counts) -> dict[str, Any] | None:
     """A model-call span's counts, in the run usage's shape; None unless it gives both its
-    input and its output tokens."""
+    input and its output tokens. (Read on every model-call span of an export: an attribute
+    the span lacks is passed over without being read.)"""
     usage: dict[str, Any] = {}
     for path, keys in counts:
-        value = next((v for v in (as_int(attributes.get(k)) for k in keys) if v is not None),
-                     None)
-        if value is not None and value >= 0:
+        for key in keys:
+            if key in attributes:
+                value = attributes.get(key)  # OTLP's intValue is read as an int already
+                if type(value) is not int:
+                    value = as_int(value)
+                if value is not None:
+                    break
+        else:
+            continue
+        if value >= 0:
             inner = usage
             for key in path[:-1]:
                 inner = inner.setdefault(key, {})
@@ -131,10 +140,10 @@ def span_counts(attributes: Getter, counts: Counts) -> dict[str, Any] | None:
     return usage if "input_tokens" in usage and "output_tokens" in usage else None
 
 
-def _add(total: dict[str, Any], usage: Mapping[str, Any]) -> None:
+def _add(total: dict[str, Any], usage: dict[str, Any]) -> None:
     """Add one call's token counts into ``total`` (nested details key by key)."""
     for key, value in usage.items():
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             inner = total.setdefault(key, {})
             if isinstance(inner, dict):
                 _add(inner, value)
@@ -144,10 +153,10 @@ def _add(total: dict[str, Any], usage: Mapping[str, Any]) -> None:
                 total[key] = before + value
 
 
-def _paths(usage: Mapping[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+def _paths(usage: dict[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
     paths: set[tuple[str, ...]] = set()
     for key, value in usage.items():
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             paths |= _paths(value, (*prefix, key))
         else:
             paths.add((*prefix, key))

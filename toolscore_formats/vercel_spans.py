@@ -31,21 +31,27 @@ RUN_OPERATIONS = frozenset(("ai.generateText", "ai.streamText"))
 ERROR_OUTPUTS = frozenset(("error-text", "error-json"))
 
 
+def _operation(attributes: Attributes) -> str | None:
+    """``ai.operationId``, None without it (passed over unread: most spans of most exports
+    are not the AI SDK's)."""
+    return attributes.text(OPERATION_ID) if OPERATION_ID in attributes.raw else None
+
+
 def is_tool_call(name: str | None, attributes: Attributes) -> bool:
     """An ``ai.toolCall`` span (by ``ai.operationId``, else by its name) with a tool name."""
-    operation = attributes.text(OPERATION_ID)
+    operation = _operation(attributes)
     return (operation == TOOL_CALL or (operation is None and name == TOOL_CALL)) and \
         TOOL_NAME in attributes
 
 
 def is_run(attributes: Attributes) -> bool:
     """An ``ai.generateText`` / ``ai.streamText`` span: the whole call, every step in it."""
-    return attributes.text(OPERATION_ID) in RUN_OPERATIONS
+    return _operation(attributes) in RUN_OPERATIONS
 
 
 def is_model_call(attributes: Attributes) -> bool:
     """An ``ai.*.doGenerate`` / ``ai.*.doStream`` span: one request to the model."""
-    operation = attributes.text(OPERATION_ID)
+    operation = _operation(attributes)
     return operation is not None and operation.startswith("ai.") and \
         operation.endswith(MODEL_CALL_SUFFIXES)
 
