@@ -315,7 +315,9 @@ def parse(document: Any) -> Trace:
     for index, item in enumerate(items):
         if not is_observation(item):
             raise InputError("an observation has an id, a type and a startTime",
-                             place=f"$.observations[{index}]")
+                             place=f"$.observations[{index}]",
+                             fix="export the trace again from Langfuse; an observation "
+                                 "edited by hand keeps its id, type and startTime")
     traces = {as_str(item.get("traceId")) for item in items} - {None}
     if len(traces) > 1:
         raise InputError(f"the observations belong to {len(traces)} traces; toolscore reads "

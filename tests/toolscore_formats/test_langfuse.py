@@ -119,6 +119,18 @@ def test_openai_agents_tool_takes_the_responses_call_id(read) -> None:
     assert trace.model == "gpt-4.1-2025-04-14"
 
 
+def test_a_call_no_tool_observation_ran_takes_its_result_from_the_next_generation() -> None:
+    document = _load("langfuse_openai_agents.json")
+    # An app whose tool is not instrumented: only the two generations remain.
+    document["observations"] = [o for o in document["observations"] if o["type"] != "TOOL"]
+    trace = parse_trace(document)[0]
+    assert [(c.tool, c.id, c.args, c.result, c.is_error, c.duration) for c in trace.calls] == [
+        ("get_weather", "call_Kud0j0DxWSmLzv9W5m6qVqXn", {"city": "Tokyo"},
+         "The weather in Tokyo is sunny.", False, None)]
+    assert trace.notes == ("response asked for get_weather (call_Kud0j0DxWSmLzv9W5m6qVqXn), "
+                           "but no tool observation ran it",)
+
+
 def test_level_error_fails_the_call_with_its_status_message() -> None:
     document = _load("langfuse_openai_agents.json")
     tool = next(o for o in document["observations"] if o["type"] == "TOOL")
@@ -165,6 +177,19 @@ def test_a_document_with_a_non_observation_is_left_unclaimed_and_told_why() -> N
         'a Langfuse trace download ("trace", "observations"), but $.observations[2] is not '
         'an observation (an "id", a "type" of AGENT, CHAIN, EMBEDDING, EVALUATOR, EVENT, '
         'GENERATION, GUARDRAIL, RETRIEVER, SPAN, TOOL and a "startTime")')
+
+
+def test_a_broken_observation_read_as_langfuse_is_one_line_naming_it(tmp_path: Path) -> None:
+    document = _load("langfuse_koog.json")
+    del document["observations"][2]["startTime"]
+    trace = write_json(tmp_path / "trace.json", document)
+    gold = write_json(tmp_path / "gold.json", [{"tool": "HelloTool"}])
+    result = run_cli("eval", str(gold), str(trace), "--format", "langfuse")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: {trace}: $.observations[2]: an observation has an id, a type and a "
+        "startTime; export the trace again from Langfuse; an observation edited by hand keeps "
+        "its id, type and startTime"]
 
 
 def test_observations_of_several_traces_are_refused_with_the_fix() -> None:
