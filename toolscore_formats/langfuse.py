@@ -294,10 +294,9 @@ def _usage(calls: list[Observation]) -> dict[str, int] | None:
     return {f"{key}_tokens": value for key, value in totals.items()} if calls else None
 
 
-def _run_cost(trace: dict[str, Any] | None, calls: list[Observation]) -> float | None:
-    given = as_float(trace.get("totalCost")) if trace is not None else None
-    if given is not None:
-        return given
+def _run_cost(calls: list[Observation]) -> float | None:
+    """What Langfuse computed the model calls cost, when it did for every one (the public
+    API's ``totalCost`` counts a call it has no price for as 0, so it is not read)."""
     costs = [as_float(dict_of(call.raw, "costDetails").get("total")) for call in calls]
     if not costs or any(cost is None for cost in costs):
         return None
@@ -344,10 +343,12 @@ def parse(document: Any) -> Trace:
     last = max(model_calls, key=lambda g: (g.end if g.end is not None else -1, g.index),
                default=None)
     latency = as_float(trace.get("latency")) if trace is not None else None
+    if latency is not None and latency < 0:
+        latency = None  # the public API writes -1 when it was not asked for the trace's metrics
     return Trace(calls=tuple(calls[index] for index in order),
                  final_answer=_final_answer(trace, times, generations),
                  model=as_str(last.raw.get("model")) if last else None,
-                 usage=_usage(model_calls), run_cost=_run_cost(trace, model_calls),
+                 usage=_usage(model_calls), run_cost=_run_cost(model_calls),
                  run_duration=latency, notes=tuple(notes))
 
 

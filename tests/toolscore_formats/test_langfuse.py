@@ -159,6 +159,10 @@ def test_the_public_api_trace_and_the_observations_export_read_the_same_calls() 
     read, choice = parse_trace(api)
     assert choice.reason == "a Langfuse trace with its observations (public API)"
     assert (read.calls, read.final_answer) == (expected.calls, expected.final_answer)
+    assert read.run_duration == pytest.approx(7.424)
+    # Asked without fields=metrics, the API writes latency -1 (and totalCost -1): unknown.
+    without = parse_trace({**api, "latency": -1, "totalCost": -1})[0]
+    assert (without.run_duration, without.run_cost) == (None, expected.run_cost)
     # The newer download holds no trace: the answer would be the last generation's, and
     # that one asks for the output tool, so the answer is unknown.
     export, choice = parse_trace({"observations": download["observations"], "scores": []})
