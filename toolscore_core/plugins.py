@@ -54,6 +54,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.google_adk",
     "toolscore_formats.openinference",
     "toolscore_formats.inspect_ai",
+    "toolscore_formats.langfuse",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

@@ -17,6 +17,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "google_adk",
            "openinference",
            "inspect_ai",
+           "langfuse",
            }
 
 

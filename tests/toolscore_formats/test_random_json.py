@@ -42,6 +42,9 @@ KEYS = st.sampled_from([
     "llm.input_messages.0.message.role", "context.span_id", "attributes.tool.name", "events",
     "version", "eval", "task", "samples", "epoch", "target", "events", "event", "working_time",
     "completed", "pending", "parse_error", "transcript", "total_time", "model_usage", "limit",
+    "trace", "observations", "scores", "parentObservationId", "endTime", "level",
+    "statusMessage", "usageDetails", "costDetails", "traceId", "totalCost", "latency",
+    "gen_ai.tool.call.id", "ai.toolCall.name", "additional_kwargs", "parts",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -61,6 +64,7 @@ VALUES = st.sampled_from([
     "e-1",
     "TOOL", "LLM", "AGENT", "CHAIN", "openinference.span.kind", "exception",
     "started", "2025-05-12T20:27:39.762878-04:00", "timeout",
+    "GENERATION", "SPAN", "DEFAULT", "tool_call", "tool_call_response", "\"quoted\"",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
