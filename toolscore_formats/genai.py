@@ -280,7 +280,8 @@ class GenAIReader:
         operation = span.operation()
         self._place(span, operation, order)
         if operation in CHAT_OPERATIONS or is_model_call(attributes):
-            self.usage.add(span.span_id, span.parent, span_counts(attributes, GENAI_COUNTS))
+            counts = span_counts(attributes, GENAI_COUNTS)
+            self.usage.add(span.span_id, span.parent, counts)
         if span.is_tool_span(operation):
             name = attributes.text("gen_ai.tool.name")
             if name == MERGED_TOOLS:
@@ -697,10 +698,20 @@ def _converse_part(block: dict[str, Any]) -> dict[str, Any]:
     return {"type": kind, "content": value}
 
 
-def _tool_result(value: Any) -> Any:
+def _tool_result(value: Any, *, quoted: bool = False) -> Any:
     """A tool's result as a span or a response part holds it: JSON text decoded, and Bedrock
     Converse content blocks (Strands' tool results) read as the bedrock_converse reader reads
-    them, their text then decoded the same way."""
+    them, their text then decoded the same way.
+
+    ``quoted`` (``gen_ai.tool.call.result``, JSON text): a JSON string (``"\\"14:05\\""``,
+    the Vercel AI SDK's ``JSON.stringify`` of a string result) is that string. Other text
+    stays text: a plain ``42`` some instrumentations write is not a number."""
+    if quoted and isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
+        try:
+            text = loads(value)
+        except JSON_FAILURES:
+            return value
+        return text if isinstance(text, str) else value
     value = maybe_json(value)
     unwrapped = converse_result(value)
     return value if unwrapped is value else maybe_json(unwrapped)
@@ -932,8 +943,8 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         raw_args = None
     # The AI SDK writes the result's JSON.stringify: any JSON value (a string too).
     result = None if elided else (decoded(raw_result) if result_key == TOOL_RESULT
-                                  else _json_text(raw_result) if result_key == GENAI_RESULT
-                                  else _tool_result(raw_result))
+                                  else _tool_result(raw_result,
+                                                    quoted=result_key == GENAI_RESULT))
     result = None if _absent_result(result) else result
     has_result = result_key is not None and not elided and result is not None
     args, raw = decode_args(raw_args)
@@ -957,20 +968,6 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         "timestamp": iso_from_nanos(span.start) if span.start is not None else iso_timestamp(
             span.raw.get("start_time")),
     }
-
-
-def _json_text(value: Any) -> Any:
-    """``gen_ai.tool.call.result`` as JSON text: a JSON string (``"\\"14:05\\""``, the Vercel
-    AI SDK's ``JSON.stringify`` of a string result) is that string; anything else is read as
-    any tool result (:func:`_tool_result`). Other text stays text: a plain ``42`` some
-    instrumentations write is not a number."""
-    if isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == '"':
-        try:
-            text = loads(value)
-        except JSON_FAILURES:
-            return value
-        return text if isinstance(text, str) else value
-    return _tool_result(value)
 
 
 def _strands_tool_events(span: Span) -> tuple[Any, Any]:

@@ -260,7 +260,8 @@ def read_spans(found: Iterable[Span]) -> Trace:
     # writes them, are their total.
     usage = ModelCalls("token counts (llm.token_count.prompt / completion)", "LLM spans")
     for span in llms:
-        usage.add(span.span_id, span.parent, span_counts(span.attributes, OPENINFERENCE_COUNTS))
+        counts = span_counts(span.attributes, OPENINFERENCE_COUNTS)
+        usage.add(span.span_id, span.parent, counts)
     return Trace(calls=tuple(calls), final_answer=_final_answer(spans, llms), model=model,
                  usage=usage.result(notes), run_duration=run_duration, notes=tuple(notes))
 

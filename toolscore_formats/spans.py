@@ -4,7 +4,7 @@ jaeger, openinference) share."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, KeysView
 from typing import Any, Generic, Protocol, TypeVar
 
 from toolscore import count
@@ -64,6 +64,9 @@ class Attributes:
 
     def __contains__(self, key: str) -> bool:
         return key in self.raw
+
+    def keys(self) -> KeysView[Any]:
+        return self.raw.keys()
 
     def get(self, key: str) -> Any:
         value = self.raw.get(key)

@@ -12,20 +12,31 @@ from typing import Any, Protocol
 
 from toolscore_formats.values import as_int
 
-Counts = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
-"""Where each count goes in the run's usage (a path of keys), and the attributes that hold
-it, in order of preference."""
+Path = tuple[str, ...]
+"""Where a count goes in the run's usage (``("input_token_details", "cache_read")``)."""
+
+
+class UsageKeys:
+    """The attributes that hold a model call's counts: by count, in order of preference."""
+
+    __slots__ = ("keys", "where")
+
+    def __init__(self, counts: tuple[tuple[Path, tuple[str, ...]], ...]) -> None:
+        self.where = {key: (path, rank) for path, keys in counts
+                      for rank, key in enumerate(keys)}
+        self.keys = frozenset(self.where)
+
 
 # The GenAI conventions' counts on an inference span (their deprecated names after).
-GENAI_COUNTS: Counts = (
+GENAI_COUNTS = UsageKeys((
     (("input_tokens",), ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")),
     (("output_tokens",), ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
     (("input_token_details", "cache_read"), ("gen_ai.usage.cache_read.input_tokens",)),
     (("input_token_details", "cache_creation"), ("gen_ai.usage.cache_creation.input_tokens",)),
     (("output_token_details", "reasoning"), ("gen_ai.usage.reasoning.output_tokens",)),
-)
+))
 # OpenInference's counts on an LLM span.
-OPENINFERENCE_COUNTS: Counts = (
+OPENINFERENCE_COUNTS = UsageKeys((
     (("input_tokens",), ("llm.token_count.prompt",)),
     (("output_tokens",), ("llm.token_count.completion",)),
     (("total_tokens",), ("llm.token_count.total",)),
@@ -33,7 +44,12 @@ OPENINFERENCE_COUNTS: Counts = (
     (("input_token_details", "cache_creation"),
      ("llm.token_count.prompt_details.cache_write",)),
     (("output_token_details", "reasoning"), ("llm.token_count.completion_details.reasoning",)),
-)
+))
+
+
+Flat = dict[Path, "int | float"]
+"""A call's counts by their path: summed without walking nested dicts, nested once at the
+end."""
 
 
 class RunUsage:
@@ -46,24 +62,29 @@ class RunUsage:
     calls that give it: absent is unknown, never 0.
     """
 
-    __slots__ = ("_common", "calls", "carrier", "common_only", "given", "seen", "total")
+    __slots__ = ("calls", "carrier", "common_only", "given", "seen", "times", "total")
 
     def __init__(self, carrier: str, calls: str, *, common_only: bool = False) -> None:
         self.carrier, self.calls, self.common_only = carrier, calls, common_only
-        self.total: dict[str, Any] = {}
+        self.total: Flat = {}
+        self.times: dict[Path, int] = {}  # the calls that gave each count
         self.seen = self.given = 0
-        self._common: set[tuple[str, ...]] | None = None
 
     def add(self, usage: Any) -> None:
-        """One model call's counts (a dict), or None when the call gives none."""
+        """One model call's counts (a dict, details nested in it), or None when the call
+        gives none."""
+        self.add_flat(_flat(usage, ()) if isinstance(usage, dict) else None)
+
+    def add_flat(self, counts: Flat | None) -> None:
+        """One model call's counts as a ``Flat``, or None when the call gives none."""
         self.seen += 1
-        if not isinstance(usage, dict):  # (an ABC's isinstance costs more, on every call)
+        if counts is None:
             return
         self.given += 1
-        _add(self.total, usage)
-        if self.common_only:
-            paths = _paths(usage)
-            self._common = paths if self._common is None else self._common & paths
+        total, times = self.total, self.times
+        for path, value in counts.items():
+            total[path] = total.get(path, 0) + value
+            times[path] = times.get(path, 0) + 1
 
     def result(self, notes: list[str]) -> dict[str, Any] | None:
         """The sum; None (with a note) when some call gave no counts, None when none did."""
@@ -73,9 +94,15 @@ class RunUsage:
             notes.append(f"{self.carrier} on {self.given} of {self.seen} {self.calls}: the "
                          "run's token usage is unknown")
             return None
-        if self._common is None:
-            return self.total
-        return _kept(self.total, self._common, ())
+        usage: dict[str, Any] = {}
+        for path, value in sorted(self.total.items()):  # the same order, whatever came first
+            if self.common_only and self.times[path] < self.given:
+                continue
+            inner = usage
+            for key in path[:-1]:
+                inner = inner.setdefault(key, {})
+            inner[path[-1]] = value
+        return usage
 
 
 class ModelCalls:
@@ -91,10 +118,9 @@ class ModelCalls:
 
     def __init__(self, carrier: str, calls: str) -> None:
         self.carrier, self.calls = carrier, calls
-        self.spans: list[tuple[str | None, str | None, dict[str, Any] | None]] = []
+        self.spans: list[tuple[str | None, str | None, Flat | None]] = []
 
-    def add(self, span_id: str | None, parent: str | None,
-            counts: dict[str, Any] | None) -> None:
+    def add(self, span_id: str | None, parent: str | None, counts: Flat | None) -> None:
         """One model-call span (its id, its parent's id) and its counts, or None."""
         self.spans.append((span_id, parent, counts))
 
@@ -105,72 +131,50 @@ class ModelCalls:
         outer = {parent for _, parent, _ in self.spans if parent in ids}
         for span_id, _, counts in self.spans:
             if span_id is None or span_id not in outer:
-                usage.add(counts)
+                usage.add_flat(counts)
         return usage.result(notes)
 
 
 class Getter(Protocol):
     """Span attributes by key: ``Attributes``, or a plain mapping."""
 
-    def __contains__(self, key: str) -> bool: ...
+    def keys(self) -> Any: ...
 
     def get(self, key: str) -> Any: ...
 
 
-def span_counts(attributes: Getter, counts: Counts) -> dict[str, Any] | None:
-    """A model-call span's counts, in the run usage's shape; None unless it gives both its
-    input and its output tokens. (Read on every model-call span of an export: an attribute
-    the span lacks is passed over without being read.)"""
-    usage: dict[str, Any] = {}
-    for path, keys in counts:
-        for key in keys:
-            if key in attributes:
-                value = attributes.get(key)  # OTLP's intValue is read as an int already
-                if type(value) is not int:
-                    value = as_int(value)
-                if value is not None:
-                    break
-        else:
-            continue
-        if value >= 0:
-            inner = usage
-            for key in path[:-1]:
-                inner = inner.setdefault(key, {})
-            inner[path[-1]] = value
-    return usage if "input_tokens" in usage and "output_tokens" in usage else None
+def span_counts(attributes: Getter, counts: UsageKeys) -> Flat | None:
+    """A model-call span's counts; None unless it gives both its input and its output
+    tokens. (Read on every model-call span of an export: one set operation finds the
+    attributes it has, and only those are read.)"""
+    present = counts.keys.intersection(attributes.keys())
+    if not present:
+        return None
+    found: Flat = {}
+    ranks: dict[Path, int] = {}
+    where = counts.where
+    for key in present:
+        path, rank = where[key]
+        if ranks.get(path, rank) < rank:
+            continue  # a preferred attribute gave this count
+        value = attributes.get(key)  # OTLP's intValue is read as an int already
+        if type(value) is not int:
+            value = as_int(value)
+        if value is not None:
+            ranks[path] = rank
+            if value >= 0:
+                found[path] = value
+            else:  # a negative count is no count
+                found.pop(path, None)
+    return found if ("input_tokens",) in found and ("output_tokens",) in found else None
 
 
-def _add(total: dict[str, Any], usage: dict[str, Any]) -> None:
-    """Add one call's token counts into ``total`` (nested details key by key)."""
+def _flat(usage: dict[str, Any], prefix: tuple[str, ...]) -> Flat:
+    """A call's counts by path: its numbers, in nested dicts too (text and flags left out)."""
+    flat: Flat = {}
     for key, value in usage.items():
         if isinstance(value, dict):
-            inner = total.setdefault(key, {})
-            if isinstance(inner, dict):
-                _add(inner, value)
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            before = total.get(key, 0)
-            if isinstance(before, (int, float)) and not isinstance(before, bool):
-                total[key] = before + value
-
-
-def _paths(usage: dict[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
-    paths: set[tuple[str, ...]] = set()
-    for key, value in usage.items():
-        if isinstance(value, dict):
-            paths |= _paths(value, (*prefix, key))
-        else:
-            paths.add((*prefix, key))
-    return paths
-
-
-def _kept(total: dict[str, Any], common: set[tuple[str, ...]], prefix: tuple[str, ...]
-          ) -> dict[str, Any]:
-    kept: dict[str, Any] = {}
-    for key, value in total.items():
-        if isinstance(value, dict):
-            inner = _kept(value, common, (*prefix, key))
-            if inner:
-                kept[key] = inner
-        elif (*prefix, key) in common:
-            kept[key] = value
-    return kept
+            flat.update(_flat(value, (*prefix, key)))
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            flat[(*prefix, key)] = value
+    return flat

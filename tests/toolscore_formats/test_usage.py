@@ -136,3 +136,24 @@ def test_an_llm_span_inside_an_llm_span_is_one_model_call() -> None:
     trace, choice = parse_trace(spans)
     assert choice.format == "openinference"
     assert trace.usage == SUMMED["openinference_phoenix_turn.json"]
+
+
+def test_a_count_is_read_from_the_preferred_attribute_that_holds_one() -> None:
+    from toolscore_formats.spans import otlp_attributes
+    from toolscore_formats.usage import GENAI_COUNTS, span_counts
+
+    def counts(**values: str) -> Any:
+        return span_counts(otlp_attributes([
+            {"key": f"gen_ai.usage.{name}", "value": {"intValue": value}}
+            for name, value in values.items()]), GENAI_COUNTS)
+
+    # The deprecated names are read where the current ones are missing or not a number.
+    assert counts(prompt_tokens="7", completion_tokens="3") == {
+        ("input_tokens",): 7, ("output_tokens",): 3}
+    assert counts(input_tokens="x", prompt_tokens="7", output_tokens="3") == {
+        ("input_tokens",): 7, ("output_tokens",): 3}
+    # The current name wins; a negative count is no count, not a fall back to the old name.
+    assert counts(prompt_tokens="1", input_tokens="7", output_tokens="3") == {
+        ("input_tokens",): 7, ("output_tokens",): 3}
+    assert counts(input_tokens="-7", prompt_tokens="7", output_tokens="3") is None
+    assert counts(input_tokens="7") is None
