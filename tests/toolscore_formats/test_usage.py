@@ -14,7 +14,6 @@ from toolscore_core.traces import parse_trace
 from toolscore_formats.otel import stream
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CORPUS = Path(__file__).parents[2].parent / "shared" / "corpus"
 
 # Each expectation is the file's own counts, span by span, added by hand.
 SUMMED = {
@@ -75,7 +74,7 @@ def test_a_wrapper_and_a_second_instrumentation_do_not_count_a_model_call_again(
     # A kagent (Google ADK) run: each model call's counts are on ADK's call_llm span, its
     # generate_content span inside it, and OpenLLMetry's openai.chat span inside that.
     # Only the generate_content spans are model-call spans (gen_ai.operation.name).
-    path = CORPUS / "otel" / "agentevals-kagent-adk-tempo-export.json"
+    path = FIXTURES / "agentevals_kagent_adk_tempo_export.json"
     trace, choice = parse_trace(json.loads(path.read_text(encoding="utf-8")))
     assert choice.format == "otel"
     assert trace.usage == {"input_tokens": 2256 + 2392, "output_tokens": 13 + 116}
