@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.toolscore_formats.otlp_exports import assert_times_are_the_spans, spans_of
 from toolscore_core.traces import load_trace, parse_trace
-from toolscore_formats.times import iso_from_nanos
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPORTS = ["pydantic_ai_otel_v5.json", "pydantic_ai_otel_v2.json", "pydantic_ai_1_0_otel_v2.json",
@@ -40,16 +39,6 @@ RETRIED = {
     "pydantic_ai_1_0_otel_v1.json": RETRIED_1_0,
 }
 ANSWER = "Paris: sunny, 21 C. Tokyo: 18:00."
-
-
-def _spans(name: str) -> list[dict[str, Any]]:
-    document = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-    return [span for group in document["resourceSpans"] for scope in group["scopeSpans"]
-            for span in scope["spans"]]
-
-
-def _seconds(span: dict[str, Any]) -> float:
-    return (int(span["endTimeUnixNano"]) - int(span["startTimeUnixNano"])) / 1e9
 
 
 @pytest.mark.parametrize("name", EXPORTS)
@@ -75,18 +64,9 @@ def test_the_calls_are_the_ones_the_agent_made(name: str) -> None:
 @pytest.mark.parametrize("name", EXPORTS)
 def test_each_call_has_its_tool_span_time_and_the_run_its_agent_span_time(name: str) -> None:
     trace, _ = load_trace(FIXTURES / name)
-    spans = _spans(name)
-    tool_spans = {attribute["value"]["stringValue"]: span for span in spans
-                  for attribute in span["attributes"] if attribute["key"] == "gen_ai.tool.call.id"}
-    for call in trace.calls:
-        span = tool_spans[call.id]
-        assert call.duration is not None and call.duration > 0
-        assert call.duration == pytest.approx(_seconds(span))
-        assert call.timestamp == iso_from_nanos(int(span["startTimeUnixNano"]))
-    [agent] = [span for span in spans if "parentSpanId" not in span]
+    document = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    agent, _ = assert_times_are_the_spans(trace, spans_of(document))
     assert agent["name"] in ("invoke_agent assistant", "agent run")
-    assert trace.run_duration == pytest.approx(_seconds(agent))
-    assert trace.span is not None and trace.span.span_id == agent["spanId"]
 
 
 def test_a_span_named_running_tool_without_a_tool_name_is_not_a_call() -> None:

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.toolscore_formats.otlp_exports import assert_times_are_the_spans, spans_of
 from toolscore_core.traces import load_trace, parse_trace
-from toolscore_formats.times import iso_from_nanos
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPORTS = {"strands_otel_default.json": "span events",
@@ -44,15 +44,6 @@ CALLS = [
 def _document(name: str) -> dict[str, Any]:
     document: dict[str, Any] = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     return document
-
-
-def _spans(document: dict[str, Any]) -> list[dict[str, Any]]:
-    return [span for group in document["resourceSpans"] for scope in group["scopeSpans"]
-            for span in scope["spans"]]
-
-
-def _seconds(span: dict[str, Any]) -> float:
-    return (int(span["endTimeUnixNano"]) - int(span["startTimeUnixNano"])) / 1e9
 
 
 def _calls(trace: Any) -> list[tuple[Any, ...]]:
@@ -79,19 +70,9 @@ def test_the_calls_are_the_ones_the_agent_made(name: str) -> None:
 @pytest.mark.parametrize("name", EXPORTS)
 def test_each_call_has_its_tool_span_time_and_the_run_its_agent_span_time(name: str) -> None:
     trace, _ = load_trace(FIXTURES / name)
-    spans = _spans(_document(name))
-    tool_spans = {attribute["value"]["stringValue"]: span for span in spans
-                  for attribute in span["attributes"] if attribute["key"] == "gen_ai.tool.call.id"}
-    assert [call.id for call in trace.calls] == list(tool_spans)
-    for call in trace.calls:
-        span = tool_spans[call.id]
-        assert call.duration is not None and call.duration > 0
-        assert call.duration == pytest.approx(_seconds(span))
-        assert call.timestamp == iso_from_nanos(int(span["startTimeUnixNano"]))
-    [agent] = [span for span in spans if "parentSpanId" not in span]
+    agent, tool_ids = assert_times_are_the_spans(trace, spans_of(_document(name)))
+    assert [call.id for call in trace.calls] == tool_ids
     assert agent["name"] == "invoke_agent assistant"
-    assert trace.run_duration == pytest.approx(_seconds(agent))
-    assert trace.span is not None and trace.span.span_id == agent["spanId"]
 
 
 def _tool_spans_only(strands: bool) -> dict[str, Any]:
