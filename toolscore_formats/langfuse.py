@@ -11,6 +11,7 @@ from toolscore_formats.content import block_content
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.lc_messages import message_fields
 from toolscore_formats.times import parse_time, seconds_between
+from toolscore_formats.usage import innermost
 from toolscore_formats.values import as_float, as_int, as_str, decode_args, dict_of, maybe_json
 
 OBSERVATION_TYPES = frozenset(("SPAN", "GENERATION", "EVENT", "TOOL", "AGENT", "CHAIN",
@@ -277,9 +278,8 @@ def _final_answer(trace: dict[str, Any] | None, times: int,
 def _model_calls(observations: list[Observation]) -> list[Observation]:
     """The generations that are model calls: no generation below them (a framework's wrapper
     generation repeats its model calls' usage and cost)."""
-    generations = [o for o in observations if o.type == "GENERATION"]
-    parents = {o.parent for o in generations}
-    return [o for o in generations if o.id not in parents]
+    return innermost([o for o in observations if o.type == "GENERATION"],
+                     lambda o: (o.id, o.parent))
 
 
 def _usage(calls: list[Observation]) -> dict[str, int] | None:

@@ -8,7 +8,8 @@ LangChain does): ``input_token_details`` says how many of them a cache served or
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 from toolscore_formats.values import as_int
 
@@ -127,12 +128,23 @@ class ModelCalls:
     def result(self, notes: list[str]) -> dict[str, Any] | None:
         """The run's usage, or None (see ``RunUsage.result``)."""
         usage = RunUsage(self.carrier, self.calls, common_only=True)
-        ids = {span_id for span_id, _, _ in self.spans if span_id is not None}
-        outer = {parent for _, parent, _ in self.spans if parent in ids}
-        for span_id, _, counts in self.spans:
-            if span_id is None or span_id not in outer:
-                usage.add_flat(counts)
+        for _, _, counts in innermost(self.spans, lambda span: (span[0], span[1])):
+            usage.add_flat(counts)
         return usage.result(notes)
+
+
+T = TypeVar("T")
+
+
+def innermost(calls: list[T], ids: Callable[[T], tuple[str | None, str | None]]) -> list[T]:
+    """The model calls that wrap no other (``ids``: a call's id and its parent's): a model
+    call with another below it is one request seen by two instrumentations, or a
+    framework's wrapper that repeats its model calls' usage and cost."""
+    known = [ids(call) for call in calls]
+    present = {call_id for call_id, _ in known if call_id is not None}
+    outer = {parent for _, parent in known if parent in present}
+    return [call for call, (call_id, _) in zip(calls, known, strict=True)
+            if call_id is None or call_id not in outer]
 
 
 class Getter(Protocol):
