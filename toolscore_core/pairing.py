@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, compress
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
@@ -205,13 +205,24 @@ def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall
     """Pairs of the same tool, in any order: most required calls made exactly, then most
     exact calls, then most pairs, then the largest total F1 (a successful call before a
     failed one of equal score)."""
+    pairs: list[Pair] = []
+    _assign_by_tool(expected, actual, range(len(expected)), range(len(actual)), pairs,
+                    exact_first=True)
+    return _pairing(pairs, len(expected), len(actual))
+
+
+def _assign_by_tool(
+    expected: Sequence[ExpectedCall], actual: Sequence[ToolCall], exp_index: Iterable[int],
+    act_index: Iterable[int], pairs: list[Pair], *, exact_first: bool = False,
+) -> None:
+    """Assign these expected calls to these actual calls tool by tool, in windows of
+    ``WINDOW`` calls of a tool, appending the pairs found."""
     by_tool_exp: dict[str, list[int]] = defaultdict(list)
     by_tool_act: dict[str, list[int]] = defaultdict(list)
-    for i, call in enumerate(expected):
-        by_tool_exp[call.tool].append(i)
-    for j, made in enumerate(actual):
-        by_tool_act[made.tool].append(j)
-    pairs: list[Pair] = []
+    for i in exp_index:
+        by_tool_exp[expected[i].tool].append(i)
+    for j in act_index:
+        by_tool_act[actual[j].tool].append(j)
     for tool, block_exp in by_tool_exp.items():
         block_act = by_tool_act.get(tool)
         if not block_act:
@@ -220,8 +231,7 @@ def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall
             block_e = block_exp[start:start + WINDOW]
             block_a = block_act[start:start + WINDOW]
             if block_e and block_a:
-                _assign(expected, actual, block_e, block_a, pairs, exact_first=True)
-    return _pairing(pairs, len(expected), len(actual))
+                _assign(expected, actual, block_e, block_a, pairs, exact_first=exact_first)
 
 
 def pair_in_order(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
@@ -375,22 +385,8 @@ def _pair_all(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> P
     twinless = bytearray(len(expected))
     left_exp = _pair_identical(expected, actual, pairs, done, used, twinless)
     identical = bytes(done)
-    by_tool_exp: dict[str, list[int]] = defaultdict(list)
-    by_tool_act: dict[str, list[int]] = defaultdict(list)
-    for i in left_exp:
-        by_tool_exp[expected[i].tool].append(i)
-    for j in _zeros(used):
-        by_tool_act[actual[j].tool].append(j)
     assigned = len(pairs)
-    for tool, block_exp in by_tool_exp.items():
-        block_act = by_tool_act.get(tool)
-        if not block_act:
-            continue
-        for start in range(0, max(len(block_exp), len(block_act)), WINDOW):
-            block_e = block_exp[start:start + WINDOW]
-            block_a = block_act[start:start + WINDOW]
-            if block_e and block_a:
-                _assign(expected, actual, block_e, block_a, pairs)
+    _assign_by_tool(expected, actual, left_exp, _zeros(used), pairs)
     for pair in pairs[assigned:]:
         done[pair[0]] = used[pair[1]] = 1
     pairs.sort(key=_EXPECTED)  # one pair an expected call: as the tuples sort
