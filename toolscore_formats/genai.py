@@ -53,7 +53,10 @@ ARGS_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args", TO
 GENAI_RESULT = "gen_ai.tool.call.result"
 RESULT_KEYS = (GENAI_RESULT, "gen_ai.tool.result.value",
                "gcp.vertex.agent.tool_response", TOOL_RESULT, "tool_response")
-NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ")
+# The MCP Python SDK's client span around a tools/call request: named "MCP send tools/call
+# {tool}", with mcp.method.name and jsonrpc.request.id only (no tool attribute).
+MCP_CLIENT_PREFIX = "MCP send tools/call "
+NAME_PREFIXES = (EXECUTE_TOOL_PREFIX, "tools/call ", MCP_CLIENT_PREFIX)
 PLACEHOLDERS = frozenset(("N/A", "<not specified>", "<elided>"))
 MERGED_TOOLS = "(merged tools)"
 MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
@@ -91,20 +94,32 @@ def _absent_result(value: Any) -> bool:
 class ToolSpan:
     """An execute_tool or MCP tools/call span, as a call's fields, before it is joined."""
 
-    __slots__ = ("ai_sdk", "call", "call_id", "name", "order", "parent", "request", "span_id",
-                 "start")
+    __slots__ = ("ai_sdk", "call", "call_id", "mcp_client", "name", "order", "parent",
+                 "request", "rpc_id", "span_id", "start")
 
     def __init__(self, span: Span, order: int, name: str | None) -> None:
         attributes = span.attributes
         self.order = order
         self.span_id, self.parent, self.start = span.span_id, span.parent, span.start
         self.ai_sdk = TOOL_NAME in attributes  # the Vercel AI SDK's ai.toolCall span
+        self.mcp_client = span.name is not None and span.name.startswith(MCP_CLIENT_PREFIX)
         self.name = name or attributes.text("mcp.tool.name") or attributes.text(
             TOOL_NAME) or _name_from(span.name)
-        call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-            attributes.get("jsonrpc.request.id")) or as_str(attributes.get(TOOL_ID))
+        self.rpc_id: str | None = None  # the call's id when no model request gives one
+        if self.mcp_client:
+            # Its JSON-RPC id numbers the session's requests, not the model's calls: it must
+            # not keep the span from the model's request of the same tool.
+            call_id = as_str(attributes.get("gen_ai.tool.call.id"))
+            self.rpc_id = as_str(attributes.get("jsonrpc.request.id"))
+        else:
+            call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
+                attributes.get("jsonrpc.request.id")) or as_str(attributes.get(TOOL_ID))
         self.call_id = None if absent(call_id) else call_id
         self.call = _span_call(span, self.name, self.call_id) if self.name else None
+        if self.call is not None and self.mcp_client and self.call["is_error"] is False:
+            # The client span ends without an error when the server answered: a tool's error
+            # (a result with isError) is an answer, so the tool's outcome is unknown here.
+            self.call["is_error"] = None
         self.request: Request | None = None  # the model's request it ran, once joined
 
 
@@ -235,8 +250,8 @@ class GenAIReader:
         self.sdk_runs: list[float] = []  # the Vercel AI SDK's generateText / streamText spans
         self.merged = 0
         self.unnamed: list[int] = []
-        # The parent of each unnamed tool span (an MCP SDK client span names its tool only
-        # in the span name): a tool span below one is compared with the span above it.
+        # The parent of each unnamed tool span: a tool span below one is compared with the
+        # span above it.
         self.unnamed_parents: dict[str, str | None] = {}
         self.spans = 0
         self.log_records = 0
@@ -503,7 +518,9 @@ class GenAIReader:
                          "(a tool_call message part), but no execute_tool span ran it"
                          for r in unrun)
         if joined_order:
-            notes.append(f"{count(joined_order, 'execute_tool span')} joined to the model's "
+            noun = "tool span" if any(t.mcp_client and t.request for t in spans) else \
+                "execute_tool span"
+            notes.append(f"{count(joined_order, noun)} joined to the model's "
                          "request by tool name and order (no call id in common)")
         if history_only:
             notes.append(f"{count(history_only, 'call')} only in the chats' input history "
@@ -532,10 +549,13 @@ class GenAIReader:
                joined_order: int) -> str:
         places = []
         ai_sdk = sum(1 for tool in spans if tool.ai_sdk)
-        if len(spans) > ai_sdk:
-            places.append(count(len(spans) - ai_sdk, "execute_tool span"))
+        clients = sum(1 for tool in spans if tool.mcp_client)
+        if len(spans) > ai_sdk + clients:
+            places.append(count(len(spans) - ai_sdk - clients, "execute_tool span"))
         if ai_sdk:
             places.append(count(ai_sdk, "Vercel AI SDK ai.toolCall span"))
+        if clients:
+            places.append(count(clients, "MCP client span") + " (MCP send tools/call)")
         for source in ("span attributes", "span events", "log records"):
             found = sum(1 for r in requests if r.source == source)
             if found:
@@ -816,16 +836,23 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
 def _distinct_spans(spans: list[ToolSpan],
                     unnamed_parents: dict[str, str | None]) -> list[ToolSpan]:
     """One span per call: a call id seen again, or an MCP span inside the execute_tool span
-    of the same tool, is the same call. An MCP server span sits below the SDK's client span,
-    which names no tool: its parent counts as the server span's."""
+    of the same tool, is the same call. The MCP Python SDK's client span is the same call as
+    the MCP server span of its tool below it, which holds the tool's outcome: the server span
+    is kept, and the client span's parent counts as the server span's (so does an unnamed
+    tool span's)."""
     kept: list[ToolSpan] = []
     seen_ids: set[str] = set()
     tree = SpanTree(spans)
+    between = dict(unnamed_parents)
+    between.update((t.span_id, t.parent) for t in spans if t.mcp_client and t.span_id)
+    served = {(t.parent, t.name) for t in spans if not t.mcp_client and t.parent is not None}
     for tool in spans:
+        if tool.mcp_client and (tool.span_id, tool.name) in served:
+            continue
         parent_id, hops = tool.parent, 0
-        # Bounded: a malformed export may link unnamed spans in a cycle.
-        while parent_id in unnamed_parents and hops < len(unnamed_parents):
-            parent_id, hops = unnamed_parents[parent_id], hops + 1
+        # Bounded: a malformed export may link such spans in a cycle.
+        while parent_id in between and hops < len(between):
+            parent_id, hops = between[parent_id], hops + 1
         parent = tree.by_id.get(parent_id) if parent_id is not None else None
         if parent is not None and parent.name == tool.name:
             continue
@@ -889,6 +916,8 @@ def _merge(tool: ToolSpan, request: Request | None, turn: int | None) -> ToolCal
                 fields["is_error"] = False
         if fields["id"] is None:
             fields["id"] = request.call_id
+    if fields["id"] is None:
+        fields["id"] = tool.rpc_id
     return ToolCall(**fields, turn=turn)
 
 

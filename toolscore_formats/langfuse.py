@@ -11,8 +11,8 @@ from toolscore_formats.content import block_content
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.lc_messages import message_fields
 from toolscore_formats.times import parse_time, seconds_between
-from toolscore_formats.usage import innermost
-from toolscore_formats.values import as_float, as_int, as_str, decode_args, dict_of, maybe_json
+from toolscore_formats.usage import RunUsage, UsageKeys, innermost, span_counts
+from toolscore_formats.values import as_float, as_str, decode_args, dict_of, maybe_json
 
 OBSERVATION_TYPES = frozenset(("SPAN", "GENERATION", "EVENT", "TOOL", "AGENT", "CHAIN",
                                "RETRIEVER", "EVALUATOR", "EMBEDDING", "GUARDRAIL"))
@@ -20,7 +20,10 @@ OBSERVATION_TYPES = frozenset(("SPAN", "GENERATION", "EVENT", "TOOL", "AGENT", "
 # OpenInference, the Vercel AI SDK), in the order they are read.
 NAME_KEYS = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name")
 ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "ai.toolCall.id")
-USAGE_KEYS = ("input", "output", "total")
+# A generation's usageDetails counts the run's usage is summed from (its other keys, a
+# provider's cache or audio details, differ by integration and are not read).
+USAGE_COUNTS = UsageKeys(((("input_tokens",), ("input",)), (("output_tokens",), ("output",)),
+                          (("total_tokens",), ("total",))))
 
 
 def is_observation(item: Any) -> bool:
@@ -282,16 +285,14 @@ def _model_calls(observations: list[Observation]) -> list[Observation]:
                      lambda o: (o.id, o.parent))
 
 
-def _usage(calls: list[Observation]) -> dict[str, int] | None:
-    totals = dict.fromkeys(USAGE_KEYS, 0)
+def _usage(calls: list[Observation], notes: list[str]) -> dict[str, Any] | None:
+    """The model calls' summed counts; None, with a note, when one gives no input or output
+    count (a total some call lacks is left out)."""
+    usage = RunUsage("token usage (usageDetails input / output)", "model calls (generations)",
+                     common_only=True)
     for call in calls:
-        details = dict_of(call.raw, "usageDetails")
-        for key in USAGE_KEYS:
-            number = as_int(details.get(key))
-            if number is None:
-                return None
-            totals[key] += number
-    return {f"{key}_tokens": value for key, value in totals.items()} if calls else None
+        usage.add_flat(span_counts(dict_of(call.raw, "usageDetails"), USAGE_COUNTS))
+    return usage.result(notes)
 
 
 def _run_cost(calls: list[Observation]) -> float | None:
@@ -348,7 +349,7 @@ def parse(document: Any) -> Trace:
     return Trace(calls=tuple(calls[index] for index in order),
                  final_answer=_final_answer(trace, times, generations),
                  model=as_str(last.raw.get("model")) if last else None,
-                 usage=_usage(model_calls), run_cost=_run_cost(model_calls),
+                 usage=_usage(model_calls, notes), run_cost=_run_cost(model_calls),
                  run_duration=latency, notes=tuple(notes))
 
 

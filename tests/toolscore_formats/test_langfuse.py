@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,12 @@ import pytest
 
 from tests.helpers import run_cli, write_json
 from toolscore_core.errors import InputError
+from toolscore_core.models import FormatChoice, Trace
 from toolscore_core.traces import parse_trace
 from toolscore_formats.langfuse import near
 
 FIXTURES = Path(__file__).parent / "fixtures"
+Read = Callable[[str], tuple[Trace, FormatChoice]]
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -28,7 +31,8 @@ def _rows(trace: Any) -> list[tuple[Any, ...]]:
             for c in trace.calls]
 
 
-def test_pydantic_ai_tool_observations_in_request_order_and_the_unrun_output_tool(read) -> None:
+def test_pydantic_ai_tool_observations_in_request_order_and_the_unrun_output_tool(
+        read: Read) -> None:
     trace, choice = read("langfuse_pydantic_ai_tools.json")
     assert (choice.format, choice.reason) == (
         "langfuse", 'a Langfuse trace download ("trace", "observations")')
@@ -49,6 +53,7 @@ def test_pydantic_ai_tool_observations_in_request_order_and_the_unrun_output_too
     # The evaluator's output tool is asked for but never runs as an observation: a call
     # whose outcome the file does not hold, and a note that says so.
     final = trace.calls[3]
+    assert final.args is not None
     assert (final.tool, final.id, final.args["quality"], final.result, final.is_error,
             final.duration) == ("final_result", "call_ZuzwalMMtvv9BC6xlVe3fiBP", "good",
                                 None, None, None)
@@ -62,7 +67,7 @@ def test_pydantic_ai_tool_observations_in_request_order_and_the_unrun_output_too
     assert trace.run_duration == pytest.approx(7.424)
 
 
-def test_claude_agent_id_less_tools_take_the_ids_and_arguments_the_model_sent(read) -> None:
+def test_claude_agent_id_less_tools_take_the_ids_and_arguments_the_model_sent(read: Read) -> None:
     trace, _ = read("langfuse_claude_agent.json")
     # LangSmith's exporter writes {"input": {"city": ...}} and no call id; the tool_use
     # blocks of the generations give both.
@@ -74,12 +79,13 @@ def test_claude_agent_id_less_tools_take_the_ids_and_arguments_the_model_sent(re
          {"content": [{"type": "text", "text": "Weather in New York: Sunny, 75°F"}]}, False,
          None, 0.041, "2025-12-22T10:46:19.093Z"),
     ]
-    assert trace.final_answer.startswith("Great! Here's the current weather for both cities:")
+    assert (trace.final_answer or "").startswith(
+        "Great! Here's the current weather for both cities:")
     assert trace.model == "claude-sonnet-4-5-20250929"
     assert trace.notes == ()
 
 
-def test_a_langgraph_tool_span_is_read_from_its_tool_message(read) -> None:
+def test_a_langgraph_tool_span_is_read_from_its_tool_message(read: Read) -> None:
     trace, _ = read("langfuse_langgraph_python.json")
     # The span's input is "{'query': 'example'}" (a Python repr, not JSON): the model's
     # arguments stand in; the ToolMessage gives the id and the result text.
@@ -89,10 +95,10 @@ def test_a_langgraph_tool_span_is_read_from_its_tool_message(read) -> None:
          False, None, 0.001, "2025-08-22T09:38:57.085Z"),
     ]
     assert trace.calls[0].raw_args is None
-    assert trace.final_answer.startswith('The search for "example" primarily leads to')
+    assert (trace.final_answer or "").startswith('The search for "example" primarily leads to')
 
 
-def test_koog_tool_spans_and_the_last_generation_as_answer(read) -> None:
+def test_koog_tool_spans_and_the_last_generation_as_answer(read: Read) -> None:
     trace, _ = read("langfuse_koog.json")
     # Both spans start at 19:41:02.023; the model asked for HelloTool first (its calls are
     # written as the assistant message's text).
@@ -107,7 +113,34 @@ def test_koog_tool_spans_and_the_last_generation_as_answer(read) -> None:
     assert trace.usage == {"input_tokens": 215, "output_tokens": 125, "total_tokens": 340}
 
 
-def test_openai_agents_tool_takes_the_responses_call_id(read) -> None:
+def test_a_generation_without_counts_makes_the_usage_unknown_and_says_why() -> None:
+    # Constructed from langfuse_koog.json: its second generation's counts removed.
+    document = _load("langfuse_koog.json")
+    generations = [o for o in document["observations"] if o["type"] == "GENERATION"]
+    generations[1]["usageDetails"] = {}
+    trace = parse_trace(document)[0]
+    # 168 + 19 tokens of the first call would pass for the run's total: none is given.
+    assert trace.usage is None
+    assert trace.notes == ("token usage (usageDetails input / output) on 1 of 2 model calls "
+                           "(generations): the run's token usage is unknown",)
+    # The cost and the model are read as before: Langfuse's costDetails are their own.
+    assert (trace.run_cost, trace.model) == (pytest.approx(0.0017875), "gpt-4o")
+    # Constructed likewise: an output count alone is no count either.
+    generations[1]["usageDetails"] = {"output": 106}
+    assert parse_trace(document)[0].usage is None
+
+
+def test_a_total_some_generation_lacks_is_left_out_of_the_usage() -> None:
+    # Constructed from langfuse_koog.json: its second generation's total removed.
+    document = _load("langfuse_koog.json")
+    generations = [o for o in document["observations"] if o["type"] == "GENERATION"]
+    del generations[1]["usageDetails"]["total"]
+    trace = parse_trace(document)[0]
+    assert trace.usage == {"input_tokens": 215, "output_tokens": 125}
+    assert trace.notes == ()
+
+
+def test_openai_agents_tool_takes_the_responses_call_id(read: Read) -> None:
     trace, _ = read("langfuse_openai_agents.json")
     assert _rows(trace) == [
         ("get_weather", "call_Kud0j0DxWSmLzv9W5m6qVqXn", {"city": "Tokyo"},

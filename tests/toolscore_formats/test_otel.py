@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from toolscore_core.models import FormatChoice, Trace
 from toolscore_core.traces import parse_trace
 
+FIXTURES = Path(__file__).parent / "fixtures"
+Read = Callable[[str], tuple[Trace, FormatChoice]]
 
-def test_otlp_export_exact_nanoseconds_errors_and_nested_mcp_spans(read) -> None:
+
+def test_otlp_export_exact_nanoseconds_errors_and_nested_mcp_spans(read: Read) -> None:
     trace, choice = read("otel_export.json")
     assert choice.format == "otel"
     # Each execute_tool span holds the MCP SDK's client and server spans of the same call:
@@ -27,9 +34,11 @@ def test_otlp_export_exact_nanoseconds_errors_and_nested_mcp_spans(read) -> None
     # The agent span's duration is a run total, never spread over the calls.
     assert trace.run_duration == pytest.approx(0.099769383, abs=1e-12)
     assert all(c.cost is None for c in trace.calls)
+    # The MCP SDK's client spans (MCP send tools/call add, ... fail) are those calls again.
+    assert trace.notes == ()
 
 
-def test_sdk_span_list_with_iso_times(read) -> None:
+def test_sdk_span_list_with_iso_times(read: Read) -> None:
     # The same run as the SDK's ConsoleSpanExporter writes it: ISO times in microseconds.
     trace, choice = read("otel_sdk_spans.json")
     assert "list of OpenTelemetry spans" in choice.reason
@@ -38,6 +47,7 @@ def test_sdk_span_list_with_iso_times(read) -> None:
     assert add.duration == pytest.approx(0.060068)
     assert add.timestamp == "2026-12-06T21:21:19.956588000Z"
     assert (fail.is_error, fail.error) == (True, "Error executing tool fail: disk full")
+    assert trace.notes == ()
     assert trace.final_answer == "2 + 3 = 5. The other tool failed: disk full."
 
 
@@ -73,6 +83,72 @@ def test_an_mcp_server_span_below_the_sdk_client_span_is_the_same_call() -> None
     # Without the execute_tool span, the server span is the call.
     trace, _ = parse_trace(spans[1:])
     assert [c.tool for c in trace.calls] == ["add"]
+
+
+def _mcp_run_without(*dropped: str) -> dict[str, Any]:
+    """otel_export.json without the spans whose names start with one of ``dropped``."""
+    export: dict[str, Any] = json.loads((FIXTURES / "otel_export.json").read_text(
+        encoding="utf-8"))
+    for group in export["resourceSpans"]:
+        for scope in group["scopeSpans"]:
+            scope["spans"] = [s for s in scope["spans"] if not s["name"].startswith(dropped)]
+    return export
+
+
+def test_the_mcp_sdk_client_span_alone_is_the_call_with_unknown_outcome() -> None:
+    # Constructed from otel_export.json: only the MCP SDK's client spans are left, as a client
+    # whose server and agent export elsewhere writes them.
+    export = _mcp_run_without("execute_tool", "tools/call", "chat", "invoke_agent")
+    trace, choice = parse_trace(export)
+    add, fail = trace.calls
+    # The span names its tool only in its name; its id is the JSON-RPC request's.
+    assert (add.tool, add.id, add.args, add.result) == ("add", "2", None, None)
+    assert add.duration == pytest.approx(0.002444208, abs=1e-12)
+    # The server answered both; fail's answer was a tool error (isError), which the client
+    # span does not record: the outcome is unknown, not a success.
+    assert (fail.tool, fail.id, add.is_error, fail.is_error) == ("fail", "4", None, None)
+    assert trace.notes == ()
+    assert choice.reason.endswith("calls from 2 MCP client spans (MCP send tools/call)")
+
+
+def test_the_mcp_sdk_client_span_takes_the_models_request_of_its_tool() -> None:
+    # Constructed from otel_export.json: the chats hold the model's requests and the tool
+    # messages, the SDK's client spans time the calls (no execute_tool or server span).
+    export = _mcp_run_without("execute_tool", "tools/call")
+    trace, _ = parse_trace(export)
+    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
+        ("call_add", "add", {"a": 2, "b": 3}, "5", False),
+        ("call_fail", "fail", {"reason": "disk full"}, "Error executing tool fail: disk full",
+         False)]
+    assert [c.duration for c in trace.calls] == [pytest.approx(0.002444208, abs=1e-12),
+                                                  pytest.approx(0.001733589, abs=1e-12)]
+    assert trace.notes == ("2 tool spans joined to the model's request by tool name and "
+                           "order (no call id in common)",)
+
+
+def test_the_mcp_server_span_below_the_client_span_is_the_call() -> None:
+    # Constructed from otel_export.json: the MCP SDK's client and server spans, no agent's.
+    export = _mcp_run_without("execute_tool", "chat", "invoke_agent")
+    trace, _ = parse_trace(export)
+    add = trace.calls[0]
+    # The server span records the tool's error (isError) that the client span does not.
+    assert [(c.tool, c.id, c.is_error, c.error) for c in trace.calls] == [
+        ("add", "2", False, None), ("fail", "4", True, "tool_error")]
+    assert add.duration == pytest.approx(0.001275272, abs=1e-12)
+    assert trace.notes == ()
+
+
+def test_a_tool_span_without_a_tool_name_anywhere_is_noted() -> None:
+    # Constructed from otel_export.json's client span of add: the span name without a tool,
+    # as the MCP SDK names a tools/call request whose params hold no name.
+    export = _mcp_run_without("execute_tool", "tools/call", "chat", "invoke_agent",
+                              "MCP send tools/call fail")
+    (client,) = [span for group in export["resourceSpans"] for scope in group["scopeSpans"]
+                 for span in scope["spans"] if span["name"] == "MCP send tools/call add"]
+    client["name"] = "MCP send tools/call"
+    trace, _ = parse_trace(export)
+    assert trace.calls == ()
+    assert trace.notes[0] == "span 3: a tool span without a tool name (not read)"
 
 
 def test_a_span_without_end_has_unknown_outcome_and_no_duration() -> None:
@@ -137,7 +213,8 @@ def test_no_span_for_several_traces_or_ids_that_are_not_hex() -> None:
     tool = _span("0000000000000003", "execute_tool f", gen_ai__operation__name="execute_tool",
                  gen_ai__tool__name="f")
     other = _span("0000000000000009", "invoke_agent", trace_id="cd" * 16)
-    assert parse_trace(_export(tool))[0].span.span_id == "0000000000000003"
+    span = parse_trace(_export(tool))[0].span
+    assert span is not None and span.span_id == "0000000000000003"
     assert parse_trace(_export(tool, other))[0].span is None
     odd = _span("s-1", "execute_tool f", trace_id="t1", gen_ai__operation__name="execute_tool",
                 gen_ai__tool__name="f")
