@@ -105,15 +105,13 @@ class ToolSpan:
         self.mcp_client = span.name is not None and span.name.startswith(MCP_CLIENT_PREFIX)
         self.name = name or attributes.text("mcp.tool.name") or attributes.text(
             TOOL_NAME) or _name_from(span.name)
-        self.rpc_id: str | None = None  # the call's id when no model request gives one
-        if self.mcp_client:
-            # Its JSON-RPC id numbers the session's requests, not the model's calls: it must
-            # not keep the span from the model's request of the same tool.
-            call_id = as_str(attributes.get("gen_ai.tool.call.id"))
-            self.rpc_id = as_str(attributes.get("jsonrpc.request.id"))
-        else:
-            call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-                attributes.get("jsonrpc.request.id")) or as_str(attributes.get(TOOL_ID))
+        # An MCP span's JSON-RPC id numbers its session's requests, not the model's calls
+        # (another session numbers its own from 1 again): it is the call's id only when no
+        # model request gives one, and never keeps the span from the request of its tool.
+        rpc_id = as_str(attributes.get("jsonrpc.request.id"))
+        self.rpc_id = None if absent(rpc_id) else rpc_id
+        call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
+            attributes.get(TOOL_ID))
         self.call_id = None if absent(call_id) else call_id
         self.call = _span_call(span, self.name, self.call_id) if self.name else None
         if self.call is not None and self.mcp_client and self.call["is_error"] is False:

@@ -138,6 +138,33 @@ def test_the_mcp_server_span_below_the_client_span_is_the_call() -> None:
     assert trace.notes == ()
 
 
+def test_the_mcp_server_span_takes_the_models_request_of_its_tool() -> None:
+    # Constructed from otel_export.json: the chats and the MCP server spans (an MCP server
+    # instrumented, the agent's tools not). The server span's JSON-RPC id ("2") numbers the
+    # session's requests: the model's request of the tool is the same call, counted once.
+    export = _mcp_run_without("execute_tool", "MCP send")
+    trace, _ = parse_trace(export)
+    assert [(c.id, c.tool, c.args, c.is_error) for c in trace.calls] == [
+        ("call_add", "add", {"a": 2, "b": 3}, False),
+        ("call_fail", "fail", {"reason": "disk full"}, True)]
+    assert trace.calls[0].duration == pytest.approx(0.001275272, abs=1e-12)
+
+
+def test_mcp_spans_of_two_sessions_with_the_same_json_rpc_id_are_two_calls() -> None:
+    # Constructed from otel_export.json: its server span of add, and the same span again as
+    # a second session's (its own trace and span ids, the same JSON-RPC id "2").
+    export = _mcp_run_without("execute_tool", "chat", "invoke_agent", "MCP send",
+                              "tools/call fail")
+    spans = export["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    (add,) = [span for span in spans if span["name"] == "tools/call add"]
+    again = json.loads(json.dumps(add))
+    again.update(traceId="0" * 31 + "1", spanId="0" * 15 + "1")
+    again.pop("parentSpanId", None)
+    spans.append(again)
+    trace, _ = parse_trace(export)
+    assert [(c.tool, c.id) for c in trace.calls] == [("add", "2"), ("add", "2")]
+
+
 def test_a_tool_span_without_a_tool_name_anywhere_is_noted() -> None:
     # Constructed from otel_export.json's client span of add: the span name without a tool,
     # as the MCP SDK names a tools/call request whose params hold no name.
