@@ -14,7 +14,9 @@ fixtures/SOURCES.md):
 - ``traceloop_otel_openai_no_content.json``: the agent without decorators, content off;
 - ``traceloop_otel_langgraph.json``: the LangChain instrumentation over LangGraph's ReAct
   agent: ``get_weather(Paris)``, ``get_time(Tokyo)``, ``get_weather(Atlantis)`` (raises) and
-  ``get_forecast(Atlantis)`` (its ToolMessage has status ``error``).
+  ``get_forecast(Atlantis)`` (its ToolMessage has status ``error``);
+- ``traceloop_otel_openai_agents.json``: the OpenAI Agents SDK instrumentation, whose tool
+  spans have no ``traceloop.entity.input``: ``get_weather(Paris)``, ``get_time(Tokyo)``.
 """
 
 from __future__ import annotations
@@ -143,3 +145,16 @@ def test_langchain_tool_spans_give_the_tools_inputs_and_results_not_the_callback
     assert choice.reason.endswith("calls from 4 execute_tool spans, 4 calls in message parts "
                                   "of span attributes; joined 4 by call id")
     assert trace.final_answer == "Paris: sunny, 21 C. Tokyo: 18:00. No weather for Atlantis."
+
+
+def test_other_openllmetry_tool_spans_are_read_by_their_genai_attributes() -> None:
+    # The OpenAI Agents SDK instrumentation's tool spans keep the call in
+    # gen_ai.tool.call.arguments / .result: read as they are, each call once.
+    trace, choice = load_trace(FIXTURES / "traceloop_otel_openai_agents.json")
+    assert [(c.tool, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
+        ("get_weather", {"city": "Paris"}, {"city": "Paris", "sky": "sunny", "celsius": 21},
+         False, None),
+        ("get_time", {"city": "Tokyo"}, "18:00", False, None),
+    ]
+    _assert_times_are_the_tool_spans(trace, "traceloop_otel_openai_agents.json")
+    assert choice.reason.endswith("calls from 2 execute_tool spans")
