@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sys
 from bisect import bisect_right
-from collections import deque
+from collections import Counter, deque
 from typing import TYPE_CHECKING, Any
 
 from toolscore import JSON_FAILURES, ToolCall, Trace, count, loads
@@ -29,6 +29,16 @@ from toolscore_formats.spans import (
     otlp_attributes,
 )
 from toolscore_formats.times import iso_from_nanos, iso_timestamp, parse_time, seconds_between
+from toolscore_formats.traceloop_spans import (
+    AGENT_KINDS,
+    ENTITY_INPUT,
+    ENTITY_NAME,
+    ENTITY_OUTPUT,
+    TOOL,
+    EntityCall,
+    entity_call,
+)
+from toolscore_formats.traceloop_spans import kind as traceloop_kind
 from toolscore_formats.usage import GENAI_COUNTS, ModelCalls, span_counts
 from toolscore_formats.values import as_str, decode_args, maybe_json
 from toolscore_formats.vercel_spans import (
@@ -62,6 +72,7 @@ MERGED_TOOLS = "(merged tools)"
 MESSAGE_KEYS = ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.system_instructions")
 ADK_REQUEST, ADK_RESPONSE = "gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response"
 ADK_TOOL_RESPONSE = "gcp.vertex.agent.tool_response"
+TOOL_FINISHES = ("tool_calls", "tool_call")
 CHAT_OPERATIONS = frozenset(("chat", "generate_content", "text_completion"))
 OLD_FIRST_KEYS = tuple(f"gen_ai.{side}.0.{field}" for side in ("prompt", "completion")
                        for field in ("role", "content", "tool_calls.0.name"))
@@ -70,7 +81,6 @@ INPUT_EVENTS = {"gen_ai.system.message": "system", "gen_ai.user.message": "user"
                 "gen_ai.assistant.message": "assistant", "gen_ai.tool.message": "tool"}
 CHOICE_EVENT = "gen_ai.choice"
 EVENT_NAMES = frozenset((INFERENCE_EVENT, CHOICE_EVENT, *INPUT_EVENTS))
-TRACELOOP_KIND = "traceloop.span.kind"
 CONVERSE_KINDS = ("text", "toolUse", "toolResult")
 STRANDS = "strands-agents"  # gen_ai.system under Strands Agents' default conventions
 # Pydantic AI's instrumentation version 1 (and its releases before versions) writes a chat's
@@ -92,17 +102,30 @@ def _absent_result(value: Any) -> bool:
 
 
 class ToolSpan:
-    """An execute_tool or MCP tools/call span, as a call's fields, before it is joined."""
+    """An execute_tool, MCP tools/call or OpenLLMetry tool span, as a call's fields, before it
+    is joined.
 
-    __slots__ = ("ai_sdk", "call", "call_id", "mcp_client", "name", "order", "parent",
-                 "request", "rpc_id", "span_id", "start")
+    ``entity``: what an OpenLLMetry tool span's ``traceloop.entity.input`` / ``.output`` say
+    (None for other spans); ``traceloop_only``: such a span that is no execute_tool span (the
+    ``@tool`` decorator's).
+    """
 
-    def __init__(self, span: Span, order: int, name: str | None) -> None:
+    __slots__ = ("ai_sdk", "by_order", "call", "call_id", "mcp_client", "name", "order",
+                 "parent", "positional", "request", "rpc_id", "span_id", "start", "traceloop",
+                 "traceloop_only", "unread")
+
+    def __init__(self, span: Span, order: int, name: str | None,
+                 entity: EntityCall | None = None, *, traceloop_only: bool = False) -> None:
         attributes = span.attributes
         self.order = order
         self.span_id, self.parent, self.start = span.span_id, span.parent, span.start
         self.ai_sdk = TOOL_NAME in attributes  # the Vercel AI SDK's ai.toolCall span
         self.mcp_client = span.name is not None and span.name.startswith(MCP_CLIENT_PREFIX)
+        # Only what the notes need of the entity is kept: its values are in the call.
+        self.traceloop = entity is not None
+        self.traceloop_only = traceloop_only
+        self.positional = entity is not None and entity.positional
+        self.unread = entity is not None and entity.unread
         self.name = name or attributes.text("mcp.tool.name") or attributes.text(
             TOOL_NAME) or _name_from(span.name)
         # An MCP span's JSON-RPC id numbers its session's requests, not the model's calls
@@ -111,14 +134,32 @@ class ToolSpan:
         rpc_id = as_str(attributes.get("jsonrpc.request.id"))
         self.rpc_id = None if absent(rpc_id) else rpc_id
         call_id = as_str(attributes.get("gen_ai.tool.call.id")) or as_str(
-            attributes.get(TOOL_ID))
+            attributes.get(TOOL_ID)) or (entity.call_id if entity is not None else None)
         self.call_id = None if absent(call_id) else call_id
-        self.call = _span_call(span, self.name, self.call_id) if self.name else None
+        # An input in no shape read leaves the span to its GenAI attributes, as any tool span.
+        self.call = _span_call(span, self.name, self.call_id, entity if entity is not None and
+                               entity.shape is not None else None) if self.name else None
         if self.call is not None and self.mcp_client and self.call["is_error"] is False:
             # The client span ends without an error when the server answered: a tool's error
             # (a result with isError) is an answer, so the tool's outcome is unknown here.
             self.call["is_error"] = None
         self.request: Request | None = None  # the model's request it ran, once joined
+        self.by_order = False  # joined to it by tool name and order (no call id in common)
+
+
+# What a tool span is, in the words of the notes and --explain-format, in their order.
+_KINDS = ("execute_tool span", "OpenLLMetry tool span", "Vercel AI SDK ai.toolCall span",
+          "MCP client span")
+
+
+def _kind_of(tool: ToolSpan) -> str:
+    if tool.traceloop_only:
+        return _KINDS[1]
+    if tool.ai_sdk:
+        return _KINDS[2]
+    if tool.mcp_client:
+        return _KINDS[3]
+    return _KINDS[0]
 
 
 class Request:
@@ -254,6 +295,7 @@ class GenAIReader:
         self.spans = 0
         self.log_records = 0
         self.chat_tool_finishes = 0
+        self.tool_finish = TOOL_FINISHES[0]  # the finish reason they gave, for the note
         self.models: dict[str, str] = {}
         self.responses: dict[str, Any] = {}
         self.keys: dict[str, int] = {}
@@ -261,10 +303,9 @@ class GenAIReader:
         self.chats = 0
         self.order = 0
         self.openinference = False
-        # OpenLLMetry's tool spans (traceloop.span.kind "tool"): not read as calls (their
-        # arguments are the decorated function's {"args", "kwargs"}, or a framework's own
-        # inputs), but counted, so that the trace does not say it holds no tool call.
-        self.traceloop_tools = 0
+        # Each OpenLLMetry span's parent and kind (traceloop.span.kind), to tell a tool span
+        # inside another tool span (the outer tool's own work) from an agent's call.
+        self.traceloop_parents: dict[str, tuple[str | None, str]] = {}
         # Where verdicts written back belong (``Trace.span``): the trace ids seen, the
         # earliest invoke_agent span ((start, id)) and the first root span; and the last
         # response id ((end, order, id)) for ``Trace.response_id``.
@@ -295,13 +336,23 @@ class GenAIReader:
         if operation in CHAT_OPERATIONS or is_model_call(attributes):
             counts = span_counts(attributes, GENAI_COUNTS)
             self.usage.add(span.span_id, span.parent, counts)
-        if span.is_tool_span(operation):
+        kind = traceloop_kind(attributes)
+        if kind is not None and span.span_id is not None:
+            self.traceloop_parents[span.span_id] = (span.parent, kind)
+        genai_tool = span.is_tool_span(operation)
+        if genai_tool or kind == TOOL:
             name = attributes.text("gen_ai.tool.name")
             if name == MERGED_TOOLS:
                 # ADK's span over parallel calls re-reports the calls' own spans: not a call.
                 self.merged += 1
                 return
-            tool = ToolSpan(span, order, name)
+            entity = None
+            if kind == TOOL:
+                # OpenLLMetry's: its arguments and result are in its entity input and output
+                # (the same JSON as gen_ai.tool.call.*, a wrapper, in LangChain's).
+                entity = entity_call(attributes)
+                name = attributes.text(ENTITY_NAME) or name
+            tool = ToolSpan(span, order, name, entity, traceloop_only=not genai_tool)
             if tool.call is None:
                 self.unnamed.append(order)
                 if span.span_id is not None:
@@ -309,8 +360,6 @@ class GenAIReader:
             else:
                 self.tool_spans.append(tool)
             return
-        if TRACELOOP_KIND in attributes.raw and attributes.get(TRACELOOP_KIND) == "tool":
-            self.traceloop_tools += 1
         if is_run(attributes):
             # The AI SDK's whole call times the run. Its turns stay its prompts' user
             # messages: a chat app sends the whole history with each call.
@@ -336,8 +385,12 @@ class GenAIReader:
         if not has_messages and operation not in CHAT_OPERATIONS:
             return
         finishes = attributes.get("gen_ai.response.finish_reasons")
-        if isinstance(finishes, list) and "tool_calls" in finishes:
+        # OpenAI's "tool_calls"; the conventions' (OpenLLMetry writes them) "tool_call".
+        reason = next((r for r in TOOL_FINISHES if r in finishes), None) \
+            if isinstance(finishes, list) else None
+        if reason is not None:
             self.chat_tool_finishes += 1
+            self.tool_finish = reason
         model = as_str(attributes.get("gen_ai.response.model") or attributes.get(
             "gen_ai.request.model"))
         if has_messages:
@@ -492,19 +545,24 @@ class GenAIReader:
                 exchange.model = self.models.get(key)
         exchanges = sorted(self.exchanges.values(), key=lambda e: (e.time(), e.order))
         requests, history_only = _requests(exchanges, self.responses)
-        spans = _distinct_spans(sorted(self.tool_spans, key=lambda t: (
-            t.start if t.start is not None else -1, t.order)), self.unnamed_parents)
+        outer, nested = self._outermost(sorted(self.tool_spans, key=lambda t: (
+            t.start if t.start is not None else -1, t.order)))
+        spans = _distinct_spans(outer, self.unnamed_parents)
         joined_id, joined_order = _join(spans, requests)
         turns = _turn_intervals(self.agents)
         rows: list[tuple[tuple[int, int, int], ToolCall]] = []
+        positional = unread = 0
         for tool in spans:
             request = tool.request
             turn = _turn_at(turns, tool.start) if turns else (request.turn if request else None)
+            call = _merge(tool, request, turn)
+            if call.args is None and call.raw_args is None:
+                positional += tool.positional
+                unread += tool.unread
             # Spans that start at the same moment are in the order the model asked for them:
             # the OpenTelemetry JS SDK times a start to the millisecond, so parallel calls tie.
             rows.append(((tool.start if tool.start is not None else -1,
-                          *(request.place[1:] if request else (tool.order, 0))),
-                         _merge(tool, request, turn)))
+                          *(request.place[1:] if request else (tool.order, 0))), call))
             tool.call = None  # its fields are in the call now: memory stays flat
         unrun = [request for request in requests if request.span is None]
         for request in unrun:
@@ -515,19 +573,25 @@ class GenAIReader:
             notes.extend(f"the model asked for {r.tool}{f' ({r.call_id})' if r.call_id else ''} "
                          "(a tool_call message part), but no execute_tool span ran it"
                          for r in unrun)
-        if joined_order:
-            noun = "tool span" if any(t.mcp_client and t.request for t in spans) else \
-                "execute_tool span"
-            notes.append(f"{count(joined_order, noun)} joined to the model's "
-                         "request by tool name and order (no call id in common)")
+        if nested:
+            notes.append(f"{count(nested, 'OpenLLMetry tool span')} inside another tool span "
+                         "not read as calls (the outer tool's own work, not the model's request)")
+        if positional:
+            notes.append(f"{count(positional, 'OpenLLMetry tool span')} with positional "
+                         f"arguments ({ENTITY_INPUT} {{\"args\": [...]}}: their names are not "
+                         "in the span) and no model request that names them: arguments unknown")
+        if unread:
+            notes.append(f"{count(unread, 'OpenLLMetry tool span')} whose {ENTITY_INPUT} is in "
+                         "a shape not read (neither the @tool decorator's nor LangChain's) and "
+                         "no GenAI attribute or model request gives them: arguments unknown")
+        by_order = Counter(_kind_of(tool) for tool in spans if tool.by_order)
+        for noun in sorted(by_order, key=_KINDS.index):
+            notes.append(f"{count(by_order[noun], noun)} joined to the model's request by tool "
+                         "name and order (no call id in common)")
         if history_only:
             notes.append(f"{count(history_only, 'call')} only in the chats' input history "
                          "(asked for before this export's first chat): not counted")
         where = self._where(spans, requests, joined_id, joined_order)
-        if self.traceloop_tools and rows:
-            notes.append(f"{count(self.traceloop_tools, 'OpenLLMetry tool span')} "
-                         f"({TRACELOOP_KIND} tool) not read as calls: the calls read are the "
-                         "ones the GenAI attributes hold")
         if not rows:
             notes.append(self._no_calls())
         final_answer, model = _final_answer(exchanges)
@@ -537,6 +601,32 @@ class GenAIReader:
                      run_duration=self._run_duration(), span=self.span_ref(),
                      response_id=self.response[2] if self.response else None), where
 
+    def _outermost(self, spans: list[ToolSpan]) -> tuple[list[ToolSpan], int]:
+        """The spans without the OpenLLMetry tool spans inside another OpenLLMetry tool span
+        (a tool that calls a decorated function: its own work), and how many were left out.
+
+        The parents are followed through OpenLLMetry's other spans (tasks); an agent or
+        workflow span in between makes the inner span an agent's call (a tool that runs an
+        agent)."""
+        kept: list[ToolSpan] = []
+        nested = 0
+        parents = self.traceloop_parents
+        for tool in spans:
+            parent, hops = tool.parent if tool.traceloop else None, 0
+            inside = False
+            # Bounded: a malformed export may link spans in a cycle.
+            while parent is not None and parent in parents and hops < len(parents):
+                parent, kind = parents[parent]
+                if kind == TOOL or kind in AGENT_KINDS:
+                    inside = kind == TOOL
+                    break
+                hops += 1
+            if inside:
+                nested += 1
+            else:
+                kept.append(tool)
+        return kept, nested
+
     def _run_duration(self) -> float | None:
         """The single ``invoke_agent`` span's duration; without agent spans, the single AI SDK
         ``generateText`` / ``streamText`` span's. Several runs have no one duration."""
@@ -545,15 +635,8 @@ class GenAIReader:
 
     def _where(self, spans: list[ToolSpan], requests: list[Request], joined_id: int,
                joined_order: int) -> str:
-        places = []
-        ai_sdk = sum(1 for tool in spans if tool.ai_sdk)
-        clients = sum(1 for tool in spans if tool.mcp_client)
-        if len(spans) > ai_sdk + clients:
-            places.append(count(len(spans) - ai_sdk - clients, "execute_tool span"))
-        if ai_sdk:
-            places.append(count(ai_sdk, "Vercel AI SDK ai.toolCall span"))
-        if clients:
-            places.append(count(clients, "MCP client span") + " (MCP send tools/call)")
+        kinds = Counter(map(_kind_of, spans))
+        places = [count(kinds[noun], noun) for noun in sorted(kinds, key=_KINDS.index)]
         for source in ("span attributes", "span events", "log records"):
             found = sum(1 for r in requests if r.source == source)
             if found:
@@ -571,13 +654,9 @@ class GenAIReader:
     def _no_calls(self) -> str:
         seen = f"{count(self.spans, 'span')}" + (
             f" and {count(self.log_records, 'log record')}" if self.log_records else "")
-        if self.traceloop_tools:
-            return (f"no tool call read: OpenLLMetry tool spans ({TRACELOOP_KIND} tool) are "
-                    f"not read as calls ({self.traceloop_tools} in this export) and no GenAI "
-                    "attribute holds one: which calls were made is unknown")
         if self.chat_tool_finishes and not self.chats and not self.exchanges:
             return (f"no tool call read: {count(self.chat_tool_finishes, 'chat')} ended with "
-                    "finish reason tool_calls, but the export holds no message content "
+                    f"finish reason {self.tool_finish}, but the export holds no message content "
                     "(content capture was off): which calls were made is unknown")
         return (f"no tool call in this export ({seen}: no execute_tool span and no tool_call "
                 "message part)")
@@ -897,6 +976,7 @@ def _join(spans: list[ToolSpan], requests: list[Request]) -> tuple[int, int]:
         if request is not None:
             request.span = tool
             tool.request = request
+            tool.by_order = True
             by_order += 1
     return by_id_count, by_order
 
@@ -954,12 +1034,20 @@ _LAST = 1 << 128  # after every end: (moment, _LAST) sorts after each turn start
 # --- spans as calls
 
 
-def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
-    """The fields of the span's call (the call is made once its turn is known)."""
+def _span_call(span: Span, name: str, call_id: str | None,
+               entity: EntityCall | None = None) -> dict[str, Any]:
+    """The fields of the span's call (the call is made once its turn is known); ``entity``:
+    an OpenLLMetry tool span's, read from its entity input and output instead of the
+    attributes (LangChain's gen_ai.tool.call.* hold the same wrapper)."""
     attributes = span.attributes
-    raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
-    result_key = next((k for k in RESULT_KEYS if k in attributes), None)
-    raw_result = attributes.get(result_key) if result_key else None
+    if entity is not None:
+        raw_args = entity.args
+        result_key = ENTITY_OUTPUT if entity.result is not None else None
+        raw_result = entity.result[0] if entity.result is not None else None
+    else:
+        raw_args = next((attributes.get(k) for k in ARGS_KEYS if k in attributes), None)
+        result_key = next((k for k in RESULT_KEYS if k in attributes), None)
+        raw_result = attributes.get(result_key) if result_key else None
     if raw_args is None and result_key is None and attributes.get("gen_ai.system") == STRANDS:
         raw_args, raw_result = _strands_tool_events(span)
         result_key = CHOICE_EVENT if raw_result is not None else None
@@ -976,7 +1064,8 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
     has_result = result_key is not None and not elided and result is not None
     args, raw = decode_args(raw_args)
     mcp_error = isinstance(result, dict) and result.get("isError") is True
-    failed = span.failed or "error.type" in attributes or mcp_error or \
+    tool_error = entity is not None and entity.failed  # a LangChain ToolMessage's status
+    failed = span.failed or "error.type" in attributes or mcp_error or tool_error or \
         attributes.get("gen_ai.tool.result.is_error") is True
     error = None
     if failed:
@@ -985,7 +1074,8 @@ def _span_call(span: Span, name: str, call_id: str | None) -> dict[str, Any]:
         # any text stays without text.
         error = span.error_text or span.exception_message() or as_str(
             attributes.get("error.type")) or (
-            text_of(result.get("content")) if mcp_error else None)  # type: ignore[union-attr]
+            text_of(result.get("content")) if mcp_error else None) or (  # type: ignore[union-attr]
+            text_of(result) if tool_error else None)
     # A span that ended without an error status is a completed call: not failed.
     is_error: bool | None = True if failed else (False if span.end is not None or has_result
                                                  else None)

@@ -108,7 +108,7 @@ def test_the_mcp_sdk_client_span_alone_is_the_call_with_unknown_outcome() -> Non
     # span does not record: the outcome is unknown, not a success.
     assert (fail.tool, fail.id, add.is_error, fail.is_error) == ("fail", "4", None, None)
     assert trace.notes == ()
-    assert choice.reason.endswith("calls from 2 MCP client spans (MCP send tools/call)")
+    assert choice.reason.endswith("calls from 2 MCP client spans")
 
 
 def test_the_mcp_sdk_client_span_takes_the_models_request_of_its_tool() -> None:
@@ -122,7 +122,7 @@ def test_the_mcp_sdk_client_span_takes_the_models_request_of_its_tool() -> None:
          False)]
     assert [c.duration for c in trace.calls] == [pytest.approx(0.002444208, abs=1e-12),
                                                   pytest.approx(0.001733589, abs=1e-12)]
-    assert trace.notes == ("2 tool spans joined to the model's request by tool name and "
+    assert trace.notes == ("2 MCP client spans joined to the model's request by tool name and "
                            "order (no call id in common)",)
 
 
