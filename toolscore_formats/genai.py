@@ -544,11 +544,12 @@ class GenAIReader:
             if exchange.model is None and isinstance(key, str):
                 exchange.model = self.models.get(key)
         exchanges = sorted(self.exchanges.values(), key=lambda e: (e.time(), e.order))
-        requests, history_only = _requests(exchanges, self.responses)
+        requests, history = _requests(exchanges, self.responses)
         outer, nested = self._outermost(sorted(self.tool_spans, key=lambda t: (
             t.start if t.start is not None else -1, t.order)))
         spans = _distinct_spans(outer, self.unnamed_parents)
         joined_id, joined_order = _join(spans, requests)
+        history_only = _history_spans(history, spans)
         turns = _turn_intervals(self.agents)
         rows: list[tuple[tuple[int, int, int], ToolCall]] = []
         positional = unread = 0
@@ -862,9 +863,10 @@ def _old_messages(attributes: Attributes, prefix: str, role: str) -> list[dict[s
 
 
 def _requests(exchanges: list[Exchange], responses: dict[str, Any]
-              ) -> tuple[list[Request], int]:
+              ) -> tuple[list[Request], list[tuple[str | None, int]]]:
     """The calls the model asked for (output ``tool_call`` parts, each once), with the
-    responses in later input histories; and how many calls only a history holds."""
+    responses in later input histories; and the calls only a history holds (id, key of
+    tool and arguments), in order."""
     requests: list[Request] = []
     by_id: dict[str, Request] = {}
     by_shape: dict[int, list[Request]] = {}
@@ -882,7 +884,8 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
                 by_id[call_id] = request
             by_shape.setdefault(_shape_key(tool, arguments), []).append(request)
         exchange.requests = []  # now Requests: memory stays flat
-    history_only: set[Any] = set()
+    # (id, or key and rank) -> (id, key): each call only a history holds, once
+    history_only: dict[Any, tuple[str | None, int]] = {}
     for exchange in exchanges:
         seen: dict[int, int] = {}
         history, exchange.history = exchange.history, []
@@ -898,16 +901,44 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
                     known.aliases.add(call_id)
                     by_id.setdefault(call_id, known)
             if known is None:
-                history_only.add(call_id if call_id is not None else (shape, seen[shape]))
+                history_only.setdefault(call_id if call_id is not None else (shape, seen[shape]),
+                                        (call_id, shape))
     for request in requests:
         for key in sorted(k for k in (request.call_id, *request.aliases) if k is not None):
             if key in responses:
                 request.result = (responses[key],)
                 break
-    return requests, len(history_only)
+    return requests, list(history_only.values())
 
 
 # --- joining
+
+
+def _history_spans(history: list[tuple[str | None, int]], spans: list[ToolSpan]) -> int:
+    """How many of the calls only the chats' histories hold no tool span ran. A span no
+    request was joined to ran such a call when it has the call's id, or else the call's tool
+    and arguments (the n-th such span the n-th such call); a span without an id takes the
+    call's."""
+    free = [tool for tool in spans if tool.request is None and tool.call is not None]
+    by_id = {tool.call_id: tool for tool in free if tool.call_id is not None}
+    by_shape: dict[int, deque[ToolSpan]] = {}
+    for tool in free:
+        fields = tool.call
+        if tool.call_id is None and fields is not None and tool.name is not None:
+            by_shape.setdefault(_shape_key(tool.name, fields["args"] if fields["args"] is not None
+                                           else fields["raw_args"]), deque()).append(tool)
+    left = 0
+    for call_id, shape in history:
+        if call_id is not None and by_id.pop(call_id, None) is not None:
+            continue
+        queue = by_shape.get(shape)
+        if queue:
+            fields = queue.popleft().call
+            if fields is not None and call_id is not None:
+                fields["id"] = call_id
+            continue
+        left += 1
+    return left
 
 
 def _distinct_spans(spans: list[ToolSpan],

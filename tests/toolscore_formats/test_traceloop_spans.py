@@ -158,3 +158,8 @@ def test_other_openllmetry_tool_spans_are_read_by_their_genai_attributes() -> No
     ]
     _assert_times_are_the_tool_spans(trace, "traceloop_otel_openai_agents.json")
     assert choice.reason.endswith("calls from 2 execute_tool spans")
+    # Its chat spans hold no output messages: the calls are in the next chat's input history
+    # only. They are the calls the tool spans ran (same tool and arguments), not calls left
+    # out: the spans take their ids, and no note says they were not counted.
+    assert [c.id for c in trace.calls] == ["call_w1", "call_t1"]
+    assert trace.notes == ()
