@@ -422,7 +422,8 @@ class GenAIReader:
         attributes = otlp_attributes(record.get("attributes"))
         name = as_str(record.get("eventName")) or attributes.text("event.name")
         if name is not None:
-            body = _any(record.get("body"))
+            # Semantic Kernel logs each event's body as JSON text (a Python log message).
+            body = _decoded(_any(record.get("body")))
             self._event(name, attributes, body if isinstance(body, dict) else {},
                         as_str(record.get("spanId")) or None, order,
                         parse_time(record.get("timeUnixNano")) or parse_time(
@@ -766,7 +767,10 @@ def _old_message(role: str, body: dict[str, Any]) -> dict[str, Any]:
     if blocks is not None:
         return {"role": role, "parts": [_converse_part(block) for block in blocks]}
     if role == "tool":
-        parts.append({"type": "tool_call_response", "id": as_str(body.get("id")),
+        # The conventions' "id"; Semantic Kernel writes the Chat Completions message's
+        # "tool_call_id".
+        parts.append({"type": "tool_call_response",
+                      "id": as_str(body.get("id")) or as_str(body.get("tool_call_id")),
                       "response": content})
     elif not absent(content):
         text = content if isinstance(content, str) else text_of(content)

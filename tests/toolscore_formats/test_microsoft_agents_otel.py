@@ -94,6 +94,28 @@ def test_agent_framework_without_sensitive_data_leaves_arguments_and_results_unk
     assert choice.reason.endswith("calls from 3 execute_tool spans")
 
 
+def test_semantic_kernel_with_sensitive_data_reads_its_log_records_json_bodies() -> None:
+    trace, choice = load_trace(FIXTURES / "semantic_kernel_otel_sensitive.json")
+    # The kernel writes a result as Python's str() of the value: a dict's text is not JSON,
+    # and stays text. The failed call's result is the tool message the kernel sent the model
+    # (a gen_ai.tool.message log record naming it by "tool_call_id").
+    assert _calls(trace) == [
+        ("Weather-get_weather", "call_w1", {"city": "Paris"},
+         "{'city': 'Paris', 'sky': 'sunny', 'celsius': 21}", False, None, 1),
+        ("Weather-get_time", "call_t1", {"city": "Tokyo"}, "18:00", False, None, 1),
+        ("Weather-get_weather", "call_w2", {"city": "Atlantis"},
+         "An error occurred while invoking the function Weather-get_weather: no such city: "
+         "Atlantis", True, "ValueError: no such city: Atlantis", 2),
+    ]
+    _assert_times_are_the_spans(trace, "semantic_kernel_otel_sensitive.json")
+    # The answer is the last gen_ai.choice record's message; the chat spans give only the
+    # requested model.
+    assert (trace.final_answer, trace.model, trace.usage) == (ANSWER, "gpt-4o-mini", USAGE)
+    assert trace.notes == ()
+    assert choice.reason.endswith("calls from 3 execute_tool spans, 3 calls in message parts "
+                                  "of log records; joined 3 by call id")
+
+
 def test_semantic_kernel_without_sensitive_data_leaves_arguments_and_results_unknown() -> None:
     trace, choice = load_trace(FIXTURES / "semantic_kernel_otel_no_sensitive.json")
     assert _calls(trace) == [
