@@ -297,6 +297,9 @@ class GenAIReader:
         self.chat_tool_finishes = 0
         self.tool_finish = TOOL_FINISHES[0]  # the finish reason they gave, for the note
         self.models: dict[str, str] = {}
+        # The last model-call span's model ((end, order, model)): the run's model when no
+        # chat's content was recorded (sensitive data off), since the spans still name it.
+        self.last_model: tuple[int, int, str] | None = None
         self.responses: dict[str, Any] = {}
         self.keys: dict[str, int] = {}
         self.last_output: Exchange | None = None
@@ -336,6 +339,7 @@ class GenAIReader:
         if operation in CHAT_OPERATIONS or is_model_call(attributes):
             counts = span_counts(attributes, GENAI_COUNTS)
             self.usage.add(span.span_id, span.parent, counts)
+            self._note_model(span, order)
         kind = traceloop_kind(attributes)
         if kind is not None and span.span_id is not None:
             self.traceloop_parents[span.span_id] = (span.parent, kind)
@@ -402,6 +406,14 @@ class GenAIReader:
         elif model is not None and span.span_id is not None:
             self.models[span.span_id] = sys.intern(model)  # for this chat's log records
 
+    def _note_model(self, span: Span, order: int) -> None:
+        """Keep the model a model-call span names, if it ended last so far."""
+        model = as_str(span.attributes.get("gen_ai.response.model") or span.attributes.get(
+            "gen_ai.request.model"))
+        end = span.end if span.end is not None else -1
+        if model is not None and (self.last_model is None or (end, order) >= self.last_model[:2]):
+            self.last_model = (end, order, sys.intern(model))
+
     def feed_log(self, record: dict[str, Any]) -> None:
         """An OTLP log record (``resourceLogs``): a GenAI event, or nothing for the calls."""
         order = self.order
@@ -410,7 +422,8 @@ class GenAIReader:
         attributes = otlp_attributes(record.get("attributes"))
         name = as_str(record.get("eventName")) or attributes.text("event.name")
         if name is not None:
-            body = _any(record.get("body"))
+            # Semantic Kernel logs each event's body as JSON text (a Python log message).
+            body = _decoded(_any(record.get("body")))
             self._event(name, attributes, body if isinstance(body, dict) else {},
                         as_str(record.get("spanId")) or None, order,
                         parse_time(record.get("timeUnixNano")) or parse_time(
@@ -596,6 +609,8 @@ class GenAIReader:
         if not rows:
             notes.append(self._no_calls())
         final_answer, model = _final_answer(exchanges)
+        if model is None and self.last_model is not None:
+            model = self.last_model[2]
         usage = self.usage.result(notes)
         return Trace(calls=tuple(call for _, call in rows), final_answer=final_answer,
                      model=model, usage=usage, notes=tuple(notes),
@@ -753,7 +768,10 @@ def _old_message(role: str, body: dict[str, Any]) -> dict[str, Any]:
     if blocks is not None:
         return {"role": role, "parts": [_converse_part(block) for block in blocks]}
     if role == "tool":
-        parts.append({"type": "tool_call_response", "id": as_str(body.get("id")),
+        # The conventions' "id"; Semantic Kernel writes the Chat Completions message's
+        # "tool_call_id".
+        parts.append({"type": "tool_call_response",
+                      "id": as_str(body.get("id")) or as_str(body.get("tool_call_id")),
                       "response": content})
     elif not absent(content):
         text = content if isinstance(content, str) else text_of(content)

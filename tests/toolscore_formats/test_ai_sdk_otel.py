@@ -142,6 +142,7 @@ def test_without_recorded_inputs_and_outputs_the_calls_are_known_but_not_their_c
     assert [(c.duration, c.timestamp) for c in trace.calls] == times
     assert trace.run_duration == run
     assert trace.final_answer is None  # recordOutputs off: the answer is not in the export
+    assert trace.model == "mock-model-id"  # the model-call spans still name it
     assert [c.turn for c in trace.calls] == [None] * 3  # no prompt, so no user message
     assert choice.reason == (
         'an OTLP JSON export ("resourceSpans"): calls from 3 Vercel AI SDK ai.toolCall spans')
