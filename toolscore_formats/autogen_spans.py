@@ -60,6 +60,7 @@ def runtime_messages(name: str | None, attributes: Attributes) -> list[dict[str,
 
 
 def message_id(message: dict[str, Any]) -> str | None:
+    """The message's ``id``: the same in every span that delivers it."""
     return as_str(message.get("id"))
 
 
@@ -87,6 +88,7 @@ def results(message: dict[str, Any]) -> list[tuple[str, Any]]:
         return []
     found: list[tuple[str, Any]] = []
     for result in content:
+        # Only a result that says it is none: without is_error the outcome is not known.
         if not isinstance(result, dict) or result.get("is_error") is not False:
             continue
         call_id = as_str(result.get("call_id"))
