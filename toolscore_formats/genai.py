@@ -20,6 +20,7 @@ from collections import Counter, deque
 from typing import TYPE_CHECKING, Any
 
 from toolscore import JSON_FAILURES, ToolCall, Trace, count, loads
+from toolscore_formats import autogen_spans
 from toolscore_formats.content import converse_result, text_of
 from toolscore_formats.spans import (
     EXECUTE_TOOL_PREFIX,
@@ -87,6 +88,7 @@ STRANDS = "strands-agents"  # gen_ai.system under Strands Agents' default conven
 # messages as the per-message GenAI events, in one span attribute: a JSON list of objects,
 # each an event's body with its "event.name".
 EVENTS_ATTRIBUTE = "events"
+AUTOGEN_SOURCE = "AutoGen's runtime messages"
 
 
 def absent(value: Any) -> bool:
@@ -110,9 +112,9 @@ class ToolSpan:
     ``@tool`` decorator's).
     """
 
-    __slots__ = ("ai_sdk", "by_order", "call", "call_id", "mcp_client", "name", "order",
-                 "parent", "positional", "request", "rpc_id", "span_id", "start", "traceloop",
-                 "traceloop_only", "unread")
+    __slots__ = ("ai_sdk", "autogen", "by_order", "call", "call_id", "mcp_client", "name",
+                 "order", "parent", "positional", "request", "rpc_id", "span_id", "start",
+                 "traceloop", "traceloop_only", "unread")
 
     def __init__(self, span: Span, order: int, name: str | None,
                  entity: EntityCall | None = None, *, traceloop_only: bool = False) -> None:
@@ -120,6 +122,9 @@ class ToolSpan:
         self.order = order
         self.span_id, self.parent, self.start = span.span_id, span.parent, span.start
         self.ai_sdk = TOOL_NAME in attributes  # the Vercel AI SDK's ai.toolCall span
+        # AutoGen's: it records no arguments and no result (for the note when nothing else
+        # gives them).
+        self.autogen = attributes.text("gen_ai.system") == autogen_spans.GENAI_SYSTEM
         self.mcp_client = span.name is not None and span.name.startswith(MCP_CLIENT_PREFIX)
         # Only what the notes need of the entity is kept: its values are in the call.
         self.traceloop = entity is not None
@@ -190,8 +195,8 @@ class Exchange:
     every chat, so keeping them would make memory grow with the square of a conversation.
     """
 
-    __slots__ = ("answer", "answer_raw", "end", "from_events", "from_spans", "has_input",
-                 "has_output",
+    __slots__ = ("answer", "answer_raw", "end", "from_autogen", "from_events", "from_spans",
+                 "has_input", "has_output",
                  "history", "key", "model", "order", "requests", "start", "turns")
 
     def __init__(self, key: Any, order: int) -> None:
@@ -208,6 +213,7 @@ class Exchange:
         self.model: str | None = None
         self.from_spans = False  # content read from span attributes (else log records only)
         self.from_events = False  # content read from the span's own events
+        self.from_autogen = False  # requests from AutoGen's runtime messages (not a chat)
 
     def time(self) -> int:
         moment = self.end if self.end is not None else self.start
@@ -316,6 +322,10 @@ class GenAIReader:
         self.agent_span: tuple[int, str] | None = None
         self.root_span: str | None = None
         self.response: tuple[int, int, str] | None = None
+        # An AutoGen team's latest message from a model ((time, order, its text or None)):
+        # the answer when no chat span gives one.
+        self.autogen_answer: tuple[int, int, str | None] | None = None
+        self.autogen_seen: set[Any] = set()  # the runtime messages read (by message id)
         # The run's tokens: the model-call spans' only. An agent or run span's usage is its
         # chats' total (Pydantic AI and the Vercel AI SDK write one): added, it would count
         # them twice.
@@ -378,6 +388,10 @@ class GenAIReader:
                 self.agent_durations.append(duration)
             if span.start is not None and span.end is not None and span.end >= span.start:
                 self.agents.append((span.start, span.end))
+            return
+        messages = autogen_spans.runtime_messages(span.name, attributes)
+        if messages is not None:
+            self._autogen(messages, span, order)
             return
         if span.raw.get("events") or span.raw.get("logs"):
             self._span_events(span, order)
@@ -482,6 +496,34 @@ class GenAIReader:
                 exchange.add_input(_old_message(INPUT_EVENTS[name], body), self.responses,
                                    self.keys)
 
+    def _autogen(self, messages: list[dict[str, Any]], span: Span, order: int) -> None:
+        """An AutoGen runtime span's AgentChat messages: the model's requests (an exchange
+        that is not a chat: no answer, no model), the results, an agent's text. A message
+        an earlier span delivered is passed over."""
+        for index, message in enumerate(messages):
+            message_id = autogen_spans.message_id(message)
+            key = ("autogen", message_id if message_id is not None else (order, index))
+            if key in self.autogen_seen:
+                continue
+            self.autogen_seen.add(key)
+            time = autogen_spans.message_time(message)
+            if time is None:
+                time = span.start
+            calls = autogen_spans.requests(message)
+            if calls:
+                exchange = self.exchanges[key] = Exchange(key, order)
+                exchange.start = exchange.end = time
+                exchange.from_autogen = True
+                exchange.requests.extend(calls)
+            for call_id, content in autogen_spans.results(message):
+                self.responses.setdefault(call_id, _tool_result(content))
+            moment = time if time is not None else -1
+            if autogen_spans.from_model(message) and (
+                    self.autogen_answer is None or (moment, order) >= self.autogen_answer[:2]):
+                # The latest model answer decides, as the last chat's output does: its text,
+                # none when it asked for tools.
+                self.autogen_answer = (moment, order, autogen_spans.answer(message))
+
     def _settle(self, exchange: Exchange) -> None:
         """After a chat's content was read whole: keep only the last chat's answer text, and
         forget a chat that asked for no call and repeats none (most chats of a long export),
@@ -565,7 +607,7 @@ class GenAIReader:
         history_only = _history_spans(history, spans)
         turns = _turn_intervals(self.agents)
         rows: list[tuple[tuple[int, int, int], ToolCall]] = []
-        positional = unread = 0
+        positional = unread = bare_autogen = 0
         for tool in spans:
             request = tool.request
             turn = _turn_at(turns, tool.start) if turns else (request.turn if request else None)
@@ -573,6 +615,7 @@ class GenAIReader:
             if call.args is None and call.raw_args is None:
                 positional += tool.positional
                 unread += tool.unread
+                bare_autogen += tool.autogen
             # Spans that start at the same moment are in the order the model asked for them:
             # the OpenTelemetry JS SDK times a start to the millisecond, so parallel calls tie.
             rows.append(((tool.start if tool.start is not None else -1,
@@ -598,6 +641,11 @@ class GenAIReader:
             notes.append(f"{count(unread, 'OpenLLMetry tool span')} whose {ENTITY_INPUT} is in "
                          "a shape not read (neither the @tool decorator's nor LangChain's) and "
                          "no GenAI attribute or model request gives them: arguments unknown")
+        if bare_autogen:
+            notes.append(f"{count(bare_autogen, 'AutoGen execute_tool span')} without "
+                         "arguments: AutoGen's tool spans record neither the arguments nor the "
+                         "result, and no model request or runtime message in this export gives "
+                         "them (unknown)")
         by_order = Counter(_kind_of(tool) for tool in spans if tool.by_order)
         for noun in sorted(by_order, key=_KINDS.index):
             notes.append(f"{count(by_order[noun], noun)} joined to the model's request by tool "
@@ -611,6 +659,10 @@ class GenAIReader:
         final_answer, model = _final_answer(exchanges)
         if model is None and self.last_model is not None:
             model = self.last_model[2]
+        if self.autogen_answer is not None and not any(e.has_output for e in exchanges):
+            # No chat's output in the export (AutoGen's spans alone): the team's latest
+            # model answer.
+            final_answer = self.autogen_answer[2]
         usage = self.usage.result(notes)
         return Trace(calls=tuple(call for _, call in rows), final_answer=final_answer,
                      model=model, usage=usage, notes=tuple(notes),
@@ -653,10 +705,11 @@ class GenAIReader:
                joined_order: int) -> str:
         kinds = Counter(map(_kind_of, spans))
         places = [count(kinds[noun], noun) for noun in sorted(kinds, key=_KINDS.index)]
-        for source in ("span attributes", "span events", "log records"):
+        for source in ("span attributes", "span events", "log records", AUTOGEN_SOURCE):
             found = sum(1 for r in requests if r.source == source)
             if found:
-                places.append(f"{count(found, 'call')} in message parts of {source}")
+                places.append(f"{count(found, 'call')} in " + (
+                    source if source == AUTOGEN_SOURCE else f"message parts of {source}"))
         if not places:
             return "no tool call"
         joined = ""
@@ -890,8 +943,8 @@ def _requests(exchanges: list[Exchange], responses: dict[str, Any]
     by_shape: dict[int, list[Request]] = {}
     for exchange in exchanges:
         turn = exchange.user_turns()
-        source = "span attributes" if exchange.from_spans else (
-            "span events" if exchange.from_events else "log records")
+        source = AUTOGEN_SOURCE if exchange.from_autogen else "span attributes" \
+            if exchange.from_spans else ("span events" if exchange.from_events else "log records")
         for index, (call_id, tool, arguments) in enumerate(exchange.requests, 1):
             if call_id is not None and call_id in by_id:
                 continue
