@@ -8,7 +8,9 @@ from typing import Any, NamedTuple
 
 from toolscore import JSON_FAILURES, InputError, Trace, TraceFormat, count, hookimpl, loads
 from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.content import block_content
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
+from toolscore_formats.lc_messages import message_fields
 from toolscore_formats.shapes import is_mlflow_span
 from toolscore_formats.spans import Span, SpanTree
 from toolscore_formats.times import iso_from_nanos, parse_time, seconds_between
@@ -23,6 +25,7 @@ TRACE_ID = "mlflow.traceRequestId"
 TOKEN_USAGE = "mlflow.chat.tokenUsage"
 COST = "mlflow.llm.cost"
 MODEL = "mlflow.llm.model"
+TOOL_CALL_ID = "tool_call_id"
 MODEL_TYPES = frozenset(("CHAT_MODEL", "LLM"))
 # MLflow's own counts on a model call (mlflow.chat.tokenUsage), and a Chat Completions
 # response's usage (MLflow 2's OpenAI autologging writes no tokenUsage).
@@ -192,15 +195,31 @@ def _inside_tool(span: MlflowSpan, tree: SpanTree[MlflowSpan]) -> bool:
     return False
 
 
+def _tool_message(output: Any) -> dict[str, Any] | None:
+    """The LangChain ToolMessage a LangChain tool's span returns, if it is one."""
+    fields = message_fields(output)
+    return fields[1] if fields is not None and fields[0] == "tool" else None
+
+
 def _add_tool(span: MlflowSpan, name: str, table: CallTable) -> CallRow:
-    row = table.add(name, span.value(INPUTS),
+    output = span.value(OUTPUTS)
+    message = _tool_message(output)
+    # LangChain's callback writes the call id as the span's tool_call_id attribute.
+    call_id = as_str(span.value(TOOL_CALL_ID)) or (
+        as_str(message.get("tool_call_id")) if message is not None else None)
+    row = table.add(name, span.value(INPUTS), call_id=call_id,
                     timestamp=iso_from_nanos(span.start) if span.start is not None else None)
     duration = seconds_between(span.start, span.end)
     if span.span.failed:
-        row.settle(**outcome(span.value(OUTPUTS), failed=True, error=span.error()),
+        row.settle(**outcome(output, failed=True, error=span.error()), duration=duration)
+    elif message is not None:
+        # A tool error LangChain handled (handle_tool_error) ends the span well: the
+        # message's status says it failed.
+        row.settle(**outcome(block_content(message.get("content")),
+                             failed=message.get("status") == "error" or None),
                    duration=duration)
     elif OUTPUTS in span.attributes:
-        row.settle(**outcome(span.value(OUTPUTS), failed=None), duration=duration)
+        row.settle(**outcome(output, failed=None), duration=duration)
     else:
         # No outputs and no failure: the span ended before the tool returned (or it was
         # not recorded); the outcome is not in the file.

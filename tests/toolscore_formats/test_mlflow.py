@@ -61,13 +61,13 @@ def test_mlflow_3_tool_spans_take_the_ids_the_model_sent_and_count_once(read: Re
     # that call); the chat spans' tool_calls give each its call id, in the order asked.
     assert _rows(trace) == [
         ("get_weather", "call_weather_paris", {"city": "Paris"}, "Paris: sunny, 21 C", False,
-         None, 0.000616983, "2026-12-06T22:48:42.290465138Z"),
+         None, 0.000769285, "2026-12-06T22:55:06.771754540Z"),
         ("get_weather", "call_weather_berlin", {"city": "Berlin"}, "Berlin: cloudy, 14 C",
-         False, None, 0.000559073, "2026-12-06T22:48:42.291178618Z"),
+         False, None, 0.000501571, "2026-12-06T22:55:06.772636994Z"),
         # The tool raised: the span's ERROR status and its message.
         ("book_flight", "call_book_flight", FLIGHT, None, True,
-         "ValueError: no such date: 2026-02-30", 0.003323262,
-         "2026-12-06T22:48:42.298458764Z"),
+         "ValueError: no such date: 2026-02-30", 0.010022333,
+         "2026-12-06T22:55:06.786390272Z"),
     ]
     assert trace.notes == ("2 TOOL spans inside another tool's span: part of that call, not "
                            "read as calls",)
@@ -76,7 +76,7 @@ def test_mlflow_3_tool_spans_take_the_ids_the_model_sent_and_count_once(read: Re
     # The three chat spans' mlflow.chat.tokenUsage and mlflow.llm.cost, summed.
     assert trace.usage == {"input_tokens": 575, "output_tokens": 112, "total_tokens": 687}
     assert trace.run_cost == pytest.approx(0.00015345)
-    assert trace.run_duration == pytest.approx(0.070163179)
+    assert trace.run_duration == pytest.approx(0.164566886)
 
 
 def test_mlflow_2_numbered_span_names_and_the_response_usage(read: Read) -> None:
@@ -87,21 +87,21 @@ def test_mlflow_2_numbered_span_names_and_the_response_usage(read: Read) -> None
     # MLflow 2 numbers spans that share a name: the calls keep the tool's own name.
     assert _rows(trace) == [
         ("get_weather", "call_weather_paris", {"city": "Paris"}, "Paris: sunny, 21 C", False,
-         None, 0.000549456, "2026-12-06T22:48:53.245319486Z"),
+         None, 0.000639069, "2026-12-06T22:55:30.935496973Z"),
         ("get_weather", "call_weather_berlin", {"city": "Berlin"}, "Berlin: cloudy, 14 C",
-         False, None, 0.000397796, "2026-12-06T22:48:53.245974875Z"),
+         False, None, 0.000487238, "2026-12-06T22:55:30.936245417Z"),
         ("book_flight", "call_book_flight", FLIGHT, None, True,
-         "ValueError: no such date: 2026-02-30", 0.00306689, "2026-12-06T22:48:53.258418082Z"),
+         "ValueError: no such date: 2026-02-30", 0.002054286, "2026-12-06T22:55:30.950571096Z"),
     ]
     assert trace.final_answer == ANSWER
     # MLflow 2 writes no mlflow.chat.tokenUsage: the responses' usage gives the same sums,
     # and it prices nothing, so the run's cost is unknown.
     assert trace.usage == {"input_tokens": 575, "output_tokens": 112, "total_tokens": 687}
     assert trace.run_cost is None
-    # The root span's 45 ms, not the info's execution_time_ms of 309, which counts the
+    # The root span's 66 ms, not the info's execution_time_ms of 447, which counts the
     # store call MLflow 2 moved the root span's start past.
-    assert _load("mlflow_2_agent_trace.json")["info"]["execution_time_ms"] == 309
-    assert trace.run_duration == pytest.approx(0.045414282)
+    assert _load("mlflow_2_agent_trace.json")["info"]["execution_time_ms"] == 447
+    assert trace.run_duration == pytest.approx(0.065542862)
 
 
 @pytest.mark.parametrize("major", [2, 3])
@@ -167,7 +167,7 @@ def test_a_tool_span_without_outputs_has_an_unknown_outcome() -> None:
     del _attributes(berlin)["mlflow.spanOutputs"]
     call = parse_trace(document)[0].calls[1]
     assert (call.id, call.result, call.is_error, call.error, call.duration) == (
-        "call_weather_berlin", None, None, None, 0.000559073)
+        "call_weather_berlin", None, None, None, 0.000501571)
 
 
 def test_a_chat_span_without_counts_makes_the_usage_unknown() -> None:
@@ -193,6 +193,44 @@ def test_a_failed_run_has_no_final_answer() -> None:
     assert trace.final_answer is None
     assert trace.notes[-1] == ("the run failed (run_agent: RuntimeError: out of budget): no "
                                "final answer")
+
+
+def test_langgraph_tool_spans_read_their_tool_messages_and_count_once(read: Read) -> None:
+    trace, choice = read("mlflow_3_langgraph_trace.json")
+    assert (choice.format, choice.reason) == ("mlflow", LAYOUTS["agent_trace"])
+    # LangChain's TOOL spans (inside LangGraph's "tools" CHAIN spans, not calls) carry the
+    # call id and return a ToolMessage: its content is the result, its status the outcome.
+    # book_flight's ToolException was handled by LangChain: the span is OK, the message's
+    # status is "error".
+    assert _rows(trace) == [
+        ("get_weather", "call_weather_paris", {"city": "Paris"}, "Paris: sunny, 21 C", False,
+         None, 0.001213665, "2026-12-06T22:55:10.535778354Z"),
+        ("get_weather", "call_weather_berlin", {"city": "Berlin"}, "Berlin: cloudy, 14 C",
+         False, None, 0.0016441, "2026-12-06T22:55:10.541982364Z"),
+        ("book_flight", "call_book_flight", FLIGHT, None, True, "no such date: 2026-02-30",
+         0.001187633, "2026-12-06T22:55:10.566867712Z"),
+    ]
+    assert trace.notes == ()
+    # The root LangGraph span's output is the graph's state: its last message is the answer.
+    assert trace.final_answer == ANSWER
+    # Each model call is a ChatOpenAI span with the OpenAI client's Completions span inside,
+    # both with the same counts and cost: counted once.
+    spans = _spans(_load("mlflow_3_langgraph_trace.json"))
+    assert sum(1 for s in spans if _kind(s) == "CHAT_MODEL") == 6
+    assert trace.usage == {"input_tokens": 575, "output_tokens": 112, "total_tokens": 687}
+    assert trace.run_cost == pytest.approx(0.00015345)
+    assert trace.model == "gpt-4o-mini-2024-07-18"
+
+
+def test_langgraph_tool_spans_keep_their_ids_without_the_chat_spans() -> None:
+    document = _load("mlflow_3_langgraph_trace.json")
+    document["data"]["spans"] = [s for s in _spans(document) if _kind(s) != "CHAT_MODEL"]
+    trace = parse_trace(document)[0]
+    assert [(c.tool, c.id, c.is_error) for c in trace.calls] == [
+        ("get_weather", "call_weather_paris", False),
+        ("get_weather", "call_weather_berlin", False),
+        ("book_flight", "call_book_flight", True)]
+    assert (trace.final_answer, trace.usage) == (ANSWER, None)
 
 
 def test_a_document_with_a_span_that_is_not_mlflows_is_left_unclaimed_and_told_why() -> None:
