@@ -36,7 +36,7 @@ CHAT_COUNTS = UsageKeys(((("input_tokens",), ("prompt_tokens",)),
                          (("output_tokens",), ("completion_tokens",)),
                          (("total_tokens",), ("total_tokens",))))
 # MLflow 2 renames spans that share a name within a trace to name_1, name_2, ...
-_NUMBERED = re.compile(r"^(.+)_([1-9][0-9]*)$")
+_NUMBERED = re.compile(r"^(.+)_([1-9][0-9]{0,8})$")  # a bounded number: int() reads it
 SPAN_FIX = ("export the trace again (mlflow.get_trace(trace_id).to_json()); a span keeps "
             "its name and its attributes with mlflow.spanType")
 
