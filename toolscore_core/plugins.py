@@ -55,6 +55,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.openinference",
     "toolscore_formats.inspect_ai",
     "toolscore_formats.langfuse",
+    "toolscore_formats.mlflow",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
+from toolscore_formats.shapes import is_mlflow_span
 from toolscore_formats.spans import (
     GROUP_KEYS,
     LOG_SCOPE_KEYS,
@@ -92,6 +93,8 @@ def detect(document: Any) -> str | None:
     reason = _layout(document)
     if reason is None:
         return None
+    if isinstance(document, list) and all(is_mlflow_span(item) for item in document):
+        return None  # spans MLflow Tracing serialised: the mlflow format's
     _, where, spans = _read(document)
     if openinference_only(spans):
         return None  # OpenInference spans without GenAI tool spans: the openinference format's

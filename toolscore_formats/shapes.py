@@ -29,3 +29,16 @@ def is_ui_tool_part(part: Any) -> bool:
     kind = name_of(part, "type") or ""
     return kind == "tool-invocation" or kind == "dynamic-tool" or (
         kind.startswith("tool-") and "toolCallId" in part and "state" in part)
+
+
+MLFLOW_SPAN_KEYS = ("mlflow.spanType", "mlflow.traceRequestId")
+"""The attributes MLflow Tracing writes on every span it records."""
+
+
+def is_mlflow_span(item: Any) -> bool:
+    """A span as MLflow Tracing serialises it (``Span.to_dict()``, MLflow 2 or 3): a name,
+    and its attributes as a mapping holding MLflow's own keys."""
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+        return False
+    attributes = item.get("attributes")
+    return isinstance(attributes, dict) and any(key in attributes for key in MLFLOW_SPAN_KEYS)

@@ -18,6 +18,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "openinference",
            "inspect_ai",
            "langfuse",
+           "mlflow",
            }
 
 

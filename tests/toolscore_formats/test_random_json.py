@@ -45,6 +45,10 @@ KEYS = st.sampled_from([
     "trace", "observations", "scores", "parentObservationId", "endTime", "level",
     "statusMessage", "usageDetails", "costDetails", "traceId", "totalCost", "latency",
     "gen_ai.tool.call.id", "ai.toolCall.name", "additional_kwargs", "parts",
+    "info", "request_id", "trace", "mlflow.spanType", "mlflow.spanInputs",
+    "mlflow.spanOutputs", "mlflow.spanFunctionName", "mlflow.traceRequestId",
+    "mlflow.chat.tokenUsage", "mlflow.llm.cost", "start_time_unix_nano", "parent_span_id",
+    "execution_time_ms",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -65,6 +69,7 @@ VALUES = st.sampled_from([
     "TOOL", "LLM", "AGENT", "CHAIN", "openinference.span.kind", "exception",
     "started", "2025-05-12T20:27:39.762878-04:00", "timeout",
     "GENERATION", "SPAN", "DEFAULT", "tool_call", "tool_call_response", "\"quoted\"",
+    "\"TOOL\"", "\"CHAT_MODEL\"", "STATUS_CODE_ERROR", "{\"city\": \"Paris\"}", "get_weather_1",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES

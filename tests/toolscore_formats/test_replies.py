@@ -13,7 +13,8 @@ from toolscore_core.traces import load_trace, parse_trace
 FIXTURES = Path(__file__).parent / "fixtures"
 CHAT = ("agents_sdk", "anthropic", "bedrock_converse", "claude_agent_sdk", "gemini",
         "inspect_ai", "langchain", "openai_chat", "openai_responses", "pydantic_ai", "vercel_ai")
-NO_REPLIES = ("google_adk", "jaeger", "langfuse", "langsmith", "mcp", "openinference", "otel")
+NO_REPLIES = ("google_adk", "jaeger", "langfuse", "langsmith", "mcp", "mlflow", "openinference",
+              "otel")
 READ = []
 for _path in sorted(FIXTURES.glob("*.json*")):
     try:
