@@ -133,7 +133,10 @@ if TYPE_CHECKING:
         undecided_arguments as undecided_arguments,
         undecided_in as undecided_in,
     )
-    from toolscore_core.pairing import arguments_differ as arguments_differ
+    from toolscore_core.pairing import (
+        arguments_differ as arguments_differ,
+        arguments_unknown as arguments_unknown,
+    )
     from toolscore_core.patterns import (
         TIMED_OUT as TIMED_OUT,
         compile_pattern as compile_pattern,
@@ -290,6 +293,7 @@ __all__ = [  # noqa: RUF022 (blocks, each sorted: the core, what the built-ins u
     "Template",
     "absent_optional",
     "arguments_differ",
+    "arguments_unknown",
     "blob",
     "canonical_json",
     "canonical_sha256",
@@ -382,7 +386,7 @@ _BUILT_INS_USE: dict[str, tuple[str, ...]] = {
     "toolscore_core.matchers": (
         "absent_optional", "members_decide", "undecided_arguments", "undecided_in",
     ),
-    "toolscore_core.pairing": ("arguments_differ",),
+    "toolscore_core.pairing": ("arguments_differ", "arguments_unknown"),
     "toolscore_core.patterns": ("TIMED_OUT", "compile_pattern", "search"),
     "toolscore_judge.rulings": ("rulings", "undecided"),
     "toolscore_judge.judging": ("Question", "second_opinion"),

@@ -8,7 +8,7 @@ from itertools import compress, filterfalse
 from operator import attrgetter
 from typing import NamedTuple
 
-from toolscore import EvaluationContext, arguments_differ
+from toolscore import EvaluationContext, arguments_differ, arguments_unknown
 from toolscore_checks._per_context import once_per_context
 
 
@@ -20,10 +20,11 @@ class Made(NamedTuple):
     call: int | None
     """The call of its tool paired with it (made with other arguments), or None."""
     made: bool | None
-    """False: not made; None: only the judge can tell (a ``$judge`` argument without a
-    verdict)."""
+    """False: not made; None: not known (a ``$judge`` argument without a verdict, or a
+    call whose arguments the trace does not record: :func:`arguments_unknown`)."""
     why: str | None = None
-    """Why not, or why undecided: the argument that differs, or the judge's silence."""
+    """Why not, or why undecided: the argument that differs, the judge's silence, or the
+    arguments' absence."""
 
 
 class Required(NamedTuple):
@@ -66,6 +67,8 @@ def required_made(context: EvaluationContext) -> Required:
         if why is None:
             judged = True
             not_made.append(_new_made(Made, (i, near, None, None)))
+        elif arguments_unknown(expected[i], calls[near]):
+            not_made.append(_new_made(Made, (i, near, None, why)))
         else:
             not_made.append(_new_made(Made, (i, near, False, why)))
     if judged:
@@ -84,8 +87,8 @@ def _as_ruled(context: EvaluationContext, total: int, made: list[tuple[int, int]
             (ruling.argument, ruling.verdict, ruling.why))
     still: list[Made] = []
     for item in not_made:
-        if item.made is not None or item.call is None:
-            still.append(item)
+        if item.made is not None or item.why is not None or item.call is None:
+            still.append(item)  # not the judge's to decide
             continue
         ruled = by_pair.get((item.expected, item.call), [])
         refused = next((r for r in ruled if r[1] == "no"), None)

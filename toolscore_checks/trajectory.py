@@ -125,13 +125,17 @@ def _parts(missing: list[dict[str, Any]], out_of_order: list[dict[str, Any]],
 
 def _doubt(context: EvaluationContext, unmet: list[dict[str, Any]],
            extra: list[dict[str, Any]]) -> str | None:
-    """Why a failure is not certain: a call whose arguments did not decode, of a tool the
-    failure is about, or an unmet expected call with a ``$judge`` argument (the judge's to
-    decide, not this check's)."""
+    """Why a failure is not certain: a call whose arguments did not decode or are not in
+    the trace, of a tool the failure is about, or an unmet expected call with a ``$judge``
+    argument (the judge's to decide, not this check's)."""
     tools = {u["tool"] for u in unmet} | {e["tool"] for e in extra}
+    checked = {call.tool for call in context.expected if call.args is not None}
     for j, call in enumerate(context.calls):
-        if call.tool in tools and call.args is None and call.raw_args is not None:
-            return f"the arguments of call #{number(j)} ({call.tool}) did not decode"
+        if call.tool in tools and call.args is None:
+            if call.raw_args is not None:
+                return f"the arguments of call #{number(j)} ({call.tool}) did not decode"
+            if call.tool in checked:
+                return f"the arguments of call #{number(j)} ({call.tool}) are not in the trace"
     for u in unmet:
         args = context.expected[u["expected"] - 1].args or {}
         if any(isinstance(value, Judged) for value in args.values()):

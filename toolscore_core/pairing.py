@@ -124,11 +124,14 @@ _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
     """Per-pair argument F1 and matched argument count. An ``$optional`` argument the call
-    leaves out counts on neither side (as if the contract did not name it)."""
+    leaves out counts on neither side (as if the contract did not name it). A call whose
+    arguments did not decode or are not in the trace matches none (0.0)."""
     if expected.args is None:
         return 1.0, 0
     exp_args = expected.args
-    act_args = actual.args or {}
+    act_args = actual.args
+    if act_args is None:  # did not decode, or not in the trace: no argument is known to match
+        return 0.0, 0
     if not exp_args and not act_args:
         return 1.0, 0
     matched = 0
@@ -145,6 +148,19 @@ def pair_score(expected: ExpectedCall, actual: ToolCall) -> tuple[float, int]:
     return (2.0 * matched / size if size else 1.0), matched
 
 
+ARGUMENTS_UNKNOWN = "its arguments are not in the trace"
+"""What :func:`arguments_differ` says of a call whose arguments the trace does not record
+(:func:`arguments_unknown`)."""
+
+
+def arguments_unknown(expected: ExpectedCall, actual: ToolCall) -> bool:
+    """Whether the trace does not record the arguments of ``actual`` that ``expected``
+    checks (``args`` and ``raw_args`` both null, as an export without message content
+    leaves them): whether it is the expected call with its arguments is unknown, never
+    no and never yes."""
+    return expected.args is not None and actual.args is None and actual.raw_args is None
+
+
 def arguments_differ(
     expected: ExpectedCall, actual: ToolCall, *, except_judged: bool = False
 ) -> str | None:
@@ -152,7 +168,9 @@ def arguments_differ(
     argument that differs, is missing or was not expected), or None when nothing does.
     The tools are not compared; omitted expected ``args`` accept any arguments. A
     ``$judge`` argument matches nothing by rule; ``except_judged`` passes over one the
-    call gave (what the judge alone decides)."""
+    call gave (what the judge alone decides). A call whose arguments the trace does not
+    record is not known to be the expected call: :data:`ARGUMENTS_UNKNOWN` (ask
+    :func:`arguments_unknown` to tell it from a difference)."""
     want = expected.args
     if want is None:
         return None
@@ -160,7 +178,7 @@ def arguments_differ(
     if got is None:
         if actual.raw_args is not None:
             return "the arguments did not decode"
-        got = {}
+        return ARGUMENTS_UNKNOWN
     for name, value in want.items():
         if name not in got:
             if type(value) is Optional:  # an optional argument may be left out
@@ -196,9 +214,8 @@ def pair_for(
 def exact_pair(expected: ExpectedCall, actual: ToolCall, score: float) -> bool:
     """Whether a pair of the same tool with this F1 is the expected call with its arguments
     (what :func:`arguments_differ` says, from the F1: 1.0 is every expected argument matched
-    and no other, unless the arguments did not decode)."""
-    return score == 1.0 and not (expected.args is not None and actual.args is None
-                                 and actual.raw_args is not None)
+    and no other, unless the arguments did not decode or are not in the trace)."""
+    return score == 1.0 and not (expected.args is not None and actual.args is None)
 
 
 def pair_exact_first(expected: Sequence[ExpectedCall], actual: Sequence[ToolCall]) -> Pairing:
@@ -635,6 +652,9 @@ def _block_scores(
         np.subtract.at(sizes, (left_rows, left_cols), 1)
     # nothing on either side is a full match
     scores = np.divide(2.0 * matched, sizes, out=np.ones(sizes.shape), where=sizes != 0)
+    unread = [c for c, j in enumerate(block_a) if actual[j].args is None]
+    if unread:  # arguments that did not decode or are not in the trace match none
+        scores[:, unread] = 0.0
     if unchecked:
         scores[unchecked] = 1.0
         matched[unchecked] = 0

@@ -175,7 +175,10 @@ class _Reader:
             self.notes.append(f"{place}: tools/call id {key_id} ({name}) carries the answers "
                               "of a multi round-trip request, but no earlier call of that tool "
                               "is waiting for them: read as a call of its own")
-        return self.table.add(name, arguments, call_id=key_id, timestamp=iso_timestamp(timestamp))
+        # A request is the call as made: without "arguments" it was made with none (the
+        # schema's arguments are optional), which is known, not missing evidence.
+        return self.table.add(name, {} if arguments is None else arguments, call_id=key_id,
+                              timestamp=iso_timestamp(timestamp))
 
     def _retried(self, name: str, state: Any, scope: Scope, side: str | None
                  ) -> _Waiting | None:

@@ -1,4 +1,5 @@
-"""required-calls: pass, fail (missing / failed), unknown (nothing required / no outcomes)."""
+"""required-calls: pass, fail (missing / failed), unknown (nothing required / no outcomes /
+arguments not in the trace)."""
 
 from __future__ import annotations
 
@@ -84,3 +85,54 @@ def test_omitted_arguments_accept_any() -> None:
     trace = {"calls": [{"tool": "search", "args": {"q": "anything"}, "result": []}]}
     result = run_check("required-calls", gold, trace)
     assert result is not None and result.status == "pass"
+
+
+def test_unknown_when_the_trace_does_not_record_the_calls_arguments() -> None:
+    # An export without message content gives the calls' tools and outcomes, not their
+    # arguments: whether they were the expected ones is unknown, never "not made".
+    trace = {"calls": [{"tool": "search", "args": {"q": "flights"}, "result": ["UA1"]},
+                       {"tool": "book", "result": "ok"}]}
+    result = run_check("required-calls", GOLD, trace)
+    assert result is not None and result.status == "unknown"
+    assert result.reason == ("1 required call made, but the trace does not record the "
+                             "arguments, so whether with the expected ones is unknown: "
+                             "book (call #2)")
+    assert result.details["arguments"] == "missing"
+    assert result.details["missing"] == []
+
+
+def test_a_failed_call_without_recorded_arguments_fails_either_way() -> None:
+    # Made with the expected arguments, it failed; with others, book was not made.
+    trace = {"calls": [{"tool": "search", "args": {"q": "flights"}, "result": ["UA1"]},
+                       {"tool": "book", "error": "sold out"}]}
+    result = run_check("required-calls", GOLD, trace)
+    assert result is not None and result.status == "fail"
+    assert result.reason == "failed: book"
+
+
+def test_an_expected_call_of_no_arguments_is_not_made_by_a_call_of_unknown_ones() -> None:
+    gold = [{"tool": "list_files", "args": {}}]
+    unknown = run_check("required-calls", gold, {"calls": [{"tool": "list_files",
+                                                            "result": []}]})
+    made = run_check("required-calls", gold, {"calls": [{"tool": "list_files", "args": {},
+                                                         "result": []}]})
+    assert unknown is not None and unknown.status == "unknown"
+    assert made is not None and made.status == "pass"
+
+
+def test_the_real_autogen_export_without_arguments_is_unknown_not_failed() -> None:
+    # AutoGen's tool spans record neither arguments nor results (see its fixture's notes).
+    from tests.helpers import ROOT
+
+    trace, _ = toolscore.load_trace(
+        ROOT / "tests/toolscore_formats/fixtures/autogen_otel_agent.json")
+    gold = [{"tool": "get_weather", "args": {"city": "Paris"}},
+            {"tool": "get_time", "args": {"city": "Tokyo"}}]
+    evaluation = toolscore.evaluate(gold, trace)
+    check = evaluation.evidence.get("required-calls")
+    assert check is not None and check.status == "unknown"
+    assert evaluation.metrics["argument_f1"] == {
+        "unknown": "the arguments of 2 calls paired with an expected call are not in the trace"}
+    assert evaluation.metrics["required_call_recall"] == {
+        "unknown": "2 required calls made with arguments the trace does not record"}
+    assert evaluation.to_dict()["unscored"] == ["argument_f1"]

@@ -152,6 +152,14 @@ def test_undecoded_arguments_make_a_failure_unknown() -> None:
     assert "call #1 (book) did not decode" in result.reason
 
 
+def test_arguments_not_in_the_trace_make_a_failure_unknown() -> None:
+    gold = {"match": "superset", "expected": [{"tool": "book", "args": {"id": 1}}]}
+    trace = {"calls": [{"tool": "book", "result": "ok"}]}
+    result = run_check("trajectory", gold, trace)
+    assert result is not None and result.status == "unknown"
+    assert result.reason.endswith("but the arguments of call #1 (book) are not in the trace")
+
+
 def test_a_judged_argument_makes_a_failure_unknown() -> None:
     gold = {"match": "superset", "expected": [
         {"tool": "email", "args": {"body": {"$judge": "apologises"}}}]}

@@ -84,6 +84,22 @@ def test_identical_calls_are_never_split_up_for_partial_matches() -> None:
     assert pairs == {(0, 1), (1, 0)}
 
 
+def test_arguments_not_in_the_trace_are_neither_a_match_nor_a_difference() -> None:
+    from toolscore_core.pairing import ARGUMENTS_UNKNOWN, arguments_differ, arguments_unknown
+
+    want = ExpectedCall(tool="list", args={})
+    unread = ToolCall(tool="list")  # args and raw_args null: the trace does not record them
+    garbled = ToolCall(tool="list", raw_args="{oops")
+    assert arguments_unknown(want, unread) and not arguments_unknown(want, garbled)
+    assert arguments_differ(want, unread) == ARGUMENTS_UNKNOWN
+    assert arguments_differ(want, garbled) == "the arguments did not decode"
+    # nothing matched (never the 1.0 of "both empty"), so never an exact pair
+    assert pair_score(want, unread) == (0.0, 0) == pair_score(want, garbled)
+    # a contract that does not check arguments is not asking
+    assert not arguments_unknown(ExpectedCall(tool="list"), unread)
+    assert arguments_differ(ExpectedCall(tool="list"), unread) is None
+
+
 def test_true_is_not_paired_as_identical_to_one() -> None:
     expected = [ExpectedCall(tool="set", args={"v": True})]
     actual = [ToolCall(tool="set", args={"v": 1})]

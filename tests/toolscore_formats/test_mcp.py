@@ -17,7 +17,7 @@ def test_requests_pair_with_responses_by_id_and_non_tool_methods_are_not_calls(r
     assert [(c.id, c.tool, c.args) for c in trace.calls] == [
         ("6", "greet", {"Name": "you"}), ("7", "structured", {"In": "input"}),
         ("8", "structured", {}), ("9", "tomorrow", {"Now": "2025-06-18T15:04:05Z"}),
-        ("10", "greet", None), ("11", "inc", {"x": 3}), ("11", "inc", None)]
+        ("10", "greet", {}), ("11", "inc", {"x": 3}), ("11", "inc", {})]
     greet, structured, invalid, _tomorrow, no_arguments, first_inc, second_inc = trace.calls
     assert (greet.result, greet.is_error) == ("hi you", False)
     assert (structured.result, structured.is_error) == ({"Out": "Ack input"}, False)
@@ -25,6 +25,8 @@ def test_requests_pair_with_responses_by_id_and_non_tool_methods_are_not_calls(r
     assert (invalid.is_error, invalid.result) == (True, None)
     assert invalid.error == ('validating "arguments": validating root: required: '
                              'missing properties: ["In"]')
+    # A request without "arguments" was made with none (they are optional in the schema):
+    # known, not missing, so a contract's expected call of no arguments is made by it.
     assert no_arguments.is_error is True
     # The client reused id 11: each response answers the open request in order.
     assert (first_inc.result, second_inc.result) == ({"y": 4}, {"y": 7})
@@ -53,7 +55,7 @@ def test_protocol_errors_pending_calls_and_orphan_responses() -> None:
     ok, unknown_tool, pending = trace.calls
     assert (ok.result, ok.is_error) == ({"sum": 0}, False)  # structuredContent, 0 kept
     assert (unknown_tool.is_error, unknown_tool.error) == (True, "Unknown tool: delete_all")
-    assert (pending.args, pending.is_error) == (None, None)
+    assert (pending.args, pending.is_error) == ({}, None)
     # The response to id 99 has no request: reported, never made into a call.
     assert trace.notes == ("1 tool response without their request (ids 99): reported, "
                            "not read as calls",)

@@ -11,6 +11,8 @@ from toolscore import (
     Metric,
     MetricOutcome,
     absent_optional,
+    arguments_unknown,
+    count,
     hookimpl,
     undecided_in,
 )
@@ -28,7 +30,15 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     # Pairs come in expected order, so the scores add up in that order (an unmade call
     # adds 0.0, which changes no sum).
     pairs = context.pairing.pairs
-    if context.to_judge or undecided_in(expected, context.calls, pairs):
+    calls = context.calls
+    if None in map(_ARGS, calls):  # some call's arguments did not decode, or are not known
+        unrecorded = sum(1 for pair in pairs
+                         if pair[4] and arguments_unknown(expected[pair[0]], calls[pair[1]]))
+        if unrecorded:
+            return MetricOutcome(value={"unknown": f"the arguments of {count(unrecorded, 'call')} "
+                                        "paired with an expected call are not in the trace"},
+                                 score=None)
+    if context.to_judge or undecided_in(expected, calls, pairs):
         return _judged(context, checked)
     value = sum(compress(map(_SCORE, pairs), map(_ARGS_CHECKED, pairs))) / checked
     value = round(value, 12)
@@ -67,7 +77,8 @@ def toolscore_register_metrics() -> list[Metric]:
     return [Metric(
         id="argument_f1",
         description="Mean argument F1 over expected calls that check arguments, each paired "
-                    "optimally with a call of its tool (unmade calls: 0; none checked: unknown; "
-                    "a {\"$judge\": ...} argument as the judge decides).",
+                    "optimally with a call of its tool (unmade calls: 0; none checked, or a "
+                    "paired call's arguments not in the trace: unknown; a {\"$judge\": ...} "
+                    "argument as the judge decides).",
         compute=compute, default_weight=0.3,
     )]

@@ -31,11 +31,15 @@ def write(evaluation: Evaluation, stream: TextIO) -> None:
     record = evaluation.to_dict()
     metrics = record["metrics"]
     trace = record["trace"]
+    # a weighted metric of unknown value is not in the score: say so beside it
+    unscored = record["unscored"]
+    left_out = f"; left out of the score, unknown: {_clean(', '.join(unscored))}" \
+        if unscored else ""
     console.print(
         f"[bold]Score {score_text(record['score'], record['grade'])}[/bold]  "
         f"({count(record['coverage']['calls'], 'call')} vs "
         f"{len(record['calls']['expected'])} expected"
-        f"{', format ' + _clean(trace['format']) if trace['format'] else ''})"
+        f"{', format ' + _clean(trace['format']) if trace['format'] else ''}{left_out})"
     )
     table = Table(show_header=True, header_style="bold")
     table.add_column("Metric")

@@ -38,9 +38,12 @@ def argument_differences(evaluation: Evaluation, pair: Pair,
     """How a paired call's arguments differ from the expected ones, one phrase each (none
     when they match, judged arguments the judge accepted included)."""
     want = evaluation.context.expected[pair.expected].args
+    call = evaluation.context.calls[pair.actual]
+    if want is not None and call.args is None and call.raw_args is None:
+        return [UNRECORDED]  # neither a match nor a difference is known
     if want is None or pair.score >= 1.0:
         return []
-    got = evaluation.context.calls[pair.actual].args or {}
+    got = call.args or {}
     diffs = []
     for name, value in want.items():
         if name not in got:
@@ -63,6 +66,7 @@ def argument_differences(evaluation: Evaluation, pair: Pair,
 
 
 WAITS = "waits for a judge"
+UNRECORDED = "arguments not in the trace"
 UNDECIDED = f"undecided ({TIMED_OUT})"
 
 
@@ -84,6 +88,10 @@ def findings(evaluation: Evaluation, limit: int | None = None) -> list[str]:
     for pair in pairing.pairs:
         diffs = argument_differences(evaluation, pair, verdicts, secrets)
         if not diffs:
+            continue
+        if diffs == [UNRECORDED]:
+            out.append(f"call #{number(pair.actual)} {calls[pair.actual].tool}: {UNRECORDED} "
+                       "(whether they are the expected ones is unknown)")
             continue
         out.append(f"call #{number(pair.actual)} {calls[pair.actual].tool} arguments differ: "
                    + "; ".join(diffs[:4]) + (" …" if len(diffs) > 4 else ""))

@@ -15,6 +15,7 @@ from attrs import frozen
 from toolscore import Evaluation, number, redact_text, toolscore_version
 from toolscore_formats.reports.diagnosis import (
     UNDECIDED,
+    UNRECORDED,
     WAITS,
     argument_differences,
     findings,
@@ -189,7 +190,8 @@ def call_rows(evaluation: Evaluation, record: Mapping[str, Any]) -> tuple[CallRo
                                 outcome="", duration="", result=""))
             continue
         diffs = argument_differences(evaluation, pair, verdicts)
-        match = ("match" if not diffs else "waits for a judge"
+        match = ("match" if not diffs else "arguments unknown" if diffs == [UNRECORDED]
+                 else "waits for a judge"
                  if all(d.endswith(": " + WAITS) for d in diffs) else "undecided"
                  if all(d.endswith((": " + WAITS, ": " + UNDECIDED)) for d in diffs)
                  else "arguments differ")

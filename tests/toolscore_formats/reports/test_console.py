@@ -20,6 +20,18 @@ def test_verdict_shows_score_metrics_problems_and_evidence(examples) -> None:
     assert "Evidence:" in text
 
 
+def test_a_metric_left_out_of_the_score_and_arguments_not_in_the_trace_are_said() -> None:
+    # The calls' arguments are not in the trace (args and raw_args null): argument_f1 is
+    # unknown, so the score is of the other metrics, and the headline says so.
+    text = render(evaluate([{"tool": "search", "args": {"q": "x"}}],
+                           [ToolCall(tool="search", result="ok", is_error=False)]))
+    assert text.splitlines()[0] == ("Score 100.0% A  (1 call vs 1 expected; left out of the "
+                                    "score, unknown: argument_f1)")
+    assert ("call #1 search: arguments not in the trace (whether they are the expected ones "
+            "is unknown)") in text
+    assert "arguments differ" not in text
+
+
 def test_a_measured_zero_is_shown_as_zero_and_markup_is_not_interpreted() -> None:
     text = render(evaluate([{"tool": "[bold]x[/bold]"}],
                            [ToolCall(tool="[red]y", duration=0.0, result=1, is_error=False)]))
