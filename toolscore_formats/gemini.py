@@ -70,7 +70,9 @@ def parse(document: Any) -> Trace:
             call = part.get("functionCall", part.get("function_call"))
             response = part.get("functionResponse", part.get("function_response"))
             if isinstance(call, dict) and isinstance(call.get("name"), str):
-                table.add(call["name"], call.get("args"), call_id=call.get("id"))
+                # The part is the call as the model made it: without args, it has none.
+                args = call.get("args")
+                table.add(call["name"], {} if args is None else args, call_id=call.get("id"))
                 called = True
             elif isinstance(response, dict):
                 _read_response(response, table, notes, index)

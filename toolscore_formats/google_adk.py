@@ -140,8 +140,10 @@ def parse(document: Any) -> Trace:
             call = _get(part, "function_call", "functionCall")
             response = _get(part, "function_response", "functionResponse")
             if isinstance(call, dict) and isinstance(call.get("name"), str):
-                row = table.add(call["name"], call.get("args"), call_id=call.get("id"),
-                                timestamp=iso)
+                # The part is the call as the model made it: without args, it has none.
+                args = call.get("args")
+                row = table.add(call["name"], {} if args is None else args,
+                                call_id=call.get("id"), timestamp=iso)
                 row.clock = seconds
                 open_calls.add(row)
                 acted = True

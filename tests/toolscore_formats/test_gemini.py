@@ -67,3 +67,16 @@ def test_python_sdk_snake_case_dump_is_read_too() -> None:
     assert choice.format == "gemini" and trace.model == "gemini-2.5-flash"
     assert [(c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
         ("f", {"x": 1}, 0, False)]
+
+
+def test_a_function_call_without_args_was_made_with_none() -> None:
+    # Constructed: the API leaves out "args" for a function of no parameters; the part is
+    # the call as the model made it, so its arguments are known to be none.
+    contents = {"contents": [
+        {"role": "user", "parts": [{"text": "What time is it?"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "get_time"}}]},
+        {"role": "user", "parts": [
+            {"functionResponse": {"name": "get_time", "response": {"output": "12:00"}}}]},
+        {"role": "model", "parts": [{"text": "It is noon."}]}]}
+    (call,) = parse_trace(contents)[0].calls
+    assert (call.tool, call.args, call.result) == ("get_time", {}, "12:00")

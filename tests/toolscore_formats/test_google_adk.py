@@ -199,3 +199,14 @@ def test_explain_format_says_why_it_was_claimed(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert ('format: google_adk (a list of Google ADK events (each with "author" and an '
             'invocation id))') in result.output
+
+
+def test_a_function_call_without_args_was_made_with_none() -> None:
+    # Constructed: FunctionCall.args is optional, and exclude_none drops it for a tool of no
+    # parameters. The part is the call as made: no arguments, known (not missing evidence).
+    call = _call("c1", "get_time")
+    del call["function_call"]["args"]
+    events = [_event("a", "model", call, when=1.0),
+              _event("a", "user", _response("c1", "get_time", {"now": "12:00"}), when=2.0)]
+    (read,) = parse_trace(events)[0].calls
+    assert (read.tool, read.args, read.raw_args) == ("get_time", {}, None)
