@@ -11,8 +11,13 @@ from toolscore import EvaluationContext, Metric, MetricOutcome, ToolCall, hookim
 _ENCODER = json.JSONEncoder(sort_keys=True, default=repr)
 
 
-def _signature(call: ToolCall) -> tuple[str, str]:
-    return call.tool, _ENCODER.encode(call.args)
+def _signature(call: ToolCall) -> tuple[str, str, str | None]:
+    return call.tool, _ENCODER.encode(call.args), call.raw_args
+
+
+def _unread(call: ToolCall) -> bool:
+    """Arguments the trace does not record: whether a call repeats another is unknown."""
+    return call.args is None and call.raw_args is None
 
 
 def compute(context: EvaluationContext) -> MetricOutcome:
@@ -20,11 +25,12 @@ def compute(context: EvaluationContext) -> MetricOutcome:
     outcomes = context.outcomes
     known = len(outcomes) - outcomes.count(None)
     errors = outcomes.count(True)
-    retries = sum(
-        1 for i in compress(range(len(calls) - 1), outcomes)
-        if calls[i].tool == calls[i + 1].tool
-        and _signature(calls[i]) == _signature(calls[i + 1])
-    )
+    # a failed call followed by a call of the same tool: a retry when the arguments repeat
+    after = [i for i in compress(range(len(calls) - 1), outcomes)  # the failed calls
+             if calls[i].tool == calls[i + 1].tool]
+    unread = any(_unread(calls[i]) or _unread(calls[i + 1]) for i in after)
+    retries = None if unread else sum(
+        1 for i in after if _signature(calls[i]) == _signature(calls[i + 1]))
     value = {
         "calls": len(calls),
         "calls_with_outcome": known,
