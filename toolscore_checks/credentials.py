@@ -83,6 +83,14 @@ def run(context: EvaluationContext) -> CheckOutcome:
         return CheckOutcome(
             "fail", f"{count(len(findings), 'credential')} in tool arguments: {shown}{more}",
             details)
+    # Arguments the trace does not record cannot be searched: the reason says so.
+    unread = sum(1 for call in calls if call.args is None and call.raw_args is None)
+    if unread:
+        details["unread"] = unread
+        whose = "1 call's" if unread == 1 else f"{unread} calls'"
+        return CheckOutcome(
+            "pass", f"no credential in the arguments of {count(len(calls) - unread, 'call')} "
+            f"({whose} arguments not in the trace, not searched)", details)
     return CheckOutcome("pass", f"no credential in the arguments of {count(len(calls), 'call')}",
                         details)
 

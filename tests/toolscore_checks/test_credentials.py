@@ -176,3 +176,14 @@ def test_the_batch_prefilter_lets_through_every_credential(calls: list[Any]) -> 
                 for c in records)
     if found:
         assert suspect(records)
+
+
+def test_a_pass_says_which_calls_arguments_were_not_in_the_trace() -> None:
+    # The check never answers unknown; its pass does not claim arguments it never saw.
+    trace = {"calls": [{"tool": "search", "args": {"q": "x"}, "result": "ok"},
+                       {"tool": "fetch", "result": "ok"}]}
+    result = run_check("credentials", [], trace)
+    assert result is not None and result.status == "pass"
+    assert result.reason == ("no credential in the arguments of 1 call (1 call's arguments "
+                             "not in the trace, not searched)")
+    assert result.details["unread"] == 1
