@@ -28,12 +28,13 @@ def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool | None:
 
 
 UNDECODABLE = "arguments that did not decode"
+UNREAD = "arguments not in the trace"
 
 
 def rule_decision(rule: ForbiddenRule, call: ToolCall) -> tuple[bool | None, str | None]:
     """Whether a call breaks a rule, and why it cannot be told when it cannot: the rule
-    names arguments the call has only undecoded (UNDECODABLE), or a ``$regex`` of the rule
-    ran past its time limit (TIMED_OUT)."""
+    names arguments the call has only undecoded (UNDECODABLE) or that the trace does not
+    record (UNREAD), or a ``$regex`` of the rule ran past its time limit (TIMED_OUT)."""
     tool = rule.tool.decide(call.tool) if isinstance(rule.tool, Matcher) \
         else rule.tool == call.tool
     if tool is False:
@@ -42,7 +43,7 @@ def rule_decision(rule: ForbiddenRule, call: ToolCall) -> tuple[bool | None, str
         args: bool | None = True
     elif call.args is None:
         if call.raw_args is None:
-            return False, None
+            return None, UNREAD
         args = None
     else:
         args = members_decide(rule.args, call.args)
@@ -78,7 +79,7 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
                 refused.append({"call": number(j), "tool": call.tool, "rule": r})
                 continue
             if hit is None:
-                (unchecked if why == UNDECODABLE else undecided).append(
+                (unchecked if why in (UNDECODABLE, UNREAD) else undecided).append(
                     {"call": number(j), "tool": call.tool, "rule": r})
             elif hit:
                 rule_info = rule_dict(r, rule)
@@ -107,8 +108,13 @@ def run(context: EvaluationContext) -> CheckOutcome | None:
         return CheckOutcome("unknown", f"no call matched a forbidden rule, but "
                             f"{count(len(undecided), 'call')} could not be judged: {shown}{more}"
                             f": {TIMED_OUT}", details)
-    note = (f"; {count(len(unchecked), 'call')} with undecodable arguments could not be matched "
-            "against argument rules") if unchecked else ""
+    unread = {u["call"] for u in unchecked if context.calls[u["call"] - 1].raw_args is None}
+    garbled = {u["call"] for u in unchecked} - unread
+    note = (f"; {count(len(garbled), 'call')} with undecodable arguments could not be matched "
+            "against argument rules") if garbled else ""
+    if unread:
+        note += (f"; {count(len(unread), 'call')} whose arguments are not in the trace could "
+                 "not be matched against argument rules")
     if refused:
         note += (f"; {count(len(refused), 'failed attempt')} left out by count_failed: false: "
                  + ", ".join(f"#{f['call']} {f['tool']} (rule {f['rule']})" for f in refused))

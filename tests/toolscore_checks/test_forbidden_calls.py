@@ -119,3 +119,15 @@ def test_by_default_a_refused_attempt_still_breaks_the_rule() -> None:
     result = run_check("forbidden-calls", [], trace, forbidden=[{"tool": "cancel"}])
     assert result is not None and result.status == "fail"
     assert "count_failed" not in result.details["rules"][0]
+
+
+def test_a_call_whose_arguments_are_not_in_the_trace_is_not_matched_against_argument_rules(
+) -> None:
+    # The check never answers unknown; its pass says which calls it could not match.
+    trace = {"calls": [{"tool": "delete_file", "result": "ok"}]}
+    forbidden = [{"tool": "delete_file", "args": {"path": {"$regex": "^/etc"}}}]
+    result = run_check("forbidden-calls", [], trace, forbidden=forbidden)
+    assert result is not None and result.status == "pass"
+    assert result.reason == ("no call matched any of 1 forbidden rule; 1 call whose arguments "
+                             "are not in the trace could not be matched against argument rules")
+    assert result.details["unchecked"] == [{"call": 1, "tool": "delete_file", "rule": 1}]
