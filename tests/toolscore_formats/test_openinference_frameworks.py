@@ -167,3 +167,32 @@ def test_a_tool_whose_own_parameter_is_named_kwargs_keeps_it() -> None:
     assert [c.args for c in trace.calls if c.tool == "get_time"] == [
         {"kwargs": {"city": "Tokyo"}}]
     assert [c.args for c in trace.calls if c.tool == "get_weather"] == [{"city": "Paris"}]
+
+
+def _attribute(span: dict[str, Any], key: str) -> str:
+    return next(a["value"]["stringValue"] for a in span["attributes"] if a["key"] == key)
+
+
+def test_a_traceback_status_without_an_exception_event_is_the_error_as_written() -> None:
+    # Constructed from the LangGraph fixture: get_forecast's span without its exception
+    # event. The status message is all the file says of the error: it is kept.
+    document = copy.deepcopy(_document("openinference_langgraph_otel.json"))
+    span = next(s for s in _tool_spans(document) if _attribute(s, "tool.name") == "get_forecast")
+    span["events"] = []
+    trace, _ = parse_trace(document)
+    (failed,) = [c for c in trace.calls if c.tool == "get_forecast"]
+    assert failed.is_error is True
+    assert failed.error == span["status"]["message"]
+    assert (failed.error or "").startswith("ValueError('no forecast for Atlantis')Traceback")
+
+
+def test_a_llama_index_tool_output_flagged_as_an_error_fails_the_call() -> None:
+    # Constructed from the LlamaIndex fixture: get_time's ToolOutput with is_error true (a
+    # tool that returned an error output without raising; the span is OK).
+    document = copy.deepcopy(_document("openinference_llama_index_otel.json"))
+    span = next(s for s in _tool_spans(document) if _attribute(s, "tool.name") == "get_time")
+    output = json.loads(_attribute(span, "output.value"))
+    _set(span, "output.value", json.dumps({**output, "is_error": True}))
+    trace, _ = parse_trace(document)
+    (call,) = [c for c in trace.calls if c.tool == "get_time"]
+    assert (call.is_error, call.error, call.result) == (True, "18:00", None)
