@@ -4,6 +4,7 @@ of spans (whichever envelope carried them: the openinference and jaeger readers)
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,13 +12,19 @@ from attrs import evolve
 
 from toolscore import InputError, ToolCall, Trace, count
 from toolscore_formats.chat import read_messages
+from toolscore_formats.openinference_tools import tool_arguments, tool_name, tool_outcome
 from toolscore_formats.spans import OPENINFERENCE_KIND, Span, SpanTree
 from toolscore_formats.times import iso_from_nanos, seconds_between
 from toolscore_formats.usage import OPENINFERENCE_COUNTS, ModelCalls, span_counts
-from toolscore_formats.values import as_str, decode_args, maybe_json
+from toolscore_formats.values import as_str, maybe_json
 
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
 ANSWER_KINDS = frozenset(("AGENT", "CHAIN"))
+TRACEBACK = "Traceback (most recent call last)"
+# LlamaIndex marks as an LLM span the method that builds a request; it calls no model.
+NOT_MODEL_CALLS = ("._prepare_chat_with_tools",)
+# A Python object's repr ("StopEvent(result=...)"), as LlamaIndex writes a workflow's output.
+REPR = re.compile(r"[A-Za-z_][\w.]*\((?:[A-Za-z_]\w*=|\))")
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -46,7 +53,7 @@ class OISpan:
     """One span as this reader needs it: kind, attributes by dotted key, times, outcome."""
 
     __slots__ = ("attributes", "end", "error", "failed", "kind", "name", "order", "parent",
-                 "span_id", "start")
+                 "span_id", "start", "trace")
 
     def __init__(self, span: Span) -> None:
         self.order = span.order
@@ -58,7 +65,8 @@ class OISpan:
         self.parent = span.parent
         self.start, self.end = _time(span, "start"), _time(span, "end")
         self.failed = span.failed
-        self.error = span.error_text or _exception(span) if span.failed else None
+        self.error = _error(span) if span.failed else None
+        self.trace = span.trace_id
 
     def text(self, key: str) -> str | None:
         value = self.attributes.get(key)
@@ -84,12 +92,30 @@ def _time(span: Span, edge: str) -> int | None:
     return value
 
 
-def _exception(span: Span) -> str | None:
+def _error(span: Span) -> str | None:
+    """A failed span's error: its status message, else its exception event's message.
+
+    A status message holding a traceback (the LangChain instrumentation writes the
+    exception's repr and traceback there: host paths, not the error) gives way to the
+    exception event's type and message, as the other instrumentations' status reads."""
+    text = span.error_text
+    exception = _exception(span)
+    if exception is None or (text is not None and TRACEBACK not in text):
+        return text
+    kind, message = exception
+    if text is not None and kind and message:
+        return f"{kind}: {message}"
+    return message or text
+
+
+def _exception(span: Span) -> tuple[str | None, str | None] | None:
+    """The type and message of the span's ``exception`` event, if it has one."""
     for name, event_attributes in span.events:
         if name == "exception":
             attributes: dict[str, Any] = {}
             _flatten("", dict(event_attributes.items()), attributes)
-            return as_str(attributes.get("exception.message"))
+            return (as_str(attributes.get("exception.type")),
+                    as_str(attributes.get("exception.message")))
     return None
 
 
@@ -123,30 +149,16 @@ def _chat_message(fields: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def _is_schema(value: Any) -> bool:
-    return isinstance(value, dict) and (value.get("type") == "object" or
-                                        isinstance(value.get("properties"), dict))
-
-
 def _tool_call(span: OISpan) -> ToolCall:
     attributes = span.attributes
-    # input.value is what the tool was given; tool.parameters is, by the spec, the tool's
-    # JSON schema, but some instrumentations write the arguments there.
-    raw = attributes.get("input.value")
-    if raw is None:
-        parameters = maybe_json(attributes.get("tool.parameters"))
-        raw = None if _is_schema(parameters) else parameters
-    args, raw_args = decode_args(raw)
-    has_output = "output.value" in attributes
-    result = maybe_json(attributes["output.value"]) if has_output else None
-    is_error: bool | None = True if span.failed else (
-        False if span.end is not None or has_output else None)
-    duration = seconds_between(span.start, span.end)
+    args, raw_args = tool_arguments(attributes)
+    answered, fields = tool_outcome(attributes, failed=span.failed, error=span.error,
+                                    ended=span.end is not None)
     return ToolCall(
-        tool=span.text("tool.name") or span.name or "", args=args, raw_args=raw_args,
-        id=as_str(attributes.get("tool_call.id") or attributes.get("tool.id")), result=result,
-        is_error=is_error, error=span.error, duration=duration,
-        timestamp=iso_from_nanos(span.start) if span.start is not None else None)
+        tool=tool_name(attributes, span.name), args=args, raw_args=raw_args,
+        id=as_str(attributes.get("tool_call.id") or attributes.get("tool.id")) or answered,
+        duration=seconds_between(span.start, span.end),
+        timestamp=iso_from_nanos(span.start) if span.start is not None else None, **fields)
 
 
 def _conversation_calls(messages: list[dict[str, Any]]) -> tuple[ToolCall, ...]:
@@ -180,6 +192,17 @@ def _from_messages(llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
     return list(calls.values()), notes
 
 
+def _asked(ran: ToolCall, asked: ToolCall) -> ToolCall:
+    """A TOOL span's call completed by the LLM's request it ran: an id-less span takes the
+    request's id, and a span whose input is not an object (the LangChain instrumentation
+    writes a one-argument tool's input as the bare value) takes the requested arguments."""
+    if ran.id is None and asked.id is not None:
+        ran = evolve(ran, id=asked.id)
+    if ran.args is None and asked.args is not None:
+        ran = evolve(ran, args=asked.args, raw_args=asked.raw_args)
+    return ran
+
+
 def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
     """TOOL spans are the calls; a call an LLM asked for that no TOOL span ran is added."""
     rows: list[tuple[tuple[int, int, int], ToolCall]] = [
@@ -206,15 +229,18 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
                 match = next((i for i, (key, c) in enumerate(rows) if i not in taken and
                               c.id is None and c.tool == call.tool and
                               (span.start is None or key[0] >= span.start)), None)
-                if match is not None:  # an id-less TOOL span: the LLM's call gives its id
-                    rows[match] = (rows[match][0], evolve(rows[match][1], id=call.id))
             if match is not None:
+                rows[match] = (rows[match][0], _asked(rows[match][1], call))
+                if call.id is not None:  # another LLM span asking for it is the same call
+                    by_id[call.id] = match
                 taken.add(match)
                 place = rows[match][0]
                 continue
             place = (place[0], place[1], place[2] + 1)
             answer = history.get(call.id) if call.id is not None else None
             rows.append((place, answer or call))
+            if call.id is not None:
+                by_id[call.id] = len(rows) - 1
             notes.append(f"the LLM asked for {call.tool}"
                          f"{f' ({call.id})' if call.id else ''}, but no TOOL span ran it")
     earlier = sorted(key for key in history if key not in asked and key not in by_id)
@@ -225,12 +251,32 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
     return [row[1] for row in rows], notes
 
 
-def _final_answer(spans: list[OISpan], llms: list[OISpan]) -> str | None:
-    roots = SpanTree(spans).roots()
-    if len(roots) == 1 and roots[0].kind in ANSWER_KINDS:
-        output = roots[0].text("output.value")
-        if output is not None and roots[0].text("output.mime_type") != "application/json":
-            return output
+def _run_span(spans: list[OISpan]) -> OISpan | None:
+    """The run's span: the one root AGENT or CHAIN span (the roots an unlinked provider
+    instrumentation adds, its LLM spans, are not the run)."""
+    roots = [span for span in SpanTree(spans).roots() if span.kind in ANSWER_KINDS]
+    return roots[0] if len(roots) == 1 else None
+
+
+def _run_output(run: OISpan) -> str | None:
+    """The answer the run's span gives: its text output, or the ``answer`` of a JSON object
+    (a DSPy program's output fields); a JSON document or an object's repr (LlamaIndex
+    writes a workflow's StopEvent so) is no answer."""
+    output = run.text("output.value")
+    if output is None:
+        return None
+    if run.text("output.mime_type") == "application/json":
+        fields = maybe_json(output)
+        answer = fields.get("answer") if isinstance(fields, dict) else None
+        return answer if isinstance(answer, str) and answer else None
+    return None if REPR.match(output) else output
+
+
+def _final_answer(run: OISpan | None, llms: list[OISpan]) -> str | None:
+    if run is not None:
+        answer = _run_output(run)
+        if answer is not None:
+            return answer
     if llms:
         last = max(llms, key=lambda s: (s.end if s.end is not None else -1, s.order))
         messages = last.messages(OUTPUT)
@@ -240,12 +286,45 @@ def _final_answer(spans: list[OISpan], llms: list[OISpan]) -> str | None:
     return None
 
 
+def _same_request(llms: list[OISpan]) -> dict[str, str]:
+    """LLM spans that repeat another's model call, by span id, each with the id of the span
+    around it: a provider SDK's instrumentation whose spans the framework's do not parent
+    (LangChain's and OpenAI's: separate traces) writes the same answer inside the
+    framework's LLM span's time."""
+    by_answer: dict[Any, list[tuple[int, int, OISpan]]] = {}
+    for span in llms:
+        answer = _answer_key(span)
+        if answer is not None and span.start is not None and span.end is not None:
+            by_answer.setdefault(answer, []).append((span.start, span.end, span))
+    outer: dict[str, str] = {}
+    for group in by_answer.values():
+        for start, end, inner in group:
+            around = next((span for (s, e, span) in group if span is not inner and
+                           span.span_id is not None and span.trace != inner.trace and
+                           s <= start and end <= e), None)
+            if around is not None and inner.span_id is not None:
+                outer[inner.span_id] = str(around.span_id)
+    return outer
+
+
+def _answer_key(span: OISpan) -> Any:
+    """What an LLM span's answer says, to know two spans of one request: the text and the
+    calls asked for (ids and names; instrumentations format the arguments differently)."""
+    messages = span.messages(OUTPUT)
+    if not messages:
+        return None
+    return tuple((m.get("role"), m.get("content") or None,
+                  tuple((c.get("id"), c["function"].get("name"))
+                        for c in m.get("tool_calls") or ())) for m in messages)
+
+
 def read_spans(found: Iterable[Span]) -> Trace:
     """The trace of OpenInference spans, whichever envelope carried them."""
     spans = [OISpan(span) for span in found]
     spans.sort(key=lambda s: (s.start if s.start is not None else -1, s.order))
     tools = [span for span in spans if span.kind == "TOOL"]
-    llms = [span for span in spans if span.kind == "LLM"]
+    llms = [span for span in spans if span.kind == "LLM" and not (
+        span.name or "").endswith(NOT_MODEL_CALLS)]
     calls, notes = _from_tool_spans(tools, llms) if tools else _from_messages(llms)
     if not calls:
         notes.append(f"no tool call in {count(len(spans), 'span')}: no TOOL span, and no tool "
@@ -254,15 +333,16 @@ def read_spans(found: Iterable[Span]) -> Trace:
     if llms:
         last = max(llms, key=lambda s: (s.end if s.end is not None else -1, s.order))
         model = last.text("llm.model_name")
-    agents = [span for span in spans if span.kind == "AGENT" and span.parent is None]
-    run_duration = seconds_between(agents[0].start, agents[0].end) if len(agents) == 1 else None
+    run = _run_span(spans)
+    run_duration = seconds_between(run.start, run.end) if run is not None else None
     # The run's tokens are its LLM spans': an AGENT or CHAIN span's counts, where a framework
     # writes them, are their total.
     usage = ModelCalls("token counts (llm.token_count.prompt / completion)", "LLM spans")
+    repeats = _same_request(llms)
     for span in llms:
         counts = span_counts(span.attributes, OPENINFERENCE_COUNTS)
-        usage.add(span.span_id, span.parent, counts)
-    return Trace(calls=tuple(calls), final_answer=_final_answer(spans, llms), model=model,
+        usage.add(span.span_id, repeats.get(span.span_id or "", span.parent), counts)
+    return Trace(calls=tuple(calls), final_answer=_final_answer(run, llms), model=model,
                  usage=usage.result(notes), run_duration=run_duration, notes=tuple(notes))
 
 
