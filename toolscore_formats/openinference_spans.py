@@ -18,6 +18,7 @@ from toolscore_formats.values import as_str, decode_args, maybe_json
 
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
 ANSWER_KINDS = frozenset(("AGENT", "CHAIN"))
+SMOLAGENTS_CALL = frozenset(("args", "kwargs", "sanitize_inputs_outputs"))
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -128,15 +129,38 @@ def _is_schema(value: Any) -> bool:
                                         isinstance(value.get("properties"), dict))
 
 
-def _tool_call(span: OISpan) -> ToolCall:
+def _bound_call(value: Any, parameters: Any) -> tuple[bool, dict[str, Any] | None]:
+    """smolagents' TOOL spans: ``input.value`` is its ``Tool.__call__(*args,
+    sanitize_inputs_outputs, **kwargs)`` bound to that signature, ``{"args", "kwargs",
+    "sanitize_inputs_outputs"}``. (True, the keyword arguments) for that shape, (True, None)
+    when it gives positional ones (they name no parameter), (False, None) for any other."""
+    if not (isinstance(value, dict) and set(value) == SMOLAGENTS_CALL and
+            isinstance(value["args"], list) and isinstance(value["kwargs"], dict)):
+        return False, None
+    given, named = value["args"], value["kwargs"]
+    if not given:
+        return True, named
+    # smolagents' own rule: one dict whose keys are all the tool's inputs is its keywords.
+    if len(given) == 1 and not named and isinstance(given[0], dict) and \
+            isinstance(parameters, dict) and all(key in parameters for key in given[0]):
+        return True, given[0]
+    return True, None
+
+
+def _tool_call(span: OISpan) -> tuple[ToolCall, bool]:
+    """The TOOL span's call, and whether it was given positional arguments (not named)."""
     attributes = span.attributes
     # input.value is what the tool was given; tool.parameters is, by the spec, the tool's
     # JSON schema, but some instrumentations write the arguments there.
     raw = attributes.get("input.value")
-    if raw is None:
-        parameters = maybe_json(attributes.get("tool.parameters"))
-        raw = None if _is_schema(parameters) else parameters
-    args, raw_args = decode_args(raw)
+    parameters = maybe_json(attributes.get("tool.parameters"))
+    bound, named = _bound_call(maybe_json(raw), parameters)
+    if bound:
+        args, raw_args = named, None
+    else:
+        if raw is None:
+            raw = None if _is_schema(parameters) else parameters
+        args, raw_args = decode_args(raw)
     has_output = "output.value" in attributes
     result = maybe_json(attributes["output.value"]) if has_output else None
     is_error: bool | None = True if span.failed else (
@@ -146,7 +170,8 @@ def _tool_call(span: OISpan) -> ToolCall:
         tool=span.text("tool.name") or span.name or "", args=args, raw_args=raw_args,
         id=as_str(attributes.get("tool_call.id") or attributes.get("tool.id")), result=result,
         is_error=is_error, error=span.error, duration=duration,
-        timestamp=iso_from_nanos(span.start) if span.start is not None else None)
+        timestamp=iso_from_nanos(span.start) if span.start is not None else None,
+    ), bound and named is None
 
 
 def _conversation_calls(messages: list[dict[str, Any]]) -> tuple[ToolCall, ...]:
@@ -182,9 +207,13 @@ def _from_messages(llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
 
 def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
     """TOOL spans are the calls; a call an LLM asked for that no TOOL span ran is added."""
-    rows: list[tuple[tuple[int, int, int], ToolCall]] = [
-        ((span.start if span.start is not None else -1, span.order, 0), _tool_call(span))
-        for span in tools]
+    rows: list[tuple[tuple[int, int, int], ToolCall]] = []
+    positional: set[int] = set()  # rows whose span gave positional arguments (not named)
+    for span in tools:
+        call, unnamed = _tool_call(span)
+        if unnamed:
+            positional.add(len(rows))
+        rows.append(((span.start if span.start is not None else -1, span.order, 0), call))
     by_id = {call.id: index for index, (_, call) in enumerate(rows) if call.id is not None}
     taken: set[int] = set()
     notes: list[str] = []
@@ -211,12 +240,20 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
             if match is not None:
                 taken.add(match)
                 place = rows[match][0]
+                if match in positional:  # the model's request names the arguments
+                    positional.discard(match)
+                    rows[match] = (place, evolve(rows[match][1], args=call.args,
+                                                 raw_args=call.raw_args))
                 continue
             place = (place[0], place[1], place[2] + 1)
             answer = history.get(call.id) if call.id is not None else None
             rows.append((place, answer or call))
             notes.append(f"the LLM asked for {call.tool}"
                          f"{f' ({call.id})' if call.id else ''}, but no TOOL span ran it")
+    if positional:
+        notes.append(f"{count(len(positional), 'smolagents TOOL span')} with positional "
+                     'arguments (input.value {"args": [...]}: their names are not in the span) '
+                     "and no LLM request that names them: arguments unknown")
     earlier = sorted(key for key in history if key not in asked and key not in by_id)
     if earlier:
         notes.append(f"{count(len(earlier), 'call')} in the LLM spans' input history "
