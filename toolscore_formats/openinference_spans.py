@@ -13,8 +13,8 @@ from toolscore import InputError, ToolCall, Trace, count
 from toolscore_formats.chat import read_messages
 from toolscore_formats.spans import OPENINFERENCE_KIND, Span, SpanTree
 from toolscore_formats.times import iso_from_nanos, seconds_between
-from toolscore_formats.usage import OPENINFERENCE_COUNTS, ModelCalls, span_counts
-from toolscore_formats.values import as_str, decode_args, maybe_json
+from toolscore_formats.usage import OPENINFERENCE_COUNTS, ModelCalls, innermost, span_counts
+from toolscore_formats.values import as_float, as_str, decode_args, maybe_json
 
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
 ANSWER_KINDS = frozenset(("AGENT", "CHAIN"))
@@ -205,6 +205,18 @@ def _from_messages(llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
     return list(calls.values()), notes
 
 
+def _completed(span_call: ToolCall, asked: ToolCall, answer: ToolCall | None,
+               positional: bool) -> ToolCall:
+    """A TOOL span's call with what the LLM spans add: the arguments the request named when
+    the span gave positional ones, and, when the span holds no output (a tool that raised),
+    the tool message a later LLM span's input has for its id (what the model was sent)."""
+    if positional:
+        span_call = evolve(span_call, args=asked.args, raw_args=asked.raw_args)
+    if span_call.result is None and answer is not None and answer.result is not None:
+        span_call = evolve(span_call, result=answer.result)
+    return span_call
+
+
 def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
     """TOOL spans are the calls; a call an LLM asked for that no TOOL span ran is added."""
     rows: list[tuple[tuple[int, int, int], ToolCall]] = []
@@ -237,16 +249,15 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
                               (span.start is None or key[0] >= span.start)), None)
                 if match is not None:  # an id-less TOOL span: the LLM's call gives its id
                     rows[match] = (rows[match][0], evolve(rows[match][1], id=call.id))
+            answer = history.get(call.id) if call.id is not None else None
             if match is not None:
                 taken.add(match)
                 place = rows[match][0]
-                if match in positional:  # the model's request names the arguments
-                    positional.discard(match)
-                    rows[match] = (place, evolve(rows[match][1], args=call.args,
-                                                 raw_args=call.raw_args))
+                rows[match] = (place, _completed(rows[match][1], call, answer,
+                                                 match in positional))
+                positional.discard(match)
                 continue
             place = (place[0], place[1], place[2] + 1)
-            answer = history.get(call.id) if call.id is not None else None
             rows.append((place, answer or call))
             notes.append(f"the LLM asked for {call.tool}"
                          f"{f' ({call.id})' if call.id else ''}, but no TOOL span ran it")
@@ -277,6 +288,26 @@ def _final_answer(spans: list[OISpan], llms: list[OISpan]) -> str | None:
     return None
 
 
+def _run_span(spans: list[OISpan]) -> OISpan | None:
+    """The span of the whole run: the single root AGENT span; without a root AGENT span, the
+    single root span when it is a CHAIN (CrewAI's crew kickoff holds its agents' spans)."""
+    roots = [span for span in spans if span.parent is None]
+    agents = [span for span in roots if span.kind == "AGENT"]
+    if agents:
+        return agents[0] if len(agents) == 1 else None
+    return roots[0] if len(roots) == 1 and roots[0].kind == "CHAIN" else None
+
+
+def _run_cost(llms: list[OISpan]) -> float | None:
+    """What the LLM spans were priced at (``llm.cost.total``: LiteLLM's instrumentation
+    writes it), when each was; an LLM span around another is the same request, priced once."""
+    costs = [as_float(span.attributes.get("llm.cost.total")) for span in innermost(
+        llms, lambda span: (span.span_id, span.parent))]
+    if not costs or any(cost is None for cost in costs):
+        return None
+    return sum(cost for cost in costs if cost is not None)
+
+
 def read_spans(found: Iterable[Span]) -> Trace:
     """The trace of OpenInference spans, whichever envelope carried them."""
     spans = [OISpan(span) for span in found]
@@ -291,8 +322,8 @@ def read_spans(found: Iterable[Span]) -> Trace:
     if llms:
         last = max(llms, key=lambda s: (s.end if s.end is not None else -1, s.order))
         model = last.text("llm.model_name")
-    agents = [span for span in spans if span.kind == "AGENT" and span.parent is None]
-    run_duration = seconds_between(agents[0].start, agents[0].end) if len(agents) == 1 else None
+    run = _run_span(spans)
+    run_duration = seconds_between(run.start, run.end) if run is not None else None
     # The run's tokens are its LLM spans': an AGENT or CHAIN span's counts, where a framework
     # writes them, are their total.
     usage = ModelCalls("token counts (llm.token_count.prompt / completion)", "LLM spans")
@@ -300,6 +331,7 @@ def read_spans(found: Iterable[Span]) -> Trace:
         counts = span_counts(span.attributes, OPENINFERENCE_COUNTS)
         usage.add(span.span_id, span.parent, counts)
     return Trace(calls=tuple(calls), final_answer=_final_answer(spans, llms), model=model,
-                 usage=usage.result(notes), run_duration=run_duration, notes=tuple(notes))
+                 usage=usage.result(notes), run_cost=_run_cost(llms), run_duration=run_duration,
+                 notes=tuple(notes))
 
 

@@ -144,3 +144,55 @@ def test_one_dict_of_the_tools_inputs_given_positionally_is_its_keywords() -> No
     other = {"args": [{"town": "Paris"}], "sanitize_inputs_outputs": True, "kwargs": {}}
     assert parse_trace(_with_input(document, "get_weather", other))[0].calls[0].args == {
         "city": "Paris"}  # not its keywords: positional, named by the LLM's request
+
+
+def _attribute(span: dict[str, Any], key: str) -> Any:
+    return next(next(iter(a["value"].values())) for a in span["attributes"] if a["key"] == key)
+
+
+def test_crewai_calls_take_ids_from_the_llm_and_a_raised_tool_the_text_the_model_got(
+        read: Read) -> None:
+    trace, choice = read("openinference_crewai.json")
+    document = _document("openinference_crewai.json")
+    assert choice.format == "openinference"
+    assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
+        ("get_weather", "call_w1", {"city": "Paris"},
+         {"city": "Paris", "sky": "sunny", "celsius": 21}, False, None),
+        # The TOOL span that raised holds no output: the result is the tool message the next
+        # LLM span sent for call_f1; the error is the span's status message.
+        ("get_forecast", "call_f1", {"city": "Atlantis"},
+         "Error executing tool: no forecast for Atlantis", True, "no forecast for Atlantis"),
+    ]
+    assert [c.duration for c in trace.calls] == [
+        pytest.approx(_seconds(_span(document, f"{name}.run")))
+        for name in ("get_weather", "get_forecast")]
+    assert (trace.final_answer, trace.model) == (ANSWER, "gpt-4o-mini")
+    assert trace.usage == {"input_tokens": 100, "output_tokens": 20, "total_tokens": 120}
+    # The root is the crew's kickoff (a CHAIN span) around the agent's AGENT span.
+    (root,) = [s for s in _spans(document) if not s.get("parentSpanId")]
+    assert root["name"].endswith(".kickoff") and _attribute(
+        root, "openinference.span.kind") == "CHAIN"
+    assert trace.run_duration == pytest.approx(_seconds(root))
+    assert (trace.run_cost, trace.notes) == (None, ())
+
+
+def test_crewai_through_litellm_pairs_id_less_tool_messages_and_sums_the_llm_costs(
+        read: Read) -> None:
+    trace, _ = read("openinference_crewai_litellm.json")
+    document = _document("openinference_crewai_litellm.json")
+    tools = sorted((s for s in _spans(document) if s["name"].endswith(".run")),
+                   key=lambda s: int(s["startTimeUnixNano"]))
+    # CrewAI ran the two calls concurrently: they are in the order they started.
+    assert [c.tool for c in trace.calls] == [_attribute(s, "tool.name") for s in tools]
+    calls = {c.tool: c for c in trace.calls}
+    assert (calls["get_weather"].id, calls["get_weather"].result) == (
+        "call_w1", {"city": "Paris", "sky": "sunny", "celsius": 21})
+    # LiteLLM's instrumentation writes no tool_call_id: the tool messages pair by position.
+    forecast = calls["get_forecast"]
+    assert (forecast.id, forecast.args, forecast.is_error, forecast.result) == (
+        "call_f1", {"city": "Atlantis"}, True, "Error executing tool: no forecast for Atlantis")
+    assert trace.model == "openai/gpt-4o-mini"
+    costs = [_attribute(s, "llm.cost.total") for s in _spans(document)
+             if s["name"] == "completion"]
+    assert len(costs) == 2 and trace.run_cost == pytest.approx(sum(costs))
+    assert trace.final_answer == ANSWER and trace.notes == ()
