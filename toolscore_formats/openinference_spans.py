@@ -19,6 +19,9 @@ from toolscore_formats.values import as_float, as_str, decode_args, maybe_json
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
 ANSWER_KINDS = frozenset(("AGENT", "CHAIN"))
 SMOLAGENTS_CALL = frozenset(("args", "kwargs", "sanitize_inputs_outputs"))
+# What OpenInference's masking (OPENINFERENCE_HIDE_INPUTS, _OUTPUTS, _INPUT_TEXT, ...) writes
+# in place of a value it hides.
+REDACTED = "__REDACTED__"
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -33,25 +36,28 @@ def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
-def _attributes(span: Span) -> dict[str, Any]:
+def _attributes(span: Span) -> tuple[dict[str, Any], bool]:
+    """The span's attributes by dotted key, without the values OpenInference's masking
+    replaced (``__REDACTED__``: absent, not values), and whether it replaced any."""
     flat: dict[str, Any] = {}
     for key, value in span.attributes.items():
         _flatten(str(key), value, flat)
     for key, value in span.raw.items():  # a Phoenix dataframe's columns
         if isinstance(key, str) and key.startswith("attributes."):
             _flatten(key[len("attributes."):], value, flat)
-    return flat
+    kept = {key: value for key, value in flat.items() if value != REDACTED}
+    return kept, len(kept) < len(flat)
 
 
 class OISpan:
     """One span as this reader needs it: kind, attributes by dotted key, times, outcome."""
 
     __slots__ = ("attributes", "end", "error", "failed", "kind", "name", "order", "parent",
-                 "span_id", "start")
+                 "redacted", "span_id", "start")
 
     def __init__(self, span: Span) -> None:
         self.order = span.order
-        self.attributes = _attributes(span)
+        self.attributes, self.redacted = _attributes(span)
         kind = self.attributes.get(OPENINFERENCE_KIND, span.raw.get("span_kind"))
         self.kind = kind.upper() if isinstance(kind, str) else None
         self.name = span.name
@@ -125,8 +131,13 @@ def _chat_message(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_schema(value: Any) -> bool:
-    return isinstance(value, dict) and (value.get("type") == "object" or
-                                        isinstance(value.get("properties"), dict))
+    """A tool's JSON schema; or smolagents' ``inputs`` (each parameter's ``{"type",
+    "description"}`` by name), which its instrumentation writes as ``tool.parameters``."""
+    if not isinstance(value, dict):
+        return False
+    return value.get("type") == "object" or isinstance(value.get("properties"), dict) or (
+        bool(value) and all(isinstance(v, dict) and isinstance(v.get("type"), str) and
+                            "description" in v for v in value.values()))
 
 
 def _bound_call(value: Any, parameters: Any) -> tuple[bool, dict[str, Any] | None]:
@@ -318,6 +329,10 @@ def read_spans(found: Iterable[Span]) -> Trace:
     if not calls:
         notes.append(f"no tool call in {count(len(spans), 'span')}: no TOOL span, and no tool "
                      "call in the LLM spans' messages")
+    redacted = sum(span.redacted for span in spans)
+    if redacted:
+        notes.append(f"{count(redacted, 'span')} with values redacted ({REDACTED}: "
+                     "OpenInference's OPENINFERENCE_HIDE_* settings): read as unknown")
     model = None
     if llms:
         last = max(llms, key=lambda s: (s.end if s.end is not None else -1, s.order))

@@ -196,3 +196,25 @@ def test_crewai_through_litellm_pairs_id_less_tool_messages_and_sums_the_llm_cos
              if s["name"] == "completion"]
     assert len(costs) == 2 and trace.run_cost == pytest.approx(sum(costs))
     assert trace.final_answer == ANSWER and trace.notes == ()
+
+
+def test_values_openinference_redacted_are_unknown_not_values(read: Read) -> None:
+    trace, choice = read("openinference_smolagents_hidden.json")
+    document = _document("openinference_smolagents_hidden.json")
+    assert choice.format == "openinference"
+    # hide_inputs / hide_outputs: input.value and output.value are "__REDACTED__", the LLM
+    # spans' messages left out; tool.parameters (smolagents' inputs) is no argument either.
+    assert [(c.tool, c.id, c.args, c.raw_args, c.result, c.is_error, c.error)
+            for c in trace.calls] == [
+        ("get_weather", None, None, None, None, False, None),
+        ("get_forecast", None, None, None, None, True, "ValueError: no forecast for Atlantis"),
+        ("final_answer", None, None, None, None, False, None),
+    ]
+    assert trace.final_answer is None
+    assert trace.model == "gpt-4o-mini"
+    assert trace.usage == {"input_tokens": 150, "output_tokens": 30, "total_tokens": 180}
+    assert trace.run_duration == pytest.approx(_seconds(_span(document, "ToolCallingAgent.run")))
+    assert trace.notes == ("10 spans with values redacted (__REDACTED__: OpenInference's "
+                           "OPENINFERENCE_HIDE_* settings): read as unknown",)
+    record = evaluate(CONTRACT, trace).to_dict()
+    assert record["metrics"]["argument_f1"]["unknown"].startswith("the arguments of 2 calls")
