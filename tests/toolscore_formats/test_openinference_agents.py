@@ -218,3 +218,17 @@ def test_values_openinference_redacted_are_unknown_not_values(read: Read) -> Non
                            "OPENINFERENCE_HIDE_* settings): read as unknown",)
     record = evaluate(CONTRACT, trace).to_dict()
     assert record["metrics"]["argument_f1"]["unknown"].startswith("the arguments of 2 calls")
+
+
+def test_the_agents_sdk_on_the_responses_api_reads_as_on_chat_completions(read: Read) -> None:
+    chat, _ = read("openinference_openai_agents.json")
+    trace, choice = read("openinference_openai_agents_responses.json")
+    assert choice.format == "openinference"
+    # The LLM spans come from the Responses API's function_call items: the same calls.
+    assert [(c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
+        (c.tool, c.id, c.args, c.result, c.is_error, c.error) for c in chat.calls]
+    assert (trace.final_answer, trace.model, trace.notes) == (ANSWER, "gpt-4o-mini", ())
+    # Its LLM spans also give the cached and reasoning counts (0 here).
+    assert trace.usage == {"input_tokens": 100, "output_tokens": 20, "total_tokens": 120,
+                           "input_token_details": {"cache_read": 0},
+                           "output_token_details": {"reasoning": 0}}
