@@ -15,8 +15,8 @@ from toolscore_formats.chat import read_messages
 from toolscore_formats.openinference_tools import tool_arguments, tool_name, tool_outcome
 from toolscore_formats.spans import OPENINFERENCE_KIND, Span, SpanTree
 from toolscore_formats.times import iso_from_nanos, seconds_between
-from toolscore_formats.usage import OPENINFERENCE_COUNTS, ModelCalls, span_counts
-from toolscore_formats.values import as_str, maybe_json
+from toolscore_formats.usage import OPENINFERENCE_COUNTS, ModelCalls, innermost, span_counts
+from toolscore_formats.values import as_float, as_str, maybe_json
 
 INPUT, OUTPUT = "llm.input_messages.", "llm.output_messages."
 ANSWER_KINDS = frozenset(("AGENT", "CHAIN"))
@@ -25,6 +25,9 @@ TRACEBACK = "Traceback (most recent call last)"
 NOT_MODEL_CALLS = ("._prepare_chat_with_tools",)
 # A Python object's repr ("StopEvent(result=...)"), as LlamaIndex writes a workflow's output.
 REPR = re.compile(r"[A-Za-z_][\w.]*\((?:[A-Za-z_]\w*=|\))")
+# What OpenInference's masking (OPENINFERENCE_HIDE_INPUTS, _OUTPUTS, _INPUT_TEXT, ...) writes
+# in place of a value it hides.
+REDACTED = "__REDACTED__"
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -39,25 +42,28 @@ def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
-def _attributes(span: Span) -> dict[str, Any]:
+def _attributes(span: Span) -> tuple[dict[str, Any], bool]:
+    """The span's attributes by dotted key, without the values OpenInference's masking
+    replaced (``__REDACTED__``: absent, not values), and whether it replaced any."""
     flat: dict[str, Any] = {}
     for key, value in span.attributes.items():
         _flatten(str(key), value, flat)
     for key, value in span.raw.items():  # a Phoenix dataframe's columns
         if isinstance(key, str) and key.startswith("attributes."):
             _flatten(key[len("attributes."):], value, flat)
-    return flat
+    kept = {key: value for key, value in flat.items() if value != REDACTED}
+    return kept, len(kept) < len(flat)
 
 
 class OISpan:
     """One span as this reader needs it: kind, attributes by dotted key, times, outcome."""
 
     __slots__ = ("attributes", "end", "error", "failed", "kind", "name", "order", "parent",
-                 "span_id", "start", "trace")
+                 "redacted", "span_id", "start", "trace")
 
     def __init__(self, span: Span) -> None:
         self.order = span.order
-        self.attributes = _attributes(span)
+        self.attributes, self.redacted = _attributes(span)
         kind = self.attributes.get(OPENINFERENCE_KIND, span.raw.get("span_kind"))
         self.kind = kind.upper() if isinstance(kind, str) else None
         self.name = span.name
@@ -149,16 +155,18 @@ def _chat_message(fields: dict[str, Any]) -> dict[str, Any]:
     return message
 
 
-def _tool_call(span: OISpan) -> ToolCall:
+def _tool_call(span: OISpan) -> tuple[ToolCall, bool]:
+    """The TOOL span's call, and whether it was given positional arguments (not named)."""
     attributes = span.attributes
-    args, raw_args = tool_arguments(attributes)
+    args, raw_args, positional = tool_arguments(attributes)
     answered, fields = tool_outcome(attributes, failed=span.failed, error=span.error,
                                     ended=span.end is not None)
     return ToolCall(
         tool=tool_name(attributes, span.name), args=args, raw_args=raw_args,
         id=as_str(attributes.get("tool_call.id") or attributes.get("tool.id")) or answered,
         duration=seconds_between(span.start, span.end),
-        timestamp=iso_from_nanos(span.start) if span.start is not None else None, **fields)
+        timestamp=iso_from_nanos(span.start) if span.start is not None else None,
+        **fields), positional
 
 
 def _conversation_calls(messages: list[dict[str, Any]]) -> tuple[ToolCall, ...]:
@@ -192,22 +200,31 @@ def _from_messages(llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
     return list(calls.values()), notes
 
 
-def _asked(ran: ToolCall, asked: ToolCall) -> ToolCall:
+def _asked(ran: ToolCall, asked: ToolCall, answer: ToolCall | None) -> ToolCall:
     """A TOOL span's call completed by the LLM's request it ran: an id-less span takes the
-    request's id, and a span whose input is not an object (the LangChain instrumentation
-    writes a one-argument tool's input as the bare value) takes the requested arguments."""
+    request's id; a span whose input is not an object (the LangChain instrumentation writes
+    a one-argument tool's input as the bare value), is positional (smolagents) or redacted
+    takes the requested arguments; and a span without output (a tool that raised) takes the
+    tool message a later LLM span's input has for the call (what the model was sent, as
+    CrewAI's ``Error executing tool: ...``)."""
     if ran.id is None and asked.id is not None:
         ran = evolve(ran, id=asked.id)
     if ran.args is None and asked.args is not None:
         ran = evolve(ran, args=asked.args, raw_args=asked.raw_args)
+    if ran.result is None and answer is not None and answer.result is not None:
+        ran = evolve(ran, result=answer.result)
     return ran
 
 
 def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[ToolCall], list[str]]:
     """TOOL spans are the calls; a call an LLM asked for that no TOOL span ran is added."""
-    rows: list[tuple[tuple[int, int, int], ToolCall]] = [
-        ((span.start if span.start is not None else -1, span.order, 0), _tool_call(span))
-        for span in tools]
+    rows: list[tuple[tuple[int, int, int], ToolCall]] = []
+    positional: set[int] = set()  # rows whose span gave positional arguments (not named)
+    for span in tools:
+        call, unnamed = _tool_call(span)
+        if unnamed:
+            positional.add(len(rows))
+        rows.append(((span.start if span.start is not None else -1, span.order, 0), call))
     by_id = {call.id: index for index, (_, call) in enumerate(rows) if call.id is not None}
     taken: set[int] = set()
     notes: list[str] = []
@@ -229,20 +246,26 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
                 match = next((i for i, (key, c) in enumerate(rows) if i not in taken and
                               c.id is None and c.tool == call.tool and
                               (span.start is None or key[0] >= span.start)), None)
+            answer = history.get(call.id) if call.id is not None else None
             if match is not None:
-                rows[match] = (rows[match][0], _asked(rows[match][1], call))
+                rows[match] = (rows[match][0], _asked(rows[match][1], call, answer))
+                if rows[match][1].args is not None:
+                    positional.discard(match)
                 if call.id is not None:  # another LLM span asking for it is the same call
                     by_id[call.id] = match
                 taken.add(match)
                 place = rows[match][0]
                 continue
             place = (place[0], place[1], place[2] + 1)
-            answer = history.get(call.id) if call.id is not None else None
             rows.append((place, answer or call))
             if call.id is not None:
                 by_id[call.id] = len(rows) - 1
             notes.append(f"the LLM asked for {call.tool}"
                          f"{f' ({call.id})' if call.id else ''}, but no TOOL span ran it")
+    if positional:
+        notes.append(f"{count(len(positional), 'smolagents TOOL span')} with positional "
+                     'arguments (input.value {"args": [...]}: their names are not in the span) '
+                     "and no LLM request that names them: arguments unknown")
     earlier = sorted(key for key in history if key not in asked and key not in by_id)
     if earlier:
         notes.append(f"{count(len(earlier), 'call')} in the LLM spans' input history "
@@ -284,6 +307,16 @@ def _final_answer(run: OISpan | None, llms: list[OISpan]) -> str | None:
             content = messages[-1].get("content")
             return content if isinstance(content, str) and content else None
     return None
+
+
+def _run_cost(llms: list[OISpan]) -> float | None:
+    """What the LLM spans were priced at (``llm.cost.total``: LiteLLM's instrumentation
+    writes it), when each was; an LLM span around another is the same request, priced once."""
+    costs = [as_float(span.attributes.get("llm.cost.total")) for span in innermost(
+        llms, lambda span: (span.span_id, span.parent))]
+    if not costs or any(cost is None for cost in costs):
+        return None
+    return sum(cost for cost in costs if cost is not None)
 
 
 def _same_request(llms: list[OISpan]) -> dict[str, str]:
@@ -329,6 +362,10 @@ def read_spans(found: Iterable[Span]) -> Trace:
     if not calls:
         notes.append(f"no tool call in {count(len(spans), 'span')}: no TOOL span, and no tool "
                      "call in the LLM spans' messages")
+    redacted = sum(span.redacted for span in spans)
+    if redacted:
+        notes.append(f"{count(redacted, 'span')} with values redacted ({REDACTED}: "
+                     "OpenInference's OPENINFERENCE_HIDE_* settings): read as unknown")
     model = None
     if llms:
         last = max(llms, key=lambda s: (s.end if s.end is not None else -1, s.order))
@@ -343,6 +380,7 @@ def read_spans(found: Iterable[Span]) -> Trace:
         counts = span_counts(span.attributes, OPENINFERENCE_COUNTS)
         usage.add(span.span_id, repeats.get(span.span_id or "", span.parent), counts)
     return Trace(calls=tuple(calls), final_answer=_final_answer(run, llms), model=model,
-                 usage=usage.result(notes), run_duration=run_duration, notes=tuple(notes))
+                 usage=usage.result(notes), run_cost=_run_cost(llms), run_duration=run_duration,
+                 notes=tuple(notes))
 
 

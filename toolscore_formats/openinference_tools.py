@@ -1,5 +1,5 @@
 """An OpenInference TOOL span's name, arguments and outcome, as the framework instrumentations
-write them (LangChain, LlamaIndex, DSPy): the openinference reader's TOOL spans."""
+write them (LangChain, LlamaIndex, DSPy, smolagents): the openinference reader's TOOL spans."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from toolscore_formats.values import as_str, decode_args, maybe_json
 METHOD_SUFFIXES = (".__call__", ".acall")
 # The fields of LlamaIndex's ToolOutput, as its instrumentation writes a tool's output.
 TOOL_OUTPUT_FIELDS = frozenset(("tool_name", "raw_input", "raw_output"))
+# smolagents' input.value: its Tool.__call__(*args, sanitize_inputs_outputs, **kwargs) bound.
+SMOLAGENTS_CALL = frozenset(("args", "kwargs", "sanitize_inputs_outputs"))
 
 
 def tool_name(attributes: dict[str, Any], span_name: str | None) -> str:
@@ -28,20 +30,42 @@ def tool_name(attributes: dict[str, Any], span_name: str | None) -> str:
     return span_name or ""
 
 
-def tool_arguments(attributes: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    """The arguments (an object, or the raw text) a TOOL span says the tool was given."""
+def tool_arguments(attributes: dict[str, Any]
+                   ) -> tuple[dict[str, Any] | None, str | None, bool]:
+    """The arguments (an object, or the raw text) a TOOL span says the tool was given, and
+    whether it gave them by position (smolagents: they name no parameter, so unknown)."""
     # input.value is what the tool was given; tool.parameters is, by the spec, the tool's
     # JSON schema, but some instrumentations write the arguments there.
     raw = attributes.get("input.value")
+    parameters = maybe_json(attributes.get("tool.parameters"))
+    bound, named = _smolagents_call(maybe_json(raw), parameters)
+    if bound:
+        return named, None, named is None
     if raw is None:
-        parameters = maybe_json(attributes.get("tool.parameters"))
         raw = None if _is_schema(parameters) else parameters
     args, raw_args = decode_args(raw)
     if args is not None and _bound_keywords(args, attributes):
         # LlamaIndex and DSPy write the instrumented method's bound arguments,
         # {"kwargs": {...}}: the tool's own arguments are the keywords.
-        return args["kwargs"], None
-    return args, raw_args
+        return args["kwargs"], None, False
+    return args, raw_args, False
+
+
+def _smolagents_call(value: Any, parameters: Any) -> tuple[bool, dict[str, Any] | None]:
+    """smolagents' TOOL spans: ``input.value`` is ``{"args", "kwargs",
+    "sanitize_inputs_outputs"}``. (True, the keyword arguments) for that shape, (True, None)
+    when it gives positional ones (they name no parameter), (False, None) for any other."""
+    if not (isinstance(value, dict) and set(value) == SMOLAGENTS_CALL and
+            isinstance(value["args"], list) and isinstance(value["kwargs"], dict)):
+        return False, None
+    given, named = value["args"], value["kwargs"]
+    if not given:
+        return True, named
+    # smolagents' own rule: one dict whose keys are all the tool's inputs is its keywords.
+    if len(given) == 1 and not named and isinstance(given[0], dict) and \
+            isinstance(parameters, dict) and all(key in parameters for key in given[0]):
+        return True, given[0]
+    return True, None
 
 
 def _bound_keywords(args: dict[str, Any], attributes: dict[str, Any]) -> bool:
@@ -54,8 +78,13 @@ def _bound_keywords(args: dict[str, Any], attributes: dict[str, Any]) -> bool:
 
 
 def _is_schema(value: Any) -> bool:
-    return isinstance(value, dict) and (value.get("type") == "object" or
-                                        isinstance(value.get("properties"), dict))
+    """A tool's JSON schema; or smolagents' ``inputs`` (each parameter's ``{"type",
+    "description"}`` by name), which its instrumentation writes as ``tool.parameters``."""
+    if not isinstance(value, dict):
+        return False
+    return value.get("type") == "object" or isinstance(value.get("properties"), dict) or (
+        bool(value) and all(isinstance(v, dict) and isinstance(v.get("type"), str) and
+                            "description" in v for v in value.values()))
 
 
 def tool_outcome(attributes: dict[str, Any], *, failed: bool, error: str | None,

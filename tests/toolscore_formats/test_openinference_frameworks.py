@@ -16,12 +16,15 @@ from toolscore_core.traces import parse_trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PARIS = {"city": "Paris", "sky": "sunny", "celsius": 21}
+FORECAST_SENT = "Error: ValueError('no forecast for Atlantis')\n Please fix your mistakes."
 LANGGRAPH_CALLS = {
     ("get_weather", "call_w1", (("city", "Paris"),), json.dumps(PARIS), False, None),
     ("get_time", "call_t1", (("city", "Tokyo"),), "18:00", False, None),
-    ("get_forecast", "call_f1", (("city", "Atlantis"),), None, True,
+    # a failed call's result is the text the framework sent the model (its next request)
+    ("get_forecast", "call_f1", (("city", "Atlantis"),), FORECAST_SENT, True,
      "ValueError: no forecast for Atlantis"),
-    ("book_hotel", "call_b1", (("city", "Atlantis"),), None, True, "no hotel in Atlantis"),
+    ("book_hotel", "call_b1", (("city", "Atlantis"),), "no hotel in Atlantis", True,
+     "no hotel in Atlantis"),
 }
 
 
@@ -44,10 +47,12 @@ def test_a_langgraph_react_agent_reads_each_call_with_its_arguments_and_outcome(
         ("get_time", "call_t1", (("city", "Tokyo"),), "18:00", False, None),
         # The tool raised: the TOOL span's status holds a traceback, its exception event
         # the error.
-        ("get_forecast", "call_f1", (("city", "Atlantis"),), None, True,
+        # (its result: the text LangGraph sent the model, from the next LLM span's input)
+        ("get_forecast", "call_f1", (("city", "Atlantis"),), FORECAST_SENT, True,
          "ValueError: no forecast for Atlantis"),
         # The tool handled its error: the span is OK, its ToolMessage's status "error".
-        ("book_hotel", "call_b1", (("city", "Atlantis"),), None, True, "no hotel in Atlantis"),
+        ("book_hotel", "call_b1", (("city", "Atlantis"),), "no hotel in Atlantis", True,
+         "no hotel in Atlantis"),
     ]
     # The instrumentation writes a one-argument tool's input as the bare value ("Paris"):
     # the arguments are those the model asked for, by the ToolMessage's tool_call_id.
@@ -85,7 +90,8 @@ def test_a_llama_index_function_agent_reads_its_tool_outputs_and_its_answer() ->
     assert _calls(trace) == [
         ("get_weather", "call_w1", (("city", "Paris"),), json.dumps(PARIS), False, None),
         ("get_time", "call_t1", (("city", "Tokyo"),), "18:00", False, None),
-        ("get_forecast", "call_f1", (("city", "Atlantis"),), None, True,
+        # its result: the text LlamaIndex sent the model (the next LLM span's input)
+        ("get_forecast", "call_f1", (("city", "Atlantis"),), "no forecast for Atlantis", True,
          "ValueError: no forecast for Atlantis"),
     ]
     assert [c.duration for c in trace.calls] == pytest.approx(
@@ -195,4 +201,5 @@ def test_a_llama_index_tool_output_flagged_as_an_error_fails_the_call() -> None:
     _set(span, "output.value", json.dumps({**output, "is_error": True}))
     trace, _ = parse_trace(document)
     (call,) = [c for c in trace.calls if c.tool == "get_time"]
-    assert (call.is_error, call.error, call.result) == (True, "18:00", None)
+    # its result: the text the model was sent for the call (the next LLM span's input)
+    assert (call.is_error, call.error, call.result) == (True, "18:00", "18:00")
