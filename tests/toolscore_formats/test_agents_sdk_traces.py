@@ -183,6 +183,14 @@ def test_a_malformed_line_is_one_line_naming_it(tmp_path: Path) -> None:
         f"error: {bad}: $[3]: not an Agents SDK span or trace; write each span as its "
         'export(): {"object": "trace.span", "id", "trace_id", "span_data": {"type", ...}, '
         '...}, and the trace as {"object": "trace", "id", ...}')
+    # A line that is not JSON: its own line and column, not the file's second line.
+    lines[3] = '{"object": "trace.span", "id": "span_x", span_data'
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = run_cli("eval", str(gold), str(bad))
+    assert out.returncode == 2
+    assert out.stderr.strip() == (
+        f"error: {bad}: line 4 column 42: invalid JSON (Expecting property name enclosed in "
+        "double quotes); fix the JSON syntax")
 
 
 def test_detection_wants_the_sdks_span_shape() -> None:
