@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from toolscore import InputError, Trace
 from toolscore import count as plural
 from toolscore_formats.calls import CallRow, CallTable, outcome
-from toolscore_formats.langfuse_messages import answer_text, requests_in
+from toolscore_formats.langfuse_messages import answer_text, requests_in, results_in
 from toolscore_formats.spans import SpanTree
 from toolscore_formats.times import parse_time, seconds_between
 from toolscore_formats.usage import RunUsage, UsageKeys, span_counts
@@ -198,6 +198,33 @@ def _join_ids(rows: list[tuple[SdkSpan, CallRow]], generations: list[SdkSpan],
                      f"function span, not read as calls: {', '.join(unrun)}")
 
 
+def _given_results(rows: list[tuple[SdkSpan, CallRow]], generations: list[SdkSpan]) -> None:
+    """A call's result is what the model was given for it, when a later generation's input
+    holds it (by the call's id): the span's output is ``str()`` of what the tool returned,
+    so an MCP tool's content reads there as a Python repr (``{'type': 'text', ...}``)."""
+    given: dict[str, Any] = {}
+    for generation in generations:
+        given.update(results_in(generation.data.get("input")))
+    for span, row in rows:
+        if row.id is not None and row.id in given and span.error is None:
+            row.settle(**outcome(given[row.id], failed=None))
+
+
+def _mcp_outcomes(rows: list[tuple[SdkSpan, CallRow]], notes: list[str]) -> None:
+    """An MCP tool's call without a span error has an unknown outcome: the SDK writes no
+    error on the span when the server answers ``isError``, only the error's text as the
+    output."""
+    unflagged = 0
+    for span, row in rows:
+        if isinstance(span.data.get("mcp_data"), dict) and span.error is None and row.answered:
+            row.is_error = None
+            unflagged += 1
+    if unflagged:
+        notes.append(f"{plural(unflagged, 'MCP tool call')}: outcome unknown, the SDK's "
+                     "trace does not flag an MCP server's tool error (isError); the result "
+                     "is what the server answered")
+
+
 def _run_notes(spans: list[SdkSpan], notes: list[str]) -> bool:
     """Notes on guardrails that tripped and spans other than tools that ended in an error;
     True when the run itself (an agent or the whole task) failed."""
@@ -251,9 +278,12 @@ def parse_traces(document: Any) -> Trace:
         notes.append(f"{plural(unrecorded, 'function span')} without input or output (traced "
                      "with trace_include_sensitive_data off): arguments and results unknown")
     model_calls = [span for span in spans if span.kind in ("generation", "response")]
-    generations = [span for span in model_calls
-                   if span.kind == "generation" and not _inside_function(span, tree)]
-    _join_ids(rows, generations, [span for span in spans if span.kind == "handoff"], notes)
+    every_generation = [span for span in model_calls if span.kind == "generation"]
+    generations = [span for span in every_generation if not _inside_function(span, tree)]
+    _join_ids(rows, every_generation, [span for span in spans if span.kind == "handoff"],
+              notes)
+    _given_results(rows, every_generation)
+    _mcp_outcomes(rows, notes)
     failed = _run_notes(spans, notes)
     last = max(generations, key=lambda span: (span.end or -1, span.order), default=None)
     answer = None if last is None or failed else answer_text(last.data.get("output"))

@@ -67,6 +67,34 @@ def test_function_spans_are_the_calls_with_the_ids_the_model_sent(
     assert trace.replies is None
 
 
+def test_mcp_tools_and_an_agent_as_tool(read: Read) -> None:
+    trace, choice = read("agents_sdk_trace_mcp.jsonl")
+    assert choice.format == "agents_sdk"
+    items = _lines("agents_sdk_trace_mcp.jsonl")
+    # The spans' output is str() of what the tools returned: the MCP content as a Python
+    # repr. The result is what the model was given (the next generation's tool message).
+    assert _span(items, "function", "add")["span_data"]["output"] == \
+        "{'type': 'text', 'text': '5'}"
+    # The server answered fail with isError: true; the SDK wrote no error on the span, so
+    # an MCP call's outcome is unknown (is_error None), never a success. The agent used as
+    # a tool is a function span like any other; its own model call is not the answer. The
+    # two mcp_tools spans (the tools the server listed) are no calls.
+    assert _rows(trace) == [
+        ("add", "call_add", {"a": 2, "b": 3}, None, "5", None, None),
+        ("fail", "call_fail", {"reason": "disk full"}, None,
+         "Error executing tool fail: disk full", None, None),
+        ("ask_helper", "call_helper", {"input": "Who owns order 7?"}, None,
+         "Order 7 belongs to billing.", False, None),
+    ]
+    assert sum(1 for item in items if item.get("span_data", {}).get("type") == "mcp_tools") == 2
+    assert trace.final_answer == "2 + 3 = 5, and order 7 belongs to billing."
+    # Three model calls, the helper's among them (it ran inside the ask_helper span).
+    assert trace.usage == {"input_tokens": 150, "output_tokens": 30, "total_tokens": 180}
+    assert trace.notes == (
+        "2 MCP tool calls: outcome unknown, the SDK's trace does not flag an MCP server's "
+        "tool error (isError); the result is what the server answered",)
+
+
 def test_calls_are_timed_by_their_spans(read: Read) -> None:
     trace, _ = read("agents_sdk_trace.jsonl")
     get_order = _span(_lines("agents_sdk_trace.jsonl"), "function", "get_order")
