@@ -169,28 +169,29 @@ def _join_ids(rows: list[tuple[SdkSpan, CallRow]], generations: list[SdkSpan],
     """Give each call the id of the tool call its model asked for: the generation's output
     holds the requests (when the trace records it), and the SDK ran them as function spans
     beside the generation, under the same turn."""
-    taken: set[int] = set()
-    handed: dict[str, int] = {}
+    open_calls: dict[tuple[str | None, str], list[tuple[SdkSpan, CallRow]]] = {}
+    for span, row in rows:  # by start time: each turn's calls of one tool, in order
+        open_calls.setdefault((span.parent, span.data["name"]), []).append((span, row))
+    turns_with_handoff = {handoff.parent for handoff in handoffs}
+    handed: dict[str | None, list[str]] = {}
     unrun: list[str] = []
     for generation in generations:
         for request in requests_in(generation.data.get("output")):
-            match = next((index for index, (span, _) in enumerate(rows)
-                          if index not in taken and span.parent == generation.parent and
-                          span.data["name"] == request.tool and
-                          (generation.start is None or span.start is None or
-                           span.start >= generation.start)), None)
+            waiting = open_calls.get((generation.parent, request.tool), [])
+            match = next((index for index, (span, _) in enumerate(waiting)
+                          if generation.start is None or span.start is None or
+                          span.start >= generation.start), None)
             if match is not None:
-                taken.add(match)
-                rows[match][1].id = request.id
-            elif any(handoff.parent == generation.parent for handoff in handoffs):
-                handed[request.tool] = handed.get(request.tool, 0) + 1
+                waiting.pop(match)[1].id = request.id
+            elif generation.parent in turns_with_handoff:
+                handed.setdefault(generation.parent, []).append(request.tool)
             else:
                 unrun.append(request.tool)
-    handoff_names = ", ".join(sorted(handed))
     for handoff in handoffs:
         source = name_of(handoff.data, "from_agent") or "?"
         target = name_of(handoff.data, "to_agent") or "?"
-        asked = f" (the model asked for it as {handoff_names})" if handoff_names else ""
+        asked = ", ".join(handed.get(handoff.parent, ()))
+        asked = f" (the model asked for it as {asked})" if asked else ""
         notes.append(f"handoff {source} -> {target}{asked}: not a call, the SDK ran it as a "
                      "handoff span, not as a tool")
     if unrun:

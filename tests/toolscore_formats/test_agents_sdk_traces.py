@@ -187,6 +187,18 @@ def test_a_failed_agent_has_no_final_answer() -> None:
     assert "agent span billing ended in an error: Max turns (1) exceeded" in trace.notes
 
 
+def test_a_requested_call_no_function_span_ran_is_noted_not_invented() -> None:
+    # Constructed from the fixture: get_order's function span taken out (as when a
+    # processor lost it): the model's request for it is named in a note, not made a call.
+    items = [item for item in _lines("agents_sdk_trace.jsonl")
+             if item.get("span_data", {}).get("name") != "get_order"]
+    trace, _ = parse_trace(items)
+    assert [(c.tool, c.id) for c in trace.calls] == [("refund", "call_refund")]
+    assert trace.notes == (
+        HANDOFF, "1 tool call the model asked for ran as no function span, not read as "
+        "calls: get_order")
+
+
 def test_spans_of_two_traces_are_refused() -> None:
     first = _lines("agents_sdk_trace.jsonl")
     second = _lines("agents_sdk_trace_no_sensitive.jsonl")
