@@ -6,7 +6,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from attrs import evolve
 
@@ -136,6 +136,8 @@ def _decode(data: bytes, *, file: str) -> tuple[Any, bool, list[str]]:
             except (json.JSONDecodeError, UnicodeDecodeError):
                 if count == len(lines) and not data.endswith(b"\n"):
                     return values, True, met
+                if values:  # JSON Lines from line 1 on: this line is the bad one
+                    _refuse_line(line, number, file)
                 break
             except JSON_FAILURES:  # a JSON Lines line that is JSON but not readable
                 try:
@@ -147,6 +149,20 @@ def _decode(data: bytes, *, file: str) -> tuple[Any, bool, list[str]]:
         else:
             return values, False, met
     return parse_json(data, file=file), False, met
+
+
+def _refuse_line(line: bytes, number: int, file: str) -> NoReturn:
+    """Raise the error of JSON Lines line ``number`` (the whole file read as one JSON value
+    would name its second line, wherever the bad one is)."""
+    try:
+        parse_json(line, file=file)
+    except InputError as exc:
+        place = exc.place or ""
+        place = f"line {number} {place[7:]}" if place.startswith("line 1 ") else \
+            f"line {number} ({place or 'its value'})"
+        raise InputError(exc.problem, file=file, place=place, fix=exc.fix) from None
+    raise InputError("invalid JSON", file=file, place=f"line {number}",
+                     fix="fix the JSON syntax")
 
 
 def load_trace(

@@ -1,4 +1,5 @@
-"""OpenAI Agents SDK: run items and serialized RunState (Python and JS), one call per call id."""
+"""OpenAI Agents SDK: run items and serialized RunState (Python and JS), one call per call id;
+and the SDK's own traces (``agents_sdk_traces``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
 from toolscore import count as plural
+from toolscore_formats import agents_sdk_traces
 from toolscore_formats.calls import CallTable, outcome
 from toolscore_formats.content import text_of
 from toolscore_formats.values import as_str, list_of, name_of
@@ -40,7 +42,7 @@ def detect(document: Any) -> str | None:
         return 'a serialized Agents SDK RunState ("$schemaVersion" with generated items)'
     if isinstance(document, list) and document and all(_is_run_item(i) for i in document):
         return "a list of Agents SDK run items (tool_call_item, ... with raw_item)"
-    return None
+    return agents_sdk_traces.detect(document)
 
 
 def _raw_items(document: Any) -> Iterator[dict[str, Any]]:
@@ -62,6 +64,8 @@ def _raw_items(document: Any) -> Iterator[dict[str, Any]]:
 
 
 def parse(document: Any) -> Trace:
+    if agents_sdk_traces.meant(document) or agents_sdk_traces.detect(document) is not None:
+        return agents_sdk_traces.parse_traces(document)
     if detect(document) is None:
         raise InputError("not an Agents SDK RunState or run item list", place="$",
                          fix="give a RunState JSON or a list of run items")
@@ -136,9 +140,12 @@ def _output(value: Any) -> Any:
 def toolscore_register_trace_formats() -> list[TraceFormat]:
     return [TraceFormat(
         id="agents_sdk",
-        description="OpenAI Agents SDK run items and serialized RunState (Python and JS)",
+        description="OpenAI Agents SDK run items, serialized RunState and traces",
         reads="RunState JSON ($schemaVersion; generated items, model responses, "
               "interruptions) or a list of run items: function_call / custom_tool_call "
-              "raw items, each call id once, joined to their outputs by call_id",
-        detect=detect, parse=parse,
+              "raw items, each call id once, joined to their outputs by call_id; or the "
+              "SDK's own traces (span export() dicts as JSON lines, or the exporter's "
+              '{"data": [...]}): function spans as calls, their input, output and error; '
+              "generation spans' model, usage and final answer",
+        detect=detect, parse=parse, near=agents_sdk_traces.near,
     )]

@@ -147,10 +147,13 @@ def test_a_torn_last_json_lines_line_is_left_out_with_a_note(tmp_path) -> None:
     assert choice.format == "mcp"
     assert len(trace.calls) == 1 and trace.calls[0].duration == 0.25
     assert TORN_LINE_NOTE in trace.notes
-    # a bad line anywhere else is still an error
-    path.write_text('{"a": 1}\n{"broken\n{"b": 2}\n')
-    with pytest.raises(InputError):
+    # a bad line anywhere else is still an error, and names that line (the whole file
+    # read as one value would blame line 2, the first line after a whole value)
+    path.write_text('{"a": 1}\n{"b": 2}\n{"broken\n{"c": 3}\n')
+    with pytest.raises(InputError) as caught:
         load_trace(path)
+    assert caught.value.place == "line 3 column 2"
+    assert caught.value.problem.startswith("invalid JSON (Unterminated string")
 
 
 def _plugin_registry(*formats: TraceFormat) -> Any:
