@@ -19,6 +19,8 @@ LAST_RESPONSE = ("last_model_response", "lastModelResponse")
 CALL_TYPES = frozenset(("function_call", "custom_tool_call", "mcp_call"))
 OUTPUT_TYPES = frozenset(("function_call_output", "function_call_result",
                           "custom_tool_call_output"))
+# What the SDK's default_tool_error_function tells the model when a function tool raises.
+TOOL_FAILED = "An error occurred while running the tool."
 NOT_READ = frozenset(("program", "program_output", "computer_call", "computer_call_output",
                       "hosted_tool_call", "web_search_call", "file_search_call",
                       "code_interpreter_call", "local_shell_call", "shell_call",
@@ -114,7 +116,11 @@ def parse(document: Any) -> Trace:
         if call_id is None or call_id in answered:
             continue
         answered.add(call_id)
-        table.answer(call_id, **outcome(_output(raw.get("output")), failed=None))
+        output = _output(raw.get("output"))
+        # A run item has no error flag: a tool that raised answers the model with the SDK's
+        # default failure text (unless the tool sets its own failure_error_function).
+        failed = True if isinstance(output, str) and output.startswith(TOOL_FAILED) else None
+        table.answer(call_id, **outcome(output, failed=failed))
     step = (document.get("current_step") or document.get("currentStep")) \
         if isinstance(document, dict) else None
     if isinstance(step, dict) and step.get("type") == "next_step_final_output" and isinstance(

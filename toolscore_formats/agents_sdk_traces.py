@@ -5,12 +5,13 @@ generation and response spans give the model, the usage and the final answer."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from toolscore import InputError, Trace
 from toolscore import count as plural
 from toolscore_formats.calls import CallRow, CallTable, outcome
-from toolscore_formats.langfuse_messages import answer_text, requests_in, results_in
+from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.spans import SpanTree
 from toolscore_formats.times import parse_time, seconds_between
 from toolscore_formats.usage import RunUsage, UsageKeys, span_counts
@@ -164,18 +165,54 @@ def _inside_function(span: SdkSpan, tree: SpanTree[SdkSpan]) -> bool:
     return False
 
 
+def _handoff_requests(spans: list[SdkSpan], generations: list[SdkSpan]
+                      ) -> dict[str | None, list[Request]]:
+    """By turn (the spans' parent), the requests of a turn with a handoff that no function
+    span of the turn ran: the tool calls the model made to hand off, in order."""
+    handoff_turns = {span.parent for span in spans if span.kind == "handoff"}
+    ran = {(span.parent, span.data.get("name")) for span in spans if span.kind == "function"}
+    found: dict[str | None, list[Request]] = {}
+    for generation in generations:
+        if generation.parent in handoff_turns:
+            found.setdefault(generation.parent, []).extend(
+                request for request in requests_in(generation.data.get("output"))
+                if (generation.parent, request.tool) not in ran)
+    return found
+
+
+def _add_handoff(span: SdkSpan, request: Request | None, table: CallTable,
+                 notes: list[str]) -> CallRow:
+    """A handoff span's call: the transfer tool the model called (as the run items list
+    it), named as its request names it, else as the SDK names a handoff by default."""
+    target = name_of(span.data, "to_agent") or "?"
+    if request is not None:
+        row = table.add(request.tool, request.arguments, call_id=request.id,
+                        timestamp=as_str(span.raw.get("started_at")))
+    else:
+        tool = "transfer_to_" + re.sub(r"\W+", "_", target).strip("_").lower()
+        notes.append(f"handoff {name_of(span.data, 'from_agent') or '?'} -> {target}: the "
+                     f"model's request is not in the trace, read as {tool} (the SDK's default "
+                     "name of a handoff tool), its arguments unknown")
+        row = table.add(tool, None, timestamp=as_str(span.raw.get("started_at")))
+    if span.error is not None:
+        row.settle(**outcome(None, failed=True, error=_error_text(span.error)))
+    elif span.end is not None:
+        row.settle(**outcome(None, failed=None))  # handed over: completed, no result
+    row.duration = seconds_between(span.start, span.end)
+    return row
+
+
 def _join_ids(rows: list[tuple[SdkSpan, CallRow]], generations: list[SdkSpan],
-              handoffs: list[SdkSpan], notes: list[str]) -> None:
+              handed: dict[str | None, list[Request]], notes: list[str]) -> None:
     """Give each call the id of the tool call its model asked for: the generation's output
     holds the requests (when the trace records it), and the SDK ran them as function spans
-    beside the generation, under the same turn."""
+    beside the generation, under the same turn (a handoff's request is its call already)."""
     open_calls: dict[tuple[str | None, str], list[tuple[SdkSpan, CallRow]]] = {}
     for span, row in rows:  # by start time: each turn's calls of one tool, in order
         open_calls.setdefault((span.parent, span.data["name"]), []).append((span, row))
-    turns_with_handoff = {handoff.parent for handoff in handoffs}
-    handed: dict[str | None, list[str]] = {}
     unrun: list[str] = []
     for generation in generations:
+        handoff_tools = {request.tool for request in handed.get(generation.parent, ())}
         for request in requests_in(generation.data.get("output")):
             waiting = open_calls.get((generation.parent, request.tool), [])
             match = next((index for index, (span, _) in enumerate(waiting)
@@ -183,17 +220,8 @@ def _join_ids(rows: list[tuple[SdkSpan, CallRow]], generations: list[SdkSpan],
                           span.start >= generation.start), None)
             if match is not None:
                 waiting.pop(match)[1].id = request.id
-            elif generation.parent in turns_with_handoff:
-                handed.setdefault(generation.parent, []).append(request.tool)
-            else:
+            elif request.tool not in handoff_tools:
                 unrun.append(request.tool)
-    for handoff in handoffs:
-        source = name_of(handoff.data, "from_agent") or "?"
-        target = name_of(handoff.data, "to_agent") or "?"
-        asked = ", ".join(handed.get(handoff.parent, ()))
-        asked = f" (the model asked for it as {asked})" if asked else ""
-        notes.append(f"handoff {source} -> {target}{asked}: not a call, the SDK ran it as a "
-                     "handoff span, not as a tool")
     if unrun:
         notes.append(f"{plural(len(unrun), 'tool call')} the model asked for ran as no "
                      f"function span, not read as calls: {', '.join(unrun)}")
@@ -263,8 +291,18 @@ def parse_traces(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     rows: list[tuple[SdkSpan, CallRow]] = []
+    handoffs: list[tuple[SdkSpan, CallRow]] = []
     unnamed = 0
-    for span in spans:
+    model_calls = [span for span in spans if span.kind in ("generation", "response")]
+    every_generation = [span for span in model_calls if span.kind == "generation"]
+    handed = _handoff_requests(spans, every_generation)
+    waiting = {turn: list(requests) for turn, requests in handed.items()}
+    for span in spans:  # by start time: the calls in the order they ran
+        if span.kind == "handoff":
+            queue = waiting.get(span.parent)
+            request = queue.pop(0) if queue else None
+            handoffs.append((span, _add_handoff(span, request, table, notes)))
+            continue
         if span.kind != "function":
             continue
         if not isinstance(span.data.get("name"), str):
@@ -278,12 +316,9 @@ def parse_traces(document: Any) -> Trace:
     if unrecorded:
         notes.append(f"{plural(unrecorded, 'function span')} without input or output (traced "
                      "with trace_include_sensitive_data off): arguments and results unknown")
-    model_calls = [span for span in spans if span.kind in ("generation", "response")]
-    every_generation = [span for span in model_calls if span.kind == "generation"]
     generations = [span for span in every_generation if not _inside_function(span, tree)]
-    _join_ids(rows, every_generation, [span for span in spans if span.kind == "handoff"],
-              notes)
-    _given_results(rows, every_generation)
+    _join_ids(rows, every_generation, handed, notes)
+    _given_results(rows + handoffs, every_generation)
     _mcp_outcomes(rows, notes)
     failed = _run_notes(spans, notes)
     last = max(generations, key=lambda span: (span.end or -1, span.order), default=None)

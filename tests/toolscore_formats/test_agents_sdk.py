@@ -8,12 +8,13 @@ from toolscore_core.traces import parse_trace
 def test_run_items(read) -> None:
     trace, choice = read("agents_sdk_items.json")
     assert choice.format == "agents_sdk"
-    # refund raised; the SDK answered the model with its default error text, in an output
-    # item that has no error flag: the call is read as answered, the text as its result.
-    assert [(c.id, c.tool, c.args, c.result, c.is_error) for c in trace.calls] == [
-        ("call_order", "get_order", {"order_id": 7}, '{"order_id": 7, "total": 0}', False),
-        ("call_refund", "refund", {"order_id": 7},
-         "An error occurred while running the tool. Please try again.", False),
+    # refund raised; the SDK answered the model with its default failure text, in an output
+    # item that has no error flag: that text is the SDK's own word that the tool failed.
+    assert [(c.id, c.tool, c.args, c.result, c.is_error, c.error) for c in trace.calls] == [
+        ("call_order", "get_order", {"order_id": 7}, '{"order_id": 7, "total": 0}', False,
+         None),
+        ("call_refund", "refund", {"order_id": 7}, None, True,
+         "An error occurred while running the tool. Please try again."),
     ]
     assert trace.final_answer == "Order 7 totals 0; the refund failed: the window is closed."
 

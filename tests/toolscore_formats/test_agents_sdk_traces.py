@@ -23,8 +23,8 @@ ANSWER = "Order 7 totals 0; the refund failed: the window is closed."
 REFUND_ERROR = ("Error running tool (non-fatal): Tool execution failed. Error details are "
                 "redacted.")
 SDK_ERROR_TEXT = "An error occurred while running the tool. Please try again."
-HANDOFF = ("handoff triage -> billing (the model asked for it as transfer_to_billing): not a "
-           "call, the SDK ran it as a handoff span, not as a tool")
+HANDOFF = ("transfer_to_billing", "call_handoff", {}, None, '{"assistant": "billing"}', False,
+           None)
 
 
 def _lines(name: str) -> list[dict[str, Any]]:
@@ -52,13 +52,15 @@ def test_function_spans_are_the_calls_with_the_ids_the_model_sent(
     assert choice.format == "agents_sdk" and reason in choice.reason
     # Two function spans ran in parallel in the model's first turn; refund raised: the span
     # has an error (the SDK redacts the exception by default) and, as output, the text the
-    # model was given. The handoff ran as a handoff span, not a function span: no call.
+    # model was given. The handoff ran as a handoff span: the call of the transfer tool the
+    # model asked for, as the run items list it, its result what the SDK gave the model.
     assert _rows(trace) == [
         ("get_order", "call_order", {"order_id": 7}, None, '{"order_id": 7, "total": 0}',
          False, None),
         ("refund", "call_refund", {"order_id": 7}, None, SDK_ERROR_TEXT, True, REFUND_ERROR),
+        HANDOFF,
     ]
-    assert trace.notes == (HANDOFF,)
+    assert trace.notes == ()
     assert trace.final_answer == ANSWER
     assert trace.model == "gpt-4o-mini"
     # Three model calls of 50 + 10 tokens: the JSON lines give total_tokens beside the
@@ -101,7 +103,7 @@ def test_calls_are_timed_by_their_spans(read: Read) -> None:
     assert trace.calls[0].timestamp == get_order["started_at"] == \
         "2026-12-06T23:13:17.274978+00:00"
     assert trace.calls[0].duration == pytest.approx(0.009019)  # .283997 - .274978
-    assert [c.duration for c in trace.calls] == [0.009019, 0.004223]
+    assert [c.duration for c in trace.calls] == [0.009019, 0.004223, 0.000198]
     assert trace.run_duration == pytest.approx(0.293075)  # the task span, the only root
 
 
@@ -113,15 +115,17 @@ def test_without_sensitive_data_arguments_and_results_are_unknown(read: Read) ->
     assert _rows(trace) == [
         ("get_order", None, None, None, None, None, None),
         ("refund", None, None, None, None, True, REFUND_ERROR),
+        # the handoff, named as the SDK names a handoff tool by default
+        ("transfer_to_billing", None, None, None, None, False, None),
     ]
     assert trace.final_answer is None  # no generation output recorded
     assert trace.model == "gpt-4o-mini"
     assert trace.usage == {"input_tokens": 150, "output_tokens": 30, "total_tokens": 180}
     assert trace.notes == (
+        "handoff triage -> billing: the model's request is not in the trace, read as "
+        "transfer_to_billing (the SDK's default name of a handoff tool), its arguments unknown",
         "2 function spans without input or output (traced with trace_include_sensitive_data "
         "off): arguments and results unknown",
-        "handoff triage -> billing: not a call, the SDK ran it as a handoff span, not as a "
-        "tool",
     )
 
 
@@ -173,7 +177,7 @@ def test_response_spans_give_their_usage() -> None:
     trace, _ = parse_trace(items)
     assert trace.usage == {"input_tokens": 40, "output_tokens": 5, "total_tokens": 45}
     assert trace.model is None and trace.final_answer is None
-    assert [c.id for c in trace.calls] == [None, None]  # no output: no ids to join
+    assert [c.id for c in trace.calls] == [None, None, None]  # no output: no ids to join
 
 
 def test_a_failed_agent_has_no_final_answer() -> None:
@@ -193,10 +197,11 @@ def test_a_requested_call_no_function_span_ran_is_noted_not_invented() -> None:
     items = [item for item in _lines("agents_sdk_trace.jsonl")
              if item.get("span_data", {}).get("name") != "get_order"]
     trace, _ = parse_trace(items)
-    assert [(c.tool, c.id) for c in trace.calls] == [("refund", "call_refund")]
+    assert [(c.tool, c.id) for c in trace.calls] == [("refund", "call_refund"),
+                                                     ("transfer_to_billing", "call_handoff")]
     assert trace.notes == (
-        HANDOFF, "1 tool call the model asked for ran as no function span, not read as "
-        "calls: get_order")
+        "1 tool call the model asked for ran as no function span, not read as calls: "
+        "get_order",)
 
 
 def test_spans_of_two_traces_are_refused() -> None:
