@@ -608,6 +608,14 @@ class GenAIReader:
         turns = _turn_intervals(self.agents)
         rows: list[tuple[tuple[int, int, int], ToolCall]] = []
         positional = unread = bare_autogen = 0
+        # The calls one model response asked for are in the order it asked for them, from
+        # the first one's start: a framework runs them concurrently, and which of its spans
+        # starts first is the scheduler's doing, not the agent's (nor the same each run).
+        first: dict[int, int] = {}
+        for tool in spans:
+            if tool.request is not None:
+                order, start = tool.request.place[1], tool.start if tool.start is not None else -1
+                first[order] = min(first.get(order, start), start)
         for tool in spans:
             request = tool.request
             turn = _turn_at(turns, tool.start) if turns else (request.turn if request else None)
@@ -616,10 +624,8 @@ class GenAIReader:
                 positional += tool.positional
                 unread += tool.unread
                 bare_autogen += tool.autogen
-            # Spans that start at the same moment are in the order the model asked for them:
-            # the OpenTelemetry JS SDK times a start to the millisecond, so parallel calls tie.
-            rows.append(((tool.start if tool.start is not None else -1,
-                          *(request.place[1:] if request else (tool.order, 0))), call))
+            rows.append(((first[request.place[1]], *request.place[1:]) if request else
+                         (tool.start if tool.start is not None else -1, tool.order, 0), call))
             tool.call = None  # its fields are in the call now: memory stays flat
         unrun = [request for request in requests if request.span is None]
         for request in unrun:

@@ -235,6 +235,7 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
             known = history.get(call.id) if call.id is not None else None
             if call.id is not None and (known is None or known.is_error is None):
                 history[call.id] = call
+    grouped: dict[int, list[int]] = {}  # by LLM span: the TOOL span rows it asked for
     for span in llms:
         # An unrun call sits after the calls asked before it in the same message.
         place = (span.end if span.end is not None else -1, span.order, 0)
@@ -253,6 +254,8 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
                     positional.discard(match)
                 if call.id is not None:  # another LLM span asking for it is the same call
                     by_id[call.id] = match
+                if match not in taken:
+                    grouped.setdefault(span.order, []).append(match)
                 taken.add(match)
                 place = rows[match][0]
                 continue
@@ -270,6 +273,13 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
     if earlier:
         notes.append(f"{count(len(earlier), 'call')} in the LLM spans' input history "
                      f"({', '.join(earlier)}) ran before this trace (no TOOL span): not counted")
+    # The calls one response asked for are in the order it asked for them, from the first
+    # one's start: a framework runs them concurrently, and which TOOL span starts first is
+    # the scheduler's doing, not the agent's (nor the same each run).
+    for order, members in grouped.items():
+        start = min(rows[i][0][0] for i in members)
+        for index, i in enumerate(members):
+            rows[i] = ((start, order, index), rows[i][1])
     rows.sort(key=lambda row: row[0])
     return [row[1] for row in rows], notes
 

@@ -182,8 +182,10 @@ def test_crewai_through_litellm_pairs_id_less_tool_messages_and_sums_the_llm_cos
     document = _document("openinference_crewai_litellm.json")
     tools = sorted((s for s in _spans(document) if s["name"].endswith(".run")),
                    key=lambda s: int(s["startTimeUnixNano"]))
-    # CrewAI ran the two calls concurrently: they are in the order they started.
-    assert [c.tool for c in trace.calls] == [_attribute(s, "tool.name") for s in tools]
+    # CrewAI ran the two calls concurrently, get_forecast's span starting first: they are in
+    # the order the model asked for them, from the first one's start.
+    assert [_attribute(s, "tool.name") for s in tools] == ["get_forecast", "get_weather"]
+    assert [c.tool for c in trace.calls] == ["get_weather", "get_forecast"]
     calls = {c.tool: c for c in trace.calls}
     assert (calls["get_weather"].id, calls["get_weather"].result) == (
         "call_w1", {"city": "Paris", "sky": "sunny", "celsius": 21})
