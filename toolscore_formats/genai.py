@@ -1051,7 +1051,8 @@ def _distinct_spans(spans: list[ToolSpan],
 
 def _join(spans: list[ToolSpan], requests: list[Request]) -> tuple[int, int]:
     """Give each execute_tool span the request it ran: by call id, else the first request of
-    that tool no span ran yet, in order. Returns how many were joined each way."""
+    that tool no span ran yet with the span's arguments, else the first in order. Returns how
+    many were joined each way."""
     by_id: dict[str, Request] = {}
     request: Request | None
     for request in requests:
@@ -1079,8 +1080,13 @@ def _join(spans: list[ToolSpan], requests: list[Request]) -> tuple[int, int]:
         while queue and queue[0].span is not None:
             queue.popleft()
         # A span with an id takes only a request without one (else the ids would differ).
-        request = queue[0] if queue and (queue[0].call_id is None or tool.call_id is None) \
-            else next((r for r in queue if r.span is None and r.call_id is None), None)
+        free = [r for r in queue if r.span is None and (r.call_id is None or
+                                                        tool.call_id is None)]
+        # The request with the span's own arguments, else the first: parallel calls of one
+        # tool need not start in the order the model asked for them.
+        args = tool.call["args"] if tool.call is not None else None
+        request = next((r for r in free if args is not None and r.args == args),
+                       free[0] if free else None)
         if request is not None:
             request.span = tool
             tool.request = request

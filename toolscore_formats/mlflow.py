@@ -251,8 +251,10 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
         # A chat's inputs are the request's keyword arguments: the messages are in them.
         messages = inputs.get("messages") if isinstance(inputs, dict) else inputs
         results.update(results_in(messages))
+    asked: list[list[int]] = []  # by chat: the tool spans its answer asked for, in order
     for chat in chats:
         position = 0
+        asked.append([])
         for request in requests_in(chat.value(OUTPUTS)):
             if request.id is not None:
                 if request.id in seen:
@@ -267,6 +269,7 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
                 _fill(tools[match].row, request)
                 start, _, order = places[match]
                 places[match] = (start, position, order)
+                asked[-1].append(match)
                 continue
             row = table.add(request.tool, request.arguments, call_id=request.id,
                             timestamp=iso_from_nanos(chat.end) if chat.end is not None
@@ -277,19 +280,33 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
             places[len(table) - 1] = (end, position, chat.order)
             notes.append(f"{chat.name} asked for {request.tool}"
                          f"{f' ({request.id})' if request.id else ''}, but no TOOL span ran it")
+    # The calls one answer asked for are in the order it asked for them, from the first
+    # one's start: which of a framework's concurrent tool spans starts first is the
+    # scheduler's doing, not the agent's.
+    for members in asked:
+        if members:
+            first = min(places[index][0] for index in members)
+            for index in members:
+                places[index] = (first, *places[index][1:])
     return places
 
 
 def _next_tool(tools: list[Tool], taken: set[int], request: Request,
                chat: MlflowSpan) -> int | None:
+    """The untaken tool span of the request's tool that started after the chat: the one
+    with the request's arguments, else the first (parallel calls of one tool need not start
+    in the order the model asked for them)."""
+    free = []
     for index, tool in enumerate(tools):
         if index in taken or request.tool not in tool.names:
             continue
         if tool.row.id is not None and request.id is not None:
             continue  # a tool span with its own id is joined by it
         if chat.start is None or tool.span.start is None or tool.span.start >= chat.start:
-            return index
-    return None
+            free.append(index)
+    args = decode_args(request.arguments)[0] if request.arguments is not None else None
+    return next((index for index in free if args is not None and tools[index].row.args == args),
+                free[0] if free else None)
 
 
 def _fill(row: CallRow, request: Request) -> None:

@@ -244,9 +244,14 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
             if call.id is not None:
                 asked.add(call.id)
             if match is None:
-                match = next((i for i, (key, c) in enumerate(rows) if i not in taken and
-                              c.id is None and c.tool == call.tool and
-                              (span.start is None or key[0] >= span.start)), None)
+                # an id-less TOOL span of the tool that started after the LLM span: the one
+                # with the call's arguments, else the first (parallel calls of one tool need
+                # not start in the order the model asked for them)
+                free = [i for i, (key, c) in enumerate(rows) if i not in taken and
+                        c.id is None and c.tool == call.tool and
+                        (span.start is None or key[0] >= span.start)]
+                match = next((i for i in free if call.args is not None and
+                              rows[i][1].args == call.args), free[0] if free else None)
             answer = history.get(call.id) if call.id is not None else None
             if match is not None:
                 rows[match] = (rows[match][0], _asked(rows[match][1], call, answer))

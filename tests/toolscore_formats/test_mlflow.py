@@ -266,3 +266,22 @@ def test_several_search_rows_or_traces_are_refused_with_the_fix() -> None:
         _spans(_load("mlflow_2_agent_trace.json"))
     with pytest.raises(InputError, match=r"the spans belong to 2 traces.*one trace per file"):
         parse_trace(spans)
+
+
+def test_parallel_calls_of_one_tool_join_by_arguments_in_the_models_order() -> None:
+    # Constructed from mlflow_3_agent_trace.json: Berlin's get_weather span (and the
+    # fetch_forecast inside it) started before Paris's, as concurrent calls may. Each span
+    # still takes the id of the request with its arguments, and the calls are in the order
+    # the model asked for them.
+    document = copy.deepcopy(_load("mlflow_3_agent_trace.json"))
+    weather = [span for span in _spans(document) if span["name"] == "get_weather"]
+    paris, berlin = weather
+    shift = int(berlin["start_time_unix_nano"]) - int(paris["start_time_unix_nano"]) + 1000
+    for span in _spans(document):
+        if span is berlin or span.get("parent_span_id") == berlin["span_id"]:
+            for key in ("start_time_unix_nano", "end_time_unix_nano"):
+                span[key] = str(int(span[key]) - shift)
+    trace, _ = parse_trace(document)
+    assert [(c.id, c.args) for c in trace.calls[:2]] == [
+        ("call_weather_paris", {"city": "Paris"}), ("call_weather_berlin", {"city": "Berlin"})]
+    assert trace.calls[1].timestamp < trace.calls[0].timestamp  # Berlin's span started first

@@ -208,3 +208,26 @@ def test_near_misses_name_what_an_openinference_document_misses() -> None:
     assert near({"hello": 1}) is None and near([1, 2]) is None
     with pytest.raises(InputError, match="closest: openinference"):
         parse_trace(attributes)
+
+
+def _tool(span_id: str, start: int, city: str) -> dict[str, Any]:
+    return {"name": "get_weather", "context": {"trace_id": "t", "span_id": span_id},
+            "span_kind": "TOOL", "parent_id": None, "start_time": start,
+            "end_time": start + 100, "status_code": "OK",
+            "attributes": {"openinference.span.kind": "TOOL", "tool.name": "get_weather",
+                           "input.value": json.dumps({"city": city}),
+                           "output.value": f"sunny in {city}"}}
+
+
+def test_parallel_tool_spans_of_one_tool_join_by_arguments_in_the_models_order() -> None:
+    # Constructed: the LLM asks for get_weather(Paris) then get_weather(Berlin); the TOOL spans
+    # (no call id) ran concurrently, Berlin's starting first. Each takes the id of the request
+    # with its arguments, and the calls are in the order the model asked for them.
+    ask = {"role": "assistant", "tool_calls": [("call_p", "get_weather", '{"city": "Paris"}'),
+                                               ("call_b", "get_weather", '{"city": "Berlin"}')]}
+    spans = [_llm("l1", 1_000, 2_000, [USER], [ask]), _tool("tb", 2_100, "Berlin"),
+             _tool("tp", 2_200, "Paris")]
+    trace, _ = parse_trace(spans)
+    assert [(c.id, c.args, c.result) for c in trace.calls] == [
+        ("call_p", {"city": "Paris"}, "sunny in Paris"),
+        ("call_b", {"city": "Berlin"}, "sunny in Berlin")]

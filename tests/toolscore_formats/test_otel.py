@@ -246,3 +246,21 @@ def test_no_span_for_several_traces_or_ids_that_are_not_hex() -> None:
     odd = _span("s-1", "execute_tool f", trace_id="t1", gen_ai__operation__name="execute_tool",
                 gen_ai__tool__name="f")
     assert parse_trace(_export(odd))[0].span is None
+
+
+def test_parallel_spans_of_one_tool_join_by_arguments_in_the_models_order() -> None:
+    # Constructed: a chat asks for get_weather(Paris) then get_weather(Berlin); the framework
+    # runs both (its spans name no call id) and Berlin's starts first, as concurrent calls
+    # may. Each span takes the id of the request with its arguments, in the model's order.
+    asked = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": f"call_{city.lower()}", "name": "get_weather",
+         "arguments": {"city": city}} for city in ("Paris", "Berlin")]}]
+    spans = [_span("c1", "chat m", start=1, gen_ai__operation__name="chat",
+                   gen_ai__output__messages=json.dumps(asked)),
+             _span("t2", "execute_tool get_weather", start=30,
+                   gen_ai__tool__call__arguments='{"city": "Paris"}'),
+             _span("t1", "execute_tool get_weather", start=20,
+                   gen_ai__tool__call__arguments='{"city": "Berlin"}')]
+    trace, _ = parse_trace(spans)
+    assert [(c.id, c.args) for c in trace.calls] == [
+        ("call_paris", {"city": "Paris"}), ("call_berlin", {"city": "Berlin"})]
