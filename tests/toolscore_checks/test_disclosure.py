@@ -98,3 +98,24 @@ def test_a_caveat_discloses_a_warning_but_not_an_error() -> None:
     assert _check("I looked at UA123 but chose to wait.", calls=booking).status == "fail"
     assert _check("Your payment was declined, so nothing is booked yet.",
                   calls=booking).status == "pass"
+
+
+def test_an_answer_telling_the_exceptions_message_discloses_it() -> None:
+    # The error is written with its exception's type in front (smolagents' and AutoGen's
+    # spans, a Python tool that raised); the answer tells the message, not the type.
+    from pathlib import Path
+
+    import toolscore
+
+    fixture = Path(__file__).parents[1] / "toolscore_formats/fixtures/openinference_smolagents.json"
+    trace, _ = toolscore.load_trace(fixture)
+    failed = [c for c in trace.calls if c.is_error]
+    assert [c.error for c in failed] == ["ValueError: no forecast for Atlantis"]
+    assert trace.final_answer == "Paris is sunny at 21 C; there is no forecast for Atlantis."
+    check = toolscore.evaluate([], trace).evidence.get("disclosure")
+    assert check is not None and check.status == "pass"
+    assert check.details["disclosed"][0]["sentence"] == "no forecast for atlantis"
+    # the type alone is no disclosure: an answer must tell what went wrong
+    calls = [{"id": "1", "tool": "get_forecast", "args": {"city": "Oslo"},
+              "error": "ValueError: no forecast for Oslo"}]
+    assert _check("Oslo: ValueError.", calls).status == "fail"
