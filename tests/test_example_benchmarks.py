@@ -72,3 +72,22 @@ def test_tau_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
     # task 44: "4" in no reply (r_outputs 0), found in a reply, not the final answer
     for trial, status in ((1, "pass"), (2, "fail"), (3, "pass"), (4, "fail")):
         assert check_in(rows[("44", trial)], "expected-outputs")["status"] == status
+
+
+def test_tau2_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
+    runs = tmp_path / "tau2.jsonl"
+    import_runs("tau2_bench", str(HERE / "tau2_bench" / "whissle-airline.json"), str(runs))
+    summary = regrade_file(runs, tmp_path / "tau2.v2.jsonl",
+                           RegradeSettings(spec=str(HERE / "tau2_bench" / "study.yaml")))
+    assert summary.written_through == 0 and not summary.flips
+    rows = _rows(tmp_path / "tau2.v2.jsonl")
+    assert {k: r["outcome"] for k, r in rows.items()} == {
+        k: "passed" if r["imported"]["verdict"]["passed"] else "failed" for k, r in rows.items()}
+    assert sorted(k for k, r in rows.items() if r["passed"]) == [("19", 1), ("40", 1), ("9", 1)]
+    # task 0: a cancellation the policy forbids (db_match false) is a write no task asks for
+    assert "cancel_reservation" in check_in(rows[("0", 1)], "trajectory")["reason"]
+    # task 11: the downgrade not made (DB 0) and $5244 never said (COMMUNICATE 0)
+    assert check_in(rows[("11", 1)], "required-calls")["status"] == "fail"
+    assert check_in(rows[("11", 1)], "expected-outputs")["status"] == "fail"
+    # task 9: the failed lookup is a read, not judged; no write is made, none is expected
+    assert rows[("9", 1)]["evaluation"]["score"] == 1.0

@@ -83,6 +83,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.reports.html",
     "toolscore_formats.reports.junit",
     "toolscore_studies.importers.tau_bench",
+    "toolscore_studies.importers.tau2_bench",
     "toolscore_studies.importers.bfcl",
 )
 """Every built-in plugin, once, in the order their records are listed."""
