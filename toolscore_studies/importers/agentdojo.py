@@ -63,14 +63,14 @@ def _run(source: ImportSource, entry: Any, place: str) -> ImportedRun:
     if not isinstance(messages, list):
         raise InputError('"messages" must be the run\'s list of messages',
                          place=f"{place}.messages", fix=FIX)
-    chat, errors = _chat(messages, f"{place}.messages")
+    chat, answers = _chat(messages, f"{place}.messages")
     try:
         trace = source.parse_trace(chat, "openai_chat")
     except InputError as exc:
         raise InputError(exc.problem, place=f"{place}.messages{_inner(exc.place)}",
                          fix=exc.fix) from None
     pipeline = entry.get("pipeline_name")
-    trace = _with_errors(trace, errors, pipeline if isinstance(pipeline, str) else None)
+    trace = _with_errors(trace, answers, pipeline if isinstance(pipeline, str) else None)
     duration = entry.get("duration")
     if isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0:
         duration = None
@@ -105,11 +105,13 @@ def _verdict(entry: Mapping[str, Any], injection: str | None,
     return verdict
 
 
-def _chat(messages: list[Any], place: str) -> tuple[list[dict[str, Any]], list[Any]]:
+def _chat(messages: list[Any], place: str
+          ) -> tuple[list[dict[str, Any]], list[tuple[str | None, str | None]]]:
     """AgentDojo's messages as Chat Completions messages (what the openai_chat reader
-    reads), and each tool message's ``error`` (None: the call succeeded), in order."""
+    reads), and each tool message's tool and ``error`` (None: the call succeeded), in
+    order."""
     chat: list[dict[str, Any]] = []
-    errors: list[Any] = []
+    answers: list[tuple[str | None, str | None]] = []
     for index, message in enumerate(messages):
         at = f"{place}[{index}]"
         if not isinstance(message, Mapping) or message.get("role") not in ROLES:
@@ -127,13 +129,13 @@ def _chat(messages: list[Any], place: str) -> tuple[list[dict[str, Any]], list[A
             error = message.get("error")
             if error is not None and not isinstance(error, str):
                 raise InputError('"error" must be text or null', place=f"{at}.error", fix=FIX)
-            errors.append(error)
+            name = name if isinstance(name, str) else None
+            answers.append((name, error))
             chat.append({"role": role, "content": text,
-                         "tool_call_id": message.get("tool_call_id"),
-                         "tool_name": name if isinstance(name, str) else None})
+                         "tool_call_id": message.get("tool_call_id"), "tool_name": name})
         else:
             chat.append({"role": role, "content": text})
-    return chat, errors
+    return chat, answers
 
 
 def _call(item: Any, place: str) -> dict[str, Any]:
@@ -163,21 +165,23 @@ def _text(content: Any, place: str) -> str | None:
     return "\n".join(t for t in texts if isinstance(t, str))
 
 
-def _with_errors(trace: Trace, errors: list[Any], model: str | None) -> Trace:
+def _with_errors(trace: Trace, answers: list[tuple[str | None, str | None]],
+                 model: str | None) -> Trace:
     """The trace with AgentDojo's outcome of each call: a tool message's ``error`` (the
-    exception the tool raised) makes its call failed. AgentDojo answers every call of an
-    assistant message with one tool message, in order, so the n-th tool message is the
-    n-th call's."""
+    exception the tool raised) makes its call failed. AgentDojo answers the calls of an
+    assistant message with one tool message each, in order, so the n-th tool message is the
+    n-th call's; calls after the last one (a run stopped at its step limit) have none."""
     calls = list(trace.calls)
-    if len(calls) == len(errors):
-        for n, error in enumerate(errors):
+    if len(answers) <= len(calls) and all(
+            name in (None, calls[n].tool) for n, (name, _) in enumerate(answers)):
+        for n, (_, error) in enumerate(answers):
             if error is not None:
                 # The content of a failed call is empty: the error is what the agent saw.
                 result = calls[n].result if calls[n].result not in ("", None) else None
                 calls[n] = evolve(calls[n], is_error=True, error=error, result=result)
-    elif any(error is not None for error in errors):
+    elif any(error is not None for _, error in answers):
         # Some call failed, but which one is not known: no call's outcome is.
-        notes = (*trace.notes, f"{len(errors)} tool messages answer {len(calls)} calls: a "
+        notes = (*trace.notes, f"{len(answers)} tool messages answer {len(calls)} calls: a "
                  "tool's error could not be matched to its call (every outcome unknown)")
         return evolve(trace, calls=tuple(evolve(c, is_error=None) for c in calls),
                       model=model or trace.model, notes=notes)
