@@ -5,6 +5,7 @@ security verdicts on it."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -72,8 +73,9 @@ def _run(source: ImportSource, entry: Any, place: str) -> ImportedRun:
     pipeline = entry.get("pipeline_name")
     trace = _with_errors(trace, answers, pipeline if isinstance(pipeline, str) else None)
     duration = entry.get("duration")
-    if isinstance(duration, bool) or not isinstance(duration, int | float) or duration < 0:
-        duration = None
+    if (isinstance(duration, bool) or not isinstance(duration, int | float)
+            or not math.isfinite(duration) or duration < 0):
+        duration = None  # not measured, or not a time
     task_id = f"{entry['suite_name']}/{entry['user_task_id']}"
     if injection is not None:
         # The same pair under two attacks is two conditions, not two trials of one task.
