@@ -47,7 +47,8 @@ def _inputs(values: tuple[str, ...]) -> dict[str, str]:
 def import_command(format_id: str, source: str, output: str, inputs: tuple[str, ...],
                    study: str | None, spec: str | None, gold: str | None,
                    k: int | None) -> None:
-    """Turn FILE, results of FORMAT (tau_bench, tau2_bench, bfcl, or a plugin's), into runs rows.
+    """Turn FILE, results of FORMAT (tau_bench, tau2_bench, bfcl, agentdojo, or a plugin's),
+    into runs rows.
 
     Each row holds the run's calls with their results and its final answer; the outcome is
     the benchmark's own verdict (kept in imported.verdict) until `toolscore regrade` (or

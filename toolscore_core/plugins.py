@@ -85,6 +85,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_studies.importers.tau_bench",
     "toolscore_studies.importers.tau2_bench",
     "toolscore_studies.importers.bfcl",
+    "toolscore_studies.importers.agentdojo",
 )
 """Every built-in plugin, once, in the order their records are listed."""
 
