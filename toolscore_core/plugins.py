@@ -84,6 +84,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.reports.junit",
     "toolscore_studies.importers.tau_bench",
     "toolscore_studies.importers.bfcl",
+    "toolscore_studies.importers.inspect_ai",
 )
 """Every built-in plugin, once, in the order their records are listed."""
 

@@ -45,7 +45,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     for args, expected in [
         (["runs", "import", "tau", str(TAU), "-o", str(out)],
-         "error: FORMAT: unknown results format 'tau'; use one of bfcl, tau_bench"),
+         "error: FORMAT: unknown results format 'tau'; use one of bfcl, inspect_ai, tau_bench"),
         (["runs", "import", "bfcl", str(TAU), "-o", str(out), "--input", "score"],
          "error: --input: bad input 'score'; write NAME=PATH"),
         (["runs", "import", "bfcl", str(TAU), "-o", str(out)],
