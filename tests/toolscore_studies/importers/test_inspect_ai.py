@@ -108,6 +108,12 @@ def test_a_real_eval_archive_reads_sample_by_sample(tmp_path: Path) -> None:
     assert total["pass_rate"] == _metric(header["results"], "match") == 0.75
 
 
+def test_importing_again_gives_the_same_bytes(tmp_path: Path) -> None:
+    for name in ("a.jsonl", "b.jsonl"):
+        import_runs("inspect_ai", str(STREAMING), str(tmp_path / name))
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
 def test_a_numeric_score_of_zero_fails_and_the_calls_are_read(tmp_path: Path) -> None:
     ((key, row),) = _import(tmp_path, LOGS / "log_message_deduplication.eval").items()
     assert key == ("0", 1) and row["outcome"] == "failed"
@@ -201,6 +207,8 @@ def test_cli_imports_with_an_option_and_refuses_a_bad_one(tmp_path: Path) -> Non
                    "--option", "scorer=exact")
     assert done.returncode == 0, done.stderr
     assert "4 runs imported" in done.stdout and "50.0%" in done.stdout
+    summary = run_cli("summary", str(out), "--json", "-")
+    assert json.loads(summary.stdout)["total"]["pass_rate"] == 0.5  # exact's mean in the log
     for option, line in [("scorer", "error: --option: bad option 'scorer'; write NAME=VALUE"),
                          ("judge=x", "error: --option: inspect_ai has no option 'judge'; it "
                           "takes scorer")]:
