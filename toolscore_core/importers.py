@@ -34,6 +34,12 @@ class ImportedRun:
     """Where in the file the run is (``$[3]``, ``line 4``), for messages."""
     duration: float | None = None
     """The run's wall time in seconds, when the file measured it."""
+    error: str | None = None
+    """The run ended in an error, as the file says (its message): the row's outcome is
+    ``error``, which needs no verdict. None for a run that ended normally."""
+    no_verdict: str | None = None
+    """Why the file gives no verdict for this run (``passed`` None), said in the line that
+    refuses it unless ``--spec``/``--gold`` evaluates it."""
 
 
 @frozen
@@ -47,6 +53,8 @@ class ImportSource:
     parse_trace: Callable[[Any, str], Trace]
     """``parse_trace(document, format_id)``: a decoded document read by a registered trace
     format (``"auto"`` detects it by content), so an importer reuses every trace format."""
+    options: Mapping[str, str] = field(factory=dict)
+    """Settings by name (``--option NAME=VALUE``), only names the importer declares."""
 
 
 @frozen
@@ -62,6 +70,8 @@ class RunImporter:
     ``InputError`` with ``place`` for a file it cannot read (toolscore adds the file)."""
     inputs: Mapping[str, str] = field(factory=dict)
     """Companion files it takes with ``--input NAME=PATH``: name -> what the file is."""
+    options: Mapping[str, str] = field(factory=dict)
+    """Settings it takes with ``--option NAME=VALUE``: name -> what the value chooses."""
     reads: str = ""
     """What it reads, for people."""
     plugin: PluginInfo | None = None

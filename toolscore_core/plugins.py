@@ -86,6 +86,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_studies.importers.tau2_bench",
     "toolscore_studies.importers.bfcl",
     "toolscore_studies.importers.agentdojo",
+    "toolscore_studies.importers.inspect_ai",
 )
 """Every built-in plugin, once, in the order their records are listed."""
 

@@ -83,7 +83,8 @@ def _the_sample(log: dict[str, Any]) -> dict[str, Any]:
             f"in {count(len(epochs), 'epoch')}): toolscore scores one agent run at a time",
             place="$.samples",
             fix=f"save the sample to score and give that file, e.g. {pick} (a sample alone is "
-                "read as it is)")
+                "read as it is), or import every sample as a run: toolscore runs import "
+                "inspect_ai LOG.json -o runs.jsonl")
     if not is_sample(samples[0]):
         raise InputError(f"not {SAMPLE}", place="$.samples[0]", fix=SAMPLE_FIX)
     return samples[0]

@@ -21,6 +21,7 @@ from toolscore_core.importers import ImportedRun, ImportSource, RunImporter
 from toolscore_core.models import Trace
 from toolscore_core.plugins import DISABLE_ENV, Registry, default_registry
 from toolscore_core.traces import parse_trace
+from toolscore_secrets.redaction import redact
 from toolscore_studies.records import (
     KIND,
     RUN_SCHEMA_VERSION,
@@ -56,6 +57,16 @@ def check_inputs(importer: RunImporter, inputs: Mapping[str, str]) -> None:
                              fix="check the path")
 
 
+def check_options(importer: RunImporter, options: Mapping[str, str]) -> None:
+    """Settings only by the names the importer takes."""
+    for name in options:
+        if name not in importer.options:
+            takes = (f"it takes {', '.join(sorted(importer.options))}" if importer.options
+                     else "it takes none")
+            raise InputError(f"{importer.id} has no option {name!r}", place="--option",
+                             fix=f"{takes} (toolscore runs import --help)")
+
+
 def _sha256_file(path: str) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
@@ -67,10 +78,14 @@ def _sha256_file(path: str) -> str:
 def imported_row(run: ImportedRun, *, study: str, importer: RunImporter,
                  provenance: Mapping[str, Any]) -> dict[str, Any]:
     """The run record of one imported run: the evidence as the file holds it, no evaluation
-    yet, and the outcome the benchmark gave (``imported.verdict``)."""
+    yet, and the outcome the benchmark gave (``imported.verdict``); a run the file records
+    as ended by an error is an ``error`` row."""
     trace = run.trace
     cost, cost_source = run_cost(trace, {})
-    passed = bool(run.passed)
+    passed = bool(run.passed) and run.error is None
+    outcome = "error" if run.error is not None else "passed" if passed else "failed"
+    error = None if run.error is None else redact(
+        {"kind": "imported", "message": run.error, "exit_code": None, "stderr_tail": None})
     return {
         "kind": KIND, "schema_version": RUN_SCHEMA_VERSION,
         "run_id": run_id(study, run.task_id, run.trial), "study": study, "study_version": None,
@@ -85,7 +100,7 @@ def imported_row(run: ImportedRun, *, study: str, importer: RunImporter,
                            "evaluation"}),
         "contract": None, "weights": None, "pass_threshold": None, "honesty": None,
         "evaluation": None, "record_sha256": None,
-        "outcome": "passed" if passed else "failed", "passed": passed, "error": None,
+        "outcome": outcome, "passed": passed, "error": error,
         "imported": {**provenance, "place": run.place,
                      "verdict": {**run.verdict, "passed": run.passed}},
     }
@@ -94,16 +109,19 @@ def imported_row(run: ImportedRun, *, study: str, importer: RunImporter,
 def import_runs(
     format_id: str, path: str, output: str, *, inputs: Mapping[str, str] | None = None,
     study: str | None = None, spec: str | None = None, gold: str | None = None,
-    registry: Registry | None = None,
+    registry: Registry | None = None, options: Mapping[str, str] | None = None,
 ) -> int:
     """Read ``path`` with the importer of ``format_id`` and write its runs to ``output``
     (atomically); return how many. With ``spec`` or ``gold`` each run is evaluated as it is
     imported (the row then carries ``regraded``, as after ``toolscore regrade``); without,
-    every run must have the file's verdict, which becomes its outcome."""
+    every run must have the file's verdict (or the file's error), which becomes its
+    outcome."""
     registry = registry or default_registry()
     importer = find_importer(format_id, registry)
     inputs = dict(inputs or {})
     check_inputs(importer, inputs)
+    options = dict(options or {})
+    check_options(importer, options)
     if not os.path.isfile(path):
         raise InputError("results file not found", file=path, fix="check the path")
     if Path(output).resolve() == Path(path).resolve():
@@ -119,7 +137,7 @@ def import_runs(
     def read_trace(document: Any, trace_format: str) -> Trace:
         return parse_trace(document, trace_format=trace_format, registry=registry)[0]
 
-    source = ImportSource(path=path, inputs=inputs, parse_trace=read_trace)
+    source = ImportSource(path=path, inputs=inputs, parse_trace=read_trace, options=options)
     seen: dict[tuple[str, int], str] = {}
     with atomic_writer(output) as handle:
         for run in _runs(importer, source, path):
@@ -139,16 +157,23 @@ def import_runs(
                                      fix="give a spec with a task for every task id of the file")
                 handle.write(result.line.decode("utf-8"))
                 continue
-            if run.passed is None:
-                raise InputError("the file holds no verdict for this run", file=path,
+            if run.passed is None and run.error is None:
+                why = "" if run.no_verdict is None else f" ({run.no_verdict})"
+                raise InputError(f"the file holds no verdict for this run{why}", file=path,
                                  place=run.place, fix=_no_verdict_fix(importer))
             handle.write(line + "\n")
     return len(seen)
 
 
 def _no_verdict_fix(importer: RunImporter) -> str:
-    given = (f"its companion files (--input {', '.join(sorted(importer.inputs))}; toolscore "
-             "runs import --help)" if importer.inputs else "the file its verdicts are in")
+    if importer.inputs:
+        given = (f"its companion files (--input {', '.join(sorted(importer.inputs))}; "
+                 "toolscore runs import --help)")
+    elif importer.options:
+        given = (f"a setting that finds it (--option {', '.join(sorted(importer.options))}; "
+                 "toolscore runs import --help)")
+    else:
+        given = "the file its verdicts are in"
     return f"give {given}, or --spec/--gold to evaluate the runs as they are imported"
 
 

@@ -45,8 +45,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     for args, expected in [
         (["runs", "import", "tau", str(TAU), "-o", str(out)],
-         "error: FORMAT: unknown results format 'tau'; use one of agentdojo, bfcl, tau2_bench, "
-         "tau_bench"),
+         "error: FORMAT: unknown results format 'tau'; use one of agentdojo, bfcl, inspect_ai, "
+         "tau2_bench, tau_bench"),
         (["runs", "import", "bfcl", str(TAU), "-o", str(out), "--input", "score"],
          "error: --input: bad input 'score'; write NAME=PATH"),
         (["runs", "import", "bfcl", str(TAU), "-o", str(out)],
