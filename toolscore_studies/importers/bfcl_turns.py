@@ -80,9 +80,10 @@ def _answers(step_log: Any, count: int, turn: int, step: int,
     tools = [m.get("content") for m in step_log
              if isinstance(m, Mapping) and m.get("role") == "tool"]
     if len(tools) != count:
-        if count:
-            notes.append(f"turn {turn}, step {step}: {len(tools)} results for {count} calls; "
-                         "their results are unknown")
+        # e.g. a call with a positional argument, which BFCL runs and this reader cannot
+        # name: say so rather than pair answers with the wrong calls
+        notes.append(f"turn {turn}, step {step}: BFCL ran {len(tools)} calls, the response "
+                     f"reads as {count}; their results are unknown")
         return unknown, notes
     answers = [{"is_error": True, "error": content} if isinstance(content, str)
                and content.startswith(RAISED) else {"is_error": False, "result": content}

@@ -127,3 +127,19 @@ def test_a_step_that_is_no_list_of_calls_is_refused_with_the_place(tmp_path: Pat
                        r"of calls or text"):
         _import(tmp_path, bad, score=str(SCORE))
     assert not (tmp_path / "runs.jsonl").exists()
+
+
+def test_answers_are_not_paired_with_calls_the_reader_cannot_read() -> None:
+    """A prompting model's step with a positional argument: BFCL runs it, the reader, which
+    needs argument names, reads the step as text; its answer is not given to another call."""
+    from toolscore_studies.importers.bfcl import calls_of
+    from toolscore_studies.importers.bfcl_turns import read_turns
+
+    log = [{"begin_of_turn_query": [{"role": "user", "content": "Sort it."}],
+            "step_0": [{"role": "assistant", "content": "[sort('a.txt')]"},
+                       {"role": "tool", "content": '{"sorted_content": "b"}'}],
+            "step_1": [{"role": "assistant", "content": "Done."}]}]
+    calls, final, notes = read_turns([["[sort('a.txt')]", "Done."]], log, "line 1", calls_of)
+    assert calls == () and final == "Done."
+    assert notes == ("turn 1, step 1: BFCL ran 1 calls, the response reads as 0; their "
+                     "results are unknown",)
