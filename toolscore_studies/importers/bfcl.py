@@ -87,23 +87,28 @@ def calls_of(result: Any, place: str) -> tuple[tuple[ToolCall, ...], str | None,
     ``{name: arguments}`` (arguments an object or its JSON text); prompting models give the
     calls as Python text, ``[f(a=1), g(b="x")]``. Text that is no such list is the model's
     answer in words, with no call."""
+    return read_calls(result, f"{place}.result")
+
+
+def read_calls(result: Any, at: str) -> tuple[tuple[ToolCall, ...], str | None, str | None]:
+    """``calls_of`` of a value at the place ``at`` (``line 3.result[0][1]``, a step of a
+    multi-turn result)."""
     if isinstance(result, str):
         parsed = _python_calls(result)
         if parsed is None:
             return (), result, "the result is text, not function calls"
         return parsed, None, None
     if not isinstance(result, list):
-        raise InputError('"result" must be a list of calls or text', place=f"{place}.result",
-                         fix=FIX)
+        raise InputError("a result must be a list of calls or text", place=at, fix=FIX)
     out = []
     for i, item in enumerate(result):
         if isinstance(item, list):
             raise InputError("a list among calls (a multi-turn result is a list of turns, "
                              "each a list of steps, and nothing else)",
-                             place=f"{place}.result[{i}]", fix=FIX)
+                             place=f"{at}[{i}]", fix=FIX)
         if not isinstance(item, Mapping) or len(item) != 1:
             raise InputError("a call must be an object with one key, the function's name",
-                             place=f"{place}.result[{i}]", fix=FIX)
+                             place=f"{at}[{i}]", fix=FIX)
         ((name, arguments),) = item.items()
         raw = arguments if isinstance(arguments, str) else None
         if raw is not None:
@@ -188,7 +193,8 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
             calls, text, notes = (), None, ("BFCL's inference ended in an error",)
             error = result
         elif is_multi_turn(result):
-            calls, text, notes = read_turns(result, item.get("inference_log"), place, calls_of)
+            calls, text, notes = read_turns(result, item.get("inference_log"), place,
+                                            read_calls)
         else:
             calls, text, note = calls_of(result, place)
             notes = () if note is None else (note,)

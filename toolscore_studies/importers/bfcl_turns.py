@@ -31,7 +31,7 @@ def read_turns(result: Sequence[Any], log: Any, place: str, decode: Decode,
                ) -> tuple[tuple[ToolCall, ...], str | None, tuple[str, ...]]:
     """(calls, final answer, notes) of a multi-turn ``result``: the calls in order, each
     with its ``turn`` (1-based) and, where the inference log records it, the result BFCL's
-    simulated API gave; ``decode`` reads one step as the single-turn reader reads a result.
+    simulated API gave; ``decode(step, place)`` reads one step as a single-turn result.
     The final answer is the last step's text when that step is text."""
     turn_logs, notes = _turn_logs(log, len(result))
     calls: list[ToolCall] = []

@@ -118,13 +118,18 @@ def test_an_inference_that_crashed_is_an_error_row(tmp_path: Path) -> None:
     assert row["error"]["message"].startswith("Error during inference: Holdout turn")
 
 
-def test_a_step_that_is_no_list_of_calls_is_refused_with_the_place(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("turns", "message"), [
+    ([[[{"ls": "{}"}]], [[[{"ls": "{}"}]]]],
+     r"line 1\.result\[1\]\[0\]: a step must be a list of calls or text"),
+    ([[[{"ls": "{}"}], {"ls": "{}"}]],
+     r"line 1\.result\[0\]\[1\]: a result must be a list of calls or text"),
+])
+def test_a_step_that_is_no_list_of_calls_is_refused_with_the_place(
+        tmp_path: Path, turns: list[Any], message: str) -> None:
     bad = tmp_path / "BFCL_v4_multi_turn_base_result.json"
-    bad.write_text(json.dumps({"id": "multi_turn_base_50",
-                               "result": [[[{"ls": "{}"}]], [[[{"ls": "{}"}]]]]}) + "\n",
+    bad.write_text(json.dumps({"id": "multi_turn_base_50", "result": turns}) + "\n",
                    encoding="utf-8")
-    with pytest.raises(InputError, match=r"line 1\.result\[1\]\[0\]: a step must be a list "
-                       r"of calls or text"):
+    with pytest.raises(InputError, match=message):
         _import(tmp_path, bad, score=str(SCORE))
     assert not (tmp_path / "runs.jsonl").exists()
 
@@ -132,14 +137,14 @@ def test_a_step_that_is_no_list_of_calls_is_refused_with_the_place(tmp_path: Pat
 def test_answers_are_not_paired_with_calls_the_reader_cannot_read() -> None:
     """A prompting model's step with a positional argument: BFCL runs it, the reader, which
     needs argument names, reads the step as text; its answer is not given to another call."""
-    from toolscore_studies.importers.bfcl import calls_of
+    from toolscore_studies.importers.bfcl import read_calls
     from toolscore_studies.importers.bfcl_turns import read_turns
 
     log = [{"begin_of_turn_query": [{"role": "user", "content": "Sort it."}],
             "step_0": [{"role": "assistant", "content": "[sort('a.txt')]"},
                        {"role": "tool", "content": '{"sorted_content": "b"}'}],
             "step_1": [{"role": "assistant", "content": "Done."}]}]
-    calls, final, notes = read_turns([["[sort('a.txt')]", "Done."]], log, "line 1", calls_of)
+    calls, final, notes = read_turns([["[sort('a.txt')]", "Done."]], log, "line 1", read_calls)
     assert calls == () and final == "Done."
     assert notes == ("turn 1, step 1: BFCL ran 1 calls, the response reads as 0; their "
                      "results are unknown",)
