@@ -1,13 +1,16 @@
-"""BFCL result files (Berkeley Function Calling Leaderboard): each answer's function calls,
-with the leaderboard's verdict from its score file."""
+"""BFCL result files (Berkeley Function Calling Leaderboard): each answer's function calls
+(single-turn, or multi-turn turn by turn), with the leaderboard's verdict from its score
+file."""
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, ToolCall, Trace, hookimpl
+from toolscore_studies.importers.bfcl_turns import is_multi_turn, read_turns
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
     from toolscore import ImportedRun, ImportSource, RunImporter
@@ -84,24 +87,28 @@ def calls_of(result: Any, place: str) -> tuple[tuple[ToolCall, ...], str | None,
     ``{name: arguments}`` (arguments an object or its JSON text); prompting models give the
     calls as Python text, ``[f(a=1), g(b="x")]``. Text that is no such list is the model's
     answer in words, with no call."""
+    return read_calls(result, f"{place}.result")
+
+
+def read_calls(result: Any, at: str) -> tuple[tuple[ToolCall, ...], str | None, str | None]:
+    """``calls_of`` of a value at the place ``at`` (``line 3.result[0][1]``, a step of a
+    multi-turn result)."""
     if isinstance(result, str):
         parsed = _python_calls(result)
         if parsed is None:
             return (), result, "the result is text, not function calls"
         return parsed, None, None
     if not isinstance(result, list):
-        raise InputError('"result" must be a list of calls or text', place=f"{place}.result",
-                         fix=FIX)
+        raise InputError("a result must be a list of calls or text", place=at, fix=FIX)
     out = []
     for i, item in enumerate(result):
         if isinstance(item, list):
-            raise InputError("a multi-turn result (a list of turns), which is not read yet",
-                             place=f"{place}.result[{i}]",
-                             fix="import single-turn categories (simple, multiple, parallel, "
-                             "parallel_multiple, irrelevance, live_*)")
+            raise InputError("a list among calls (a multi-turn result is a list of turns, "
+                             "each a list of steps, and nothing else)",
+                             place=f"{at}[{i}]", fix=FIX)
         if not isinstance(item, Mapping) or len(item) != 1:
             raise InputError("a call must be an object with one key, the function's name",
-                             place=f"{place}.result[{i}]", fix=FIX)
+                             place=f"{at}[{i}]", fix=FIX)
         ((name, arguments),) = item.items()
         raw = arguments if isinstance(arguments, str) else None
         if raw is not None:
@@ -138,7 +145,31 @@ def _python_calls(text: str) -> tuple[ToolCall, ...] | None:
 
 def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
+        and math.isfinite(value) else None
+
+
+def _total(value: Any) -> float | None:
+    """A number, or the sum of a multi-turn entry's per-step numbers (a list of turns, each
+    a list of steps); None when any of them is not a number."""
+    if not isinstance(value, list):
+        return _number(value)
+    if not value:
+        return None  # nothing measured is no zero
+    parts = [_total(v) for v in value]
+    return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
+
+
+def _verdict(entry: Mapping[str, Any] | None) -> dict[str, Any]:
+    """BFCL's verdict on an answer: a single-turn failure has ``error_type`` and ``error``
+    (the checker's messages); a multi-turn one has them inside ``error`` with ``details``
+    (the executions or states the checker compared)."""
+    if entry is None:
+        return {"valid": True}
+    error = entry.get("error")
+    if isinstance(error, Mapping) and "error_type" in error:
+        return {"valid": False, "error_type": error.get("error_type"),
+                "error": error.get("error_message"), "details": error.get("details")}
+    return {"valid": False, "error_type": entry.get("error_type"), "error": error}
 
 
 def read(source: ImportSource) -> Iterator[ImportedRun]:
@@ -154,25 +185,36 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
         if not isinstance(answer_id, str) or "result" not in item:
             raise InputError('an answer must have "id" and "result"', place=place, fix=FIX)
         seen.add(answer_id)
-        calls, text, note = calls_of(item["result"], place)
-        tokens = {"input_tokens": item.get("input_token_count"),
-                  "output_tokens": item.get("output_token_count")}
-        usage = tokens if all(isinstance(v, int) for v in tokens.values()) else None
+        result, error = item["result"], None
+        calls: tuple[ToolCall, ...]
+        notes: tuple[str, ...]
+        if "traceback" in item and isinstance(result, str):
+            # BFCL saves the exception of an inference that crashed in place of the answer
+            calls, text, notes = (), None, ("BFCL's inference ended in an error",)
+            error = result
+        elif is_multi_turn(result):
+            calls, text, notes = read_turns(result, item.get("inference_log"), place,
+                                            read_calls)
+        else:
+            calls, text, note = calls_of(result, place)
+            notes = () if note is None else (note,)
+        tokens = {"input_tokens": _total(item.get("input_token_count")),
+                  "output_tokens": _total(item.get("output_token_count"))}
+        usage = {k: int(v) for k, v in tokens.items() if v is not None} \
+            if all(v is not None and v == int(v) for v in tokens.values()) else None
         trace = Trace(calls=calls, final_answer=text, format="bfcl", model=model, usage=usage,
-                      notes=() if note is None else (note,))
+                      notes=notes)
         passed = verdict = entry = None
         if failed is not None:
             entry = failed.get(answer_id)
             passed = entry is None
-            verdict = {"valid": passed} if entry is None else {
-                "valid": False, "error_type": entry.get("error_type"),
-                "error": entry.get("error")}
+            verdict = _verdict(entry)
         prompt = asked.get(answer_id)
         if prompt is None and entry is not None and isinstance(entry.get("prompt"), Mapping):
             prompt = _user_turns(entry["prompt"].get("question"))  # a failure repeats it
         yield ImportedRun(task_id=answer_id, trace=trace, prompt=prompt,
                           passed=passed, verdict=verdict or {}, place=place,
-                          duration=_number(item.get("latency")))
+                          duration=_total(item.get("latency")), error=error)
     if failed is not None:
         stray = sorted(set(failed) - seen)
         if stray:
@@ -186,11 +228,13 @@ def toolscore_register_run_importers() -> list[RunImporter]:
 
     return [RunImporter(
         id="bfcl", description="BFCL (Berkeley Function Calling Leaderboard) results: each "
-        "answer's function calls; the verdict from the score file (--input score=...).",
+        "answer's function calls (multi-turn: turn by turn, with the simulated APIs' "
+        "results); the verdict from the score file (--input score=...).",
         read=read,
         inputs={"score": "the score file of the result file (BFCL_v*_<category>_score.json): "
                          "the leaderboard's verdict; answers it does not list passed",
                 "questions": "the BFCL data file (BFCL_v*_<category>.json): each answer's "
                              "prompt"},
-        reads='{"id", "result": [{"name": "{json arguments}"}] or "[f(a=1)]", '
+        reads='{"id", "result": [{"name": "{json arguments}"}] or "[f(a=1)]" (multi-turn: '
+              'a list of turns, each a list of steps, each such a result), "inference_log", '
               '"latency", "input_token_count", "output_token_count"} a line')]

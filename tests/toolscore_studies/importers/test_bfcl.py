@@ -77,6 +77,6 @@ def test_a_text_answer_is_a_run_without_calls() -> None:
     assert calls == () and text == "I cannot help with that."
 
 
-def test_multi_turn_results_are_refused_with_the_place() -> None:
-    with pytest.raises(InputError, match=r"line 2\.result\[0\]: a multi-turn result"):
-        calls_of([[{"ls": "{}"}]], "line 2")
+def test_a_list_among_calls_is_refused_with_the_place() -> None:
+    with pytest.raises(InputError, match=r"line 2\.result\[1\]: a list among calls"):
+        calls_of([{"ls": "{}"}, [{"ls": "{}"}]], "line 2")
