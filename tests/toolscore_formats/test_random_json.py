@@ -49,6 +49,9 @@ KEYS = st.sampled_from([
     "mlflow.spanOutputs", "mlflow.spanFunctionName", "mlflow.traceRequestId",
     "mlflow.chat.tokenUsage", "mlflow.llm.cost", "start_time_unix_nano", "parent_span_id",
     "execution_time_ms",
+    "trajectory", "history", "info", "action", "observation", "exit_status", "submission",
+    "model_stats", "tokens_sent", "tokens_received", "instance_cost", "execution_time",
+    "replay_config", "is_demo", "tool_calls",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -70,6 +73,7 @@ VALUES = st.sampled_from([
     "started", "2025-05-12T20:27:39.762878-04:00", "timeout",
     "GENERATION", "SPAN", "DEFAULT", "tool_call", "tool_call_response", "\"quoted\"",
     "\"TOOL\"", "\"CHAT_MODEL\"", "STATUS_CODE_ERROR", "{\"city\": \"Paris\"}", "get_weather_1",
+    "submit", "submitted", "exit_cost", "find_file x",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
