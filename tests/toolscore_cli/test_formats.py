@@ -19,6 +19,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "inspect_ai",
            "langfuse",
            "mlflow",
+           "openhands",
            }
 
 

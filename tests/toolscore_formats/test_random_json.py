@@ -49,6 +49,7 @@ KEYS = st.sampled_from([
     "mlflow.spanOutputs", "mlflow.spanFunctionName", "mlflow.traceRequestId",
     "mlflow.chat.tokenUsage", "mlflow.llm.cost", "start_time_unix_nano", "parent_span_id",
     "execution_time_ms",
+    "observation", "source", "cause", "extras", "exit_code", "tool_call_metadata", "history",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -70,6 +71,7 @@ VALUES = st.sampled_from([
     "started", "2025-05-12T20:27:39.762878-04:00", "timeout",
     "GENERATION", "SPAN", "DEFAULT", "tool_call", "tool_call_response", "\"quoted\"",
     "\"TOOL\"", "\"CHAT_MODEL\"", "STATUS_CODE_ERROR", "{\"city\": \"Paris\"}", "get_weather_1",
+    "agent", "environment", "run", "finish", "read", "edit", "ERROR:\nbad",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
