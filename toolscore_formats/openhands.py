@@ -7,9 +7,10 @@ from typing import Any, NamedTuple
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl
 from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.content import block_content
 from toolscore_formats.times import iso_timestamp, parse_time, seconds_between
 from toolscore_formats.usage import RunUsage
-from toolscore_formats.values import as_float, as_int, as_str, dict_of, list_of
+from toolscore_formats.values import as_float, as_int, as_str, dict_of, list_of, maybe_json
 
 SOURCES = frozenset(("agent", "user", "environment"))
 # Actions that run a tool even when no tool_call_metadata names the function the model
@@ -28,7 +29,7 @@ EVENT_FIX = ("give the trajectory as OpenHands saves it (the UI's download, or "
 
 def is_event(item: Any) -> bool:
     """An OpenHands event: an integer id, a source, and an action or an observation type."""
-    if not isinstance(item, dict) or item.get("source") not in SOURCES:
+    if not isinstance(item, dict) or as_str(item.get("source")) not in SOURCES:
         return False
     kind = item.get("action", item.get("observation"))
     return as_int(item.get("id")) is not None and isinstance(kind, str) and \
@@ -128,6 +129,14 @@ def _settle(row: CallRow, observation: dict[str, Any], started: int | None) -> N
         # OpenHands' file editor answers a tool error as a read or edit observation
         # holding "ERROR:" and the error.
         failed, error = True, content[len(EDITOR_ERROR):]
+    if kind == "mcp":
+        # OpenHands writes the MCP server's CallToolResult as JSON text, or
+        # {"isError": true, "error": ...} when the call timed out or the server refused it.
+        answer = maybe_json(content)
+        if isinstance(answer, dict) and answer.get("isError") is True:
+            failed = True
+            error = _text(answer.get("error")) or block_content(answer.get("content")) or \
+                content
     code = _exit_code(observation) if kind == "run" else None
     if code is not None and code != 0:
         # OpenHands' own success flag is false for any non-zero code (-1: still running when
@@ -195,15 +204,21 @@ class Reader:
                 self.skipped[kind] = self.skipped.get(kind, 0) + 1
             return
         self.model_call(event)
-        name = as_str(metadata.get("function_name")) or kind
+        args = dict_of(event, "args")
+        name = as_str(metadata.get("function_name")) or (
+            as_str(args.get("name")) if kind == "call_tool_mcp" else None) or kind
         arguments = _requested_arguments(metadata)
         if arguments is None:
-            arguments = event.get("args")
+            # An MCP action keeps the tool's own arguments apart from OpenHands' fields.
+            arguments = args.get("arguments") if kind == "call_tool_mcp" and \
+                isinstance(args.get("arguments"), dict) else event.get("args")
         row = self.table.add(name, arguments, call_id=metadata.get("tool_call_id"),
                              timestamp=iso_timestamp(event.get("timestamp")))
         # OpenHands writes local times without a zone: read alike, they still time a call.
         started = parse_time(event.get("timestamp"), naive_utc=True)
-        self.rows[as_int(event["id"]) or 0] = (row, started)
+        event_id = as_int(event["id"])
+        if event_id is not None:  # always: is_event checked it
+            self.rows[event_id] = (row, started)
         if kind == "finish":
             text = _finish_text(event)
             self.finished = True
@@ -211,7 +226,7 @@ class Reader:
                 self.replies.append(text)
             self.answer = text
             return
-        thought = _text(dict_of(event, "args").get("thought"))
+        thought = _text(args.get("thought"))
         if thought is not None:
             self.replies.append(thought)
 

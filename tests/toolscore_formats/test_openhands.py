@@ -228,3 +228,43 @@ def test_eval_scores_an_openhands_trajectory_against_a_contract(tmp_path: Path) 
     assert (latency["status"], latency["measured_calls"], latency["total_duration"]) == (
         "partial", 3, 0.705059)
     assert record["coverage"]["with_outcome"] == 3
+
+
+def _event(event_id: int, **fields: Any) -> dict[str, Any]:
+    return {"id": event_id, "timestamp": f"2025-05-01T10:00:0{event_id}.000000",
+            "source": "agent", **fields}
+
+
+def test_an_mcp_error_and_an_error_observation_fail_their_calls() -> None:
+    """No fixture holds an MCP call: these events are in the shape OpenHands' code writes
+    (an MCP action's name and arguments; the CallToolResult, or {"isError": true, "error"},
+    as the observation's JSON text)."""
+    fetched = json.dumps({"meta": None, "content": [{"type": "text", "text": "<html>"}],
+                          "isError": False})
+    timed_out = json.dumps({"isError": True, "error": 'Tool "fetch" timed out after 30 '
+                            "seconds", "content": []})
+    events = [
+        {"id": 0, "timestamp": "2025-05-01T10:00:00.000000", "source": "user",
+         "action": "message", "args": {"content": "fetch it"}},
+        _event(1, action="call_tool_mcp",
+               args={"name": "fetch", "arguments": {"url": "https://example.org"},
+                     "thought": ""}),
+        _event(2, observation="mcp", cause=1, content=fetched, extras={"name": "fetch"}),
+        _event(3, action="call_tool_mcp",
+               args={"name": "fetch", "arguments": {"url": "https://example.com"},
+                     "thought": ""}),
+        _event(4, observation="mcp", cause=3, content=timed_out, extras={"name": "fetch"}),
+        _event(5, action="run_ipython", args={"code": "1/0", "thought": ""}),
+        _event(6, observation="error", cause=5, content="the kernel is not running",
+               extras={"error_id": ""}),
+    ]
+    trace, choice = parse_trace(events)
+    assert choice.format == "openhands"
+    assert [(c.tool, c.args, c.is_error, c.error, c.turn) for c in trace.calls] == [
+        ("fetch", {"url": "https://example.org"}, False, None, 1),
+        ("fetch", {"url": "https://example.com"}, True,
+         'Tool "fetch" timed out after 30 seconds', 1),
+        ("run_ipython", {"code": "1/0", "thought": ""}, True, "the kernel is not running", 1),
+    ]
+    assert trace.calls[0].result == fetched
+    assert [c.duration for c in trace.calls] == [1.0, 1.0, 1.0]
