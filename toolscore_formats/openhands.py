@@ -18,9 +18,6 @@ SOURCES = frozenset(("agent", "user", "environment"))
 TOOL_ACTIONS = frozenset(("run", "run_ipython", "read", "write", "edit", "browse",
                           "browse_interactive", "call_tool_mcp", "delegate", "think",
                           "finish", "reject", "task_tracking"))
-# OpenHands' AgentFinishAction.message when the finish carries no text: its words, not the
-# agent's.
-FINISH_PLACEHOLDER = "All done! What's next on the agenda?"
 EDITOR_ERROR = "ERROR:\n"
 EVENT_FIX = ("give the trajectory as OpenHands saves it (the UI's download, or "
              "--save-trajectory-path): a list of events, each with an id, a source and an "
