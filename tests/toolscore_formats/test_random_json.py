@@ -52,6 +52,7 @@ KEYS = st.sampled_from([
     "trajectory", "history", "info", "action", "observation", "exit_status", "submission",
     "model_stats", "tokens_sent", "tokens_received", "instance_cost", "execution_time",
     "replay_config", "is_demo", "tool_calls",
+    "observation", "source", "cause", "extras", "exit_code", "tool_call_metadata", "history",
 ])
 VALUES = st.sampled_from([
     "assistant", "user", "tool", "function", "model", "system", "tool_use", "tool_result",
@@ -74,6 +75,7 @@ VALUES = st.sampled_from([
     "GENERATION", "SPAN", "DEFAULT", "tool_call", "tool_call_response", "\"quoted\"",
     "\"TOOL\"", "\"CHAT_MODEL\"", "STATUS_CODE_ERROR", "{\"city\": \"Paris\"}", "get_weather_1",
     "submit", "submitted", "exit_cost", "find_file x",
+    "agent", "environment", "run", "finish", "read", "edit", "ERROR:\nbad",
 ])
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | \
     st.text(max_size=8) | VALUES
