@@ -1,1 +1,18 @@
 """Built-in run importers: other tools' result files read into runs rows, one module each."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolscore import InputError
+
+
+def load_json(path: str, fix: str) -> Any:
+    """The JSON document of a results file; one line naming the place and ``fix`` when the
+    file is not JSON."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"not JSON ({exc})", place="$", fix=fix) from None

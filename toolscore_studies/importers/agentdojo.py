@@ -4,7 +4,6 @@ security verdicts on it."""
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import evolve
 
 from toolscore import InputError, Trace, hookimpl
+from toolscore_studies.importers import load_json
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
     from toolscore import ImportedRun, ImportSource, RunImporter
@@ -26,11 +26,7 @@ NO_ATTACK = (None, "none")
 
 def read(source: ImportSource) -> Iterator[ImportedRun]:
     """One run for a run file; one per entry, in order, for a JSON list of run files."""
-    try:
-        with open(source.path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"not JSON ({exc})", place="$", fix=FIX) from None
+    document = load_json(source.path, FIX)
     if isinstance(document, Mapping):
         yield _run(source, document, "$")
     elif isinstance(document, list):

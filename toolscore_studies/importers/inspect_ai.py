@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, hookimpl
+from toolscore_studies.importers import load_json
 from toolscore_studies.importers.inspect_scores import decide, kept_scores
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
@@ -74,11 +75,7 @@ def _run(source: ImportSource, place: str, sample: Any, scorer: str | None,
 
 def _json_samples(path: str) -> Iterator[Any]:
     """The header of a ``.json`` log, then (place, sample) of each sample in file order."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            log = json.load(handle)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"not JSON ({exc})", place="$", fix=FIX) from None
+    log = load_json(path, FIX)
     if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
         raise InputError('not an Inspect eval log (no "eval" object)', place="$", fix=FIX)
     samples = log.get("samples")

@@ -19,6 +19,12 @@ from typing import TYPE_CHECKING, Any
 from attrs import evolve
 
 from toolscore import InputError, ToolCall, count, hookimpl
+from toolscore_studies.importers import load_json
+
+# τ²-bench's rule is τ-bench's (tau2/metrics/agent_metrics.py, is_successful): a reward
+# within 1e-6 of 1 is a success; no reward (a simulation that never ran, which τ²-bench
+# leaves out of its metrics) is no verdict.
+from toolscore_studies.importers.tau_bench import is_success
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
     from toolscore import ImportedRun, ImportSource, RunImporter
@@ -28,15 +34,6 @@ FIX = ('give a τ²-bench results file: the JSON document `tau2 run` saves, {"in
 # The instruction fields of a structured user scenario, in the order τ²-bench prints them.
 SCENARIO = (("reason_for_call", "Reason for call"), ("known_info", "Known info"),
             ("unknown_info", "Unknown info"), ("task_instructions", "Task instructions"))
-
-
-def is_success(reward: Any) -> bool | None:
-    """τ²-bench's own rule (``tau2/metrics/agent_metrics.py``, ``is_successful``): a reward
-    within 1e-6 of 1 is a success; None when there is no reward (a simulation that never
-    ran, which τ²-bench leaves out of its metrics)."""
-    if isinstance(reward, bool) or not isinstance(reward, int | float):
-        return None
-    return (1 - 1e-6) <= reward <= (1 + 1e-6)
 
 
 class Adapted:
@@ -190,11 +187,7 @@ def _number(value: Any) -> float | None:
 def read(source: ImportSource) -> Iterator[ImportedRun]:
     from toolscore import ImportedRun
 
-    try:
-        with open(source.path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"not JSON ({exc})", place="$", fix=FIX) from None
+    document = load_json(source.path, FIX)
     if not isinstance(document, Mapping):
         raise InputError("not a τ²-bench results document (an object)", place="$", fix=FIX)
     simulations = document.get("simulations")

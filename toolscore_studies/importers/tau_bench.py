@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, hookimpl
+from toolscore_studies.importers import load_json
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
     from toolscore import ImportedRun, ImportSource, RunImporter
@@ -26,11 +26,7 @@ def is_success(reward: Any) -> bool | None:
 def read(source: ImportSource) -> Iterator[ImportedRun]:
     from toolscore import ImportedRun
 
-    try:
-        with open(source.path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"not JSON ({exc})", place="$", fix=FIX) from None
+    document = load_json(source.path, FIX)
     if not isinstance(document, list):
         raise InputError("not a list of results", place="$", fix=FIX)
     for i, entry in enumerate(document):
