@@ -51,7 +51,8 @@ class ToolCall:
     tool: str
     """The tool's name."""
     args: dict[str, Any] | None = None
-    """Arguments as an object; null when the trace has none or they did not decode."""
+    """Arguments as an object (``{}``: called with none); null when the trace does not record
+    them (unknown) or they did not decode (``raw_args`` then holds the text)."""
     id: str | None = None
     """The provider's call id or the JSON-RPC request id, as a string."""
     result: Any = None
