@@ -148,10 +148,12 @@ def _read_messages(messages: list[dict[str, Any]], table: CallTable, notes: list
             actions = _actions(message)
             if actions is None:
                 unparsed.append(index)
-            elif not actions:
-                format_errors.append(index)
             else:
                 pending = _add_calls(table, message, actions)
+        elif dict_of(message, "extra").get("interrupt_type") == "FormatError":
+            # The agent keeps no model message for an answer it found no command in (or
+            # several, or an unknown tool): only this user message, its format-error prompt.
+            format_errors.append(index)
         elif role in ("tool", "user") and pending and _returncode(message) is not None:
             call_id = as_str(message.get("tool_call_id"))
             row = next((r for r in pending if call_id is not None and r.id == call_id),
@@ -164,9 +166,9 @@ def _read_messages(messages: list[dict[str, Any]], table: CallTable, notes: list
             row = pending.pop(0)
             row.settle(result=message.get("content"), is_error=False, error=None)
     if format_errors:
-        notes.append(f"{count(len(format_errors), 'model message')} with no command the agent "
-                     f"could run (messages {', '.join(map(str, format_errors))}: a format "
-                     "error): not calls")
+        notes.append(f"{count(len(format_errors), 'format error')} (messages "
+                     f"{', '.join(map(str, format_errors))}): the model's answer held no "
+                     "command the agent could run, so no call")
     if unparsed and len(unparsed) == sum(m["role"] == "assistant" for m in messages):
         # mini-swe-agent 1.x kept no parsed actions: its commands are only in the model's
         # text, which this reader does not parse; 0 calls would be a false score.

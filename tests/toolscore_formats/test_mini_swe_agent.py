@@ -95,16 +95,20 @@ def test_a_contract_scores_the_run_and_its_cost(tmp_path: Path) -> None:
     assert record["coverage"]["final_answer_known"] is True
 
 
-def test_a_model_message_without_a_command_is_no_call() -> None:
+def test_a_format_error_is_no_call_and_a_note() -> None:
     document = _load(SERVER_ERROR)
-    # What the agent records for an answer it found no command in (a format error).
-    document["messages"][4]["extra"]["actions"] = []
+    # What the agent keeps when the model's answer holds no bash call: no model message,
+    # a user message with its format-error prompt (agents/default.py, FormatError).
+    document["messages"][4:6] = [{
+        "role": "user", "content": "No tool calls found in the response.",
+        "extra": {"interrupt_type": "FormatError"}}]
     trace = parse_trace(document)[0]
     assert [c.args["command"] for c in trace.calls] == [
         "ls -la /testbed", 'grep -n "_golden_sect_DataFrame" /testbed/pvlib/tools.py',
         "sed -n '302,400p' /testbed/pvlib/tools.py"]
-    assert trace.notes[0] == ("1 model message with no command the agent could run "
-                              "(messages 4: a format error): not calls")
+    assert [c.is_error for c in trace.calls] == [False] * 3
+    assert trace.notes[0] == ("1 format error (messages 4): the model's answer held no "
+                              "command the agent could run, so no call")
 
 
 def test_a_timed_out_command_fails_with_the_agents_exception_info() -> None:
