@@ -14,6 +14,7 @@ from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl
 from toolscore_formats.calls import CallRow, CallTable
+from toolscore_formats.shapes import is_mini_swe_agent_trajectory
 from toolscore_formats.times import iso_timestamp
 from toolscore_formats.values import as_float, as_int, as_str, dict_of
 
@@ -22,16 +23,6 @@ FIX = ('give the .traj.json file mini-swe-agent wrote, unchanged: "messages" is 
        'objects with a "role"')
 # What the observation template writes before a command's output (config/*.yaml).
 RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
-
-
-def _is_trajectory(document: Any) -> bool:
-    """mini-swe-agent's own marks: its ``trajectory_format``, or ``info.mini_version``."""
-    if not isinstance(document, dict) or not isinstance(document.get("info"), dict) or \
-            "messages" not in document:
-        return False
-    marker = document.get("trajectory_format")
-    return (isinstance(marker, str) and marker.startswith("mini-swe-agent")) or \
-        "mini_version" in document["info"]
 
 
 def _malformed(document: dict[str, Any]) -> tuple[str, str] | None:
@@ -46,14 +37,14 @@ def _malformed(document: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def detect(document: Any) -> str | None:
-    if not _is_trajectory(document) or _malformed(document) is not None:
+    if not is_mini_swe_agent_trajectory(document) or _malformed(document) is not None:
         return None
     return 'a mini-swe-agent trajectory ("info", "messages", "trajectory_format")'
 
 
 def near(document: Any) -> str | None:
     """What a mini-swe-agent trajectory with malformed messages misses."""
-    if not _is_trajectory(document):
+    if not is_mini_swe_agent_trajectory(document):
         return None
     problem = _malformed(document)
     return None if problem is None else \
@@ -184,7 +175,7 @@ def _read_messages(messages: list[dict[str, Any]], table: CallTable, notes: list
 
 
 def parse(document: Any) -> Trace:
-    if not _is_trajectory(document):
+    if not is_mini_swe_agent_trajectory(document):
         raise InputError("not a mini-swe-agent trajectory", place="$",
                          fix='give a .traj.json file: an object with "info" (exit_status, '
                              'submission, model_stats, mini_version) and "messages"')

@@ -148,3 +148,12 @@ def test_a_trajectory_without_parsed_actions_is_refused_not_read_as_no_calls() -
         message.get("extra", {}).pop("actions", None)
     with pytest.raises(InputError, match=r"\$\.messages\[2\].*extra\.actions"):
         parse_trace(document)
+
+
+def test_a_run_saved_before_its_exit_message_is_still_mini_swe_agents() -> None:
+    # The agent saves the file after every step: until the run ends, its messages are a
+    # plain chat log, which openai_chat would read as a run of no calls.
+    document = _load(SERVER_ERROR)
+    document["messages"] = document["messages"][:-1]
+    trace, choice = parse_trace(document)
+    assert (choice.format, len(trace.calls)) == ("mini_swe_agent", 4)
