@@ -57,6 +57,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.langfuse",
     "toolscore_formats.mlflow",
     "toolscore_formats.swe_agent",
+    "toolscore_formats.mini_swe_agent",
     "toolscore_formats.openhands",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",

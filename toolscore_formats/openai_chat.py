@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl, type_name
-from toolscore_formats.shapes import is_sample, is_ui_tool_part
+from toolscore_formats.shapes import is_mini_swe_agent_trajectory, is_sample, is_ui_tool_part
 from toolscore_formats.values import name_of
 
 ROLES = frozenset(("system", "developer", "user", "assistant", "tool", "function"))
@@ -111,6 +111,8 @@ def detect(document: Any) -> str | None:
     if not messages or any(not_chat(m) is not None for m in messages):
         return None
     if is_sample(document):  # its messages look like a chat log, but the sample is inspect_ai's
+        return None
+    if is_mini_swe_agent_trajectory(document):  # a chat too, but mini_swe_agent reads the run
         return None
     if isinstance(document, dict) and "messages" not in document:
         return OLLAMA

@@ -16,6 +16,17 @@ def is_sample(document: Any) -> bool:
             "target" in document and type(document.get("id")) in (int, str))
 
 
+def is_mini_swe_agent_trajectory(document: Any) -> bool:
+    """A mini-swe-agent trajectory: ``info`` and ``messages``, with mini-swe-agent's own
+    marks (its ``trajectory_format``, or ``info.mini_version``)."""
+    if not isinstance(document, dict) or not isinstance(document.get("info"), dict) or \
+            "messages" not in document:
+        return False
+    marker = document.get("trajectory_format")
+    return (isinstance(marker, str) and marker.startswith("mini-swe-agent")) or \
+        "mini_version" in document["info"]
+
+
 SAMPLE_FIX = ('give the log (`inspect log dump LOG > log.json` writes any log as JSON) or one '
               'of its samples')
 """How to give an Inspect sample, for the errors of a document that is not one."""

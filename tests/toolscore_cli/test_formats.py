@@ -20,6 +20,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "langfuse",
            "mlflow",
            "swe_agent",
+           "mini_swe_agent",
            "openhands",
            }
 

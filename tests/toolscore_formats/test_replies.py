@@ -16,6 +16,7 @@ CHAT = ("agents_sdk", "anthropic", "bedrock_converse", "claude_agent_sdk", "gemi
 CHAT = (*CHAT, "openhands")
 NO_REPLIES = ("google_adk", "jaeger", "langfuse", "langsmith", "mcp", "mlflow", "openinference",
               "otel", "swe_agent")
+NO_REPLIES = (*NO_REPLIES, "mini_swe_agent")
 # The Agents SDK's own trace spans are read by the agents_sdk format, as a span format reads
 # them (replies unknown), beside its run items (a chat-style record).
 SPAN_FILES = ("agents_sdk_trace",)
