@@ -1,6 +1,7 @@
-"""Google's Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``):
-each ``gemini`` message's ``toolCalls`` as calls, with the CLI's own ``status`` and the
-Gemini ``functionResponse`` parts of their ``result``."""
+"""Google's Gemini CLI session recordings (``~/.gemini/tmp/<project>/chats/session-*.json``,
+and the ``.jsonl`` log newer versions append to): each ``gemini`` message's ``toolCalls`` as
+calls, with the CLI's own ``status`` and the Gemini ``functionResponse`` parts of their
+``result``."""
 
 from __future__ import annotations
 
@@ -17,9 +18,15 @@ KINDS = frozenset(("user", "gemini", "info", "error", "warning"))
 # The CLI records a call once it completed: these are the statuses of a completed call.
 # "cancelled" is the user stopping it (or declining it): the tool gave no outcome.
 FAILED, SUCCEEDED, CANCELLED = "error", "success", "cancelled"
+# User messages the CLI itself does not count as the user's (its isIgnoredUserContent): the
+# context it sends first, hook context, slash commands and "?" help.
+NOT_PROMPTS = ("<session_context>", "<hook_context>", "/", "?")
+LOG = 'a Gemini CLI session log (JSON Lines: "sessionId" metadata, messages, "$set", "$rewindTo")'
 
 
 def detect(document: Any) -> str | None:
+    if isinstance(document, list):
+        return LOG if _is_log(document) else None
     if not (isinstance(document, dict) and isinstance(document.get("sessionId"), str)
             and isinstance(document.get("messages"), list)):
         return None
@@ -43,11 +50,78 @@ def text(content: Any) -> str | None:
     return joined if joined and not joined.isspace() else None
 
 
+def _is_log(records: list[Any]) -> bool:
+    first = records[0] if records else None
+    if not (isinstance(first, dict) and isinstance(first.get("sessionId"), str)
+            and isinstance(first.get("projectHash"), str)):
+        return False
+    kinds = [_record_kind(record) for record in records]
+    return None not in kinds and any(
+        record.get("type") in ("user", "gemini")
+        for record, kind in zip(records, kinds, strict=True) if kind == "message")
+
+
+def _record_kind(record: Any) -> str | None:
+    """What a line of the session log is, as the CLI's loader tells them apart, in its order."""
+    if not isinstance(record, dict):
+        return None
+    if isinstance(record.get("$rewindTo"), str):
+        return "rewind"
+    if isinstance(record.get("id"), str):
+        return "message" if record.get("type") in KINDS else None
+    if isinstance(record.get("$set"), dict):
+        return "set"
+    if isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+        return "metadata"
+    return None
+
+
+def fold(records: list[Any], notes: list[str]) -> dict[str, Any]:
+    """The session a log's lines leave, as the CLI loads it: a message line adds the message,
+    or replaces the one with its id (the CLI re-writes a message as its calls and tokens come
+    in); ``$set`` sets metadata, and its ``messages`` replace all of them; ``$rewindTo`` drops
+    that message and every later one."""
+    metadata: dict[str, Any] = {}
+    messages: dict[str, dict[str, Any]] = {}  # by id, in the order first written
+    rewinds = 0
+    for index, record in enumerate(records):
+        kind = _record_kind(record)
+        if kind is None:
+            raise InputError("a line of a Gemini CLI session log is the session's metadata, a "
+                             'message ({"id", "type", ...}), "$set" or "$rewindTo"',
+                             place=f"line {index + 1}", fix="remove or repair the line")
+        if kind == "rewind":
+            rewinds += 1
+            ids = list(messages)
+            cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in messages else 0
+            for key in ids[cut:]:
+                del messages[key]
+        elif kind == "message":
+            messages[record["id"]] = record
+        else:
+            update = dict(record["$set"] if kind == "set" else record)
+            given = update.pop("messages", None)
+            if isinstance(given, list):
+                if kind == "set":
+                    messages.clear()
+                messages.update((item["id"], item) for item in given
+                                if _record_kind(item) == "message")
+            metadata.update(update)
+    if rewinds:
+        notes.append(f"{count(rewinds, 'rewind')} ($rewindTo): the messages rewound are not "
+                     "read, as the CLI drops them")
+    return {**metadata, "messages": list(messages.values())}
+
+
 def parse(document: Any) -> Trace:
+    notes: list[str] = []
+    if isinstance(document, list) and document and _record_kind(document[0]) == "metadata":
+        document = fold(document, notes)  # a bad line is named there
     if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
         raise InputError("not a Gemini CLI session", place="$",
                          fix='give the session file\'s {"sessionId", "messages": [...]}')
     talk = Conversation()
+    talk.notes.extend(notes)
     usage = RunUsage("tokens", "gemini messages", common_only=True)
     notes, asides = talk.notes, []
     model: str | None = None
@@ -55,7 +129,8 @@ def parse(document: Any) -> Trace:
                                     problem='a message is {"id", "type", "content", ...}'):
         kind = message.get("type")
         if kind == "user":
-            talk.table.start_turn()
+            if _is_prompt(message.get("content")):
+                talk.table.start_turn()
         elif kind == "gemini":
             model = as_str(message.get("model")) or model
             usage.add(_tokens(message, index, notes))
@@ -73,6 +148,13 @@ def parse(document: Any) -> Trace:
                      f"(not calls): " + "; ".join(asides[:5])
                      + (" ..." if len(asides) > 5 else ""))
     return talk.trace(model=model, usage=usage.result(notes))
+
+
+def _is_prompt(content: Any) -> bool:
+    """Whether a user message is the user's: not the function responses the CLI records as
+    the user's turn, nor the context and commands it does not count."""
+    said = text(content)
+    return said is not None and not said.strip().startswith(NOT_PROMPTS)
 
 
 def _tokens(message: dict[str, Any], index: int, notes: list[str]) -> dict[str, Any] | None:
@@ -140,8 +222,9 @@ def _function_response(result: Any) -> dict[str, Any] | None:
 def toolscore_register_trace_formats() -> list[TraceFormat]:
     return [TraceFormat(
         id="gemini_cli",
-        description="Gemini CLI session recordings (chats/session-*.json)",
-        reads='{"sessionId", "messages": [...]}: each gemini message\'s toolCalls (status '
+        description="Gemini CLI session recordings (chats/session-*.json and .jsonl)",
+        reads='{"sessionId", "messages": [...]} or the .jsonl log (folded as the CLI loads '
+              'it): each gemini message\'s toolCalls (status '
               'error a failure, cancelled unknown; the result\'s functionResponse as in '
               'gemini), its text a reply, tokens summed; user messages start turns',
         detect=detect, parse=parse,

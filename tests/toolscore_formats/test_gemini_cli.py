@@ -160,3 +160,59 @@ def test_a_malformed_session_is_one_line_naming_the_place(
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+LOG = "gemini_cli_session_log.jsonl"
+
+
+def _log_records() -> list[Any]:
+    text = (FIXTURES / LOG).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_the_jsonl_log_is_read_as_the_cli_loads_it(read: Read) -> None:
+    trace, choice = read(LOG)
+    assert choice.format == "gemini_cli"
+    # The gemini message is written twice (then with its calls): its calls count once. The
+    # session context the CLI sends first, and the function responses it records as a user
+    # message, start no turn: the five calls answer the one prompt.
+    assert [(c.tool, c.args, c.is_error, c.turn) for c in trace.calls] == [
+        ("read_file", {"file_path": "file1.txt"}, False, 1),
+        ("read_file", {"file_path": "file2.txt"}, False, 1),
+        ("write_file", {"file_path": "output.txt", "content": "wave2"}, False, 1),
+        ("read_file", {"file_path": "file3.txt"}, True, 1),
+        ("read_file", {"file_path": "file4.txt"}, False, 1)]
+    assert [c.result for c in trace.calls][:2] == ["c1", "c2"]
+    assert trace.calls[3].id == "read_file__read_file_1796601959615_3"
+    assert trace.calls[3].error == "File not found: /tmp/gcli/run/proj/file3.txt"
+    assert trace.final_answer == ("Read file1, file2 and file4; file3.txt does not exist. "
+                                  "Wrote output.txt.")
+    assert trace.replies == (trace.final_answer,)
+    assert trace.model == "gemini-3.1-pro-preview"
+    # The scripted model reported 120 + 40 and 260 + 18 tokens.
+    assert trace.usage == {"cached": 0, "input": 380, "output": 58, "thoughts": 0, "tool": 0,
+                           "total": 438}
+    assert trace.notes == ()
+
+
+def test_a_rewind_drops_the_messages_from_the_one_it_names() -> None:
+    records = _log_records()
+    answer = records[4]["id"]  # the gemini message that made the calls
+    records.append({"$rewindTo": answer})
+    trace, _ = parse_trace(records)
+    assert (trace.calls, trace.final_answer, trace.replies) == ((), None, ())
+    assert trace.notes == ("1 rewind ($rewindTo): the messages rewound are not read, as the "
+                           "CLI drops them",)
+
+
+def test_a_bad_line_of_the_log_is_named(tmp_path: Path) -> None:
+    records = _log_records()
+    records.insert(3, {"note": "not a record"})
+    with pytest.raises(InputError, match=r"line 4: a line of a Gemini CLI session log is"):
+        parse_trace(records, trace_format="gemini_cli")
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    gold = write_json(tmp_path / "gold.json", [])
+    result = run_cli("eval", str(gold), str(path), "--format", "gemini_cli")
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
