@@ -88,18 +88,22 @@ def parse(document: Any) -> Trace:
     return talk.trace(model=model, usage=usage if isinstance(usage, dict) else None)
 
 
+def response_outcome(response: dict[str, Any]) -> dict[str, Any]:
+    """The outcome of a ``functionResponse``: ``response.error`` is a failure, else the
+    response (unwrapped from an SDK's one-key wrapper) is the result."""
+    body = response.get("response")
+    if isinstance(body, dict) and "error" in body:
+        return outcome(None, failed=True, error=body["error"])
+    # {"return_value": x} / {"output": x} / {"result": x} is how SDKs wrap a plain value.
+    if isinstance(body, dict) and len(body) == 1:
+        key = next(iter(body))
+        body = body[key] if key in ("return_value", "output", "result") else body
+    return outcome(body, failed=None)
+
+
 def _read_response(response: dict[str, Any], table: CallTable, notes: list[str],
                    index: int) -> None:
-    body = response.get("response")
-    failed = isinstance(body, dict) and "error" in body
-    if failed:
-        result = outcome(None, failed=True, error=body["error"])  # type: ignore[index]
-    else:
-        # {"return_value": x} / {"output": x} / {"result": x} is how SDKs wrap a plain value.
-        if isinstance(body, dict) and len(body) == 1:
-            key = next(iter(body))
-            body = body[key] if key in ("return_value", "output", "result") else body
-        result = outcome(body, failed=None)
+    result = response_outcome(response)
     name = response.get("name") if isinstance(response.get("name"), str) else None
     joined = table.answer(response["id"], **result) if table.has_id(response.get("id")) \
         else table.answer_next(name, **result)  # same-name parallel calls: by position

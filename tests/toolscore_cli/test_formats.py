@@ -22,6 +22,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "swe_agent",
            "mini_swe_agent",
            "openhands",
+           "gemini_cli",
            }
 
 
