@@ -134,3 +134,17 @@ def _as_error(result: Any) -> str | None:
     if text is not None:
         return text
     return error_text(result)
+
+
+def response_outcome(response: dict[str, Any]) -> dict[str, Any]:
+    """The outcome of a Gemini ``functionResponse`` (the ``gemini`` and ``gemini_cli``
+    formats'): ``response.error`` is a failure, else the
+    response (unwrapped from an SDK's one-key wrapper) is the result."""
+    body = response.get("response")
+    if isinstance(body, dict) and "error" in body:
+        return outcome(None, failed=True, error=body["error"])
+    # {"return_value": x} / {"output": x} / {"result": x} is how SDKs wrap a plain value.
+    if isinstance(body, dict) and len(body) == 1:
+        key = next(iter(body))
+        body = body[key] if key in ("return_value", "output", "result") else body
+    return outcome(body, failed=None)

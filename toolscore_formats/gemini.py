@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
-from toolscore_formats.calls import CallTable, outcome
+from toolscore_formats.calls import CallTable, outcome, response_outcome
 from toolscore_formats.messages import Conversation
 from toolscore_formats.values import as_str, name_of
 
@@ -86,19 +86,6 @@ def parse(document: Any) -> Trace:
         usage = document.get("usageMetadata", document.get("usage_metadata"))
         model = as_str(document.get("modelVersion", document.get("model_version")))
     return talk.trace(model=model, usage=usage if isinstance(usage, dict) else None)
-
-
-def response_outcome(response: dict[str, Any]) -> dict[str, Any]:
-    """The outcome of a ``functionResponse``: ``response.error`` is a failure, else the
-    response (unwrapped from an SDK's one-key wrapper) is the result."""
-    body = response.get("response")
-    if isinstance(body, dict) and "error" in body:
-        return outcome(None, failed=True, error=body["error"])
-    # {"return_value": x} / {"output": x} / {"result": x} is how SDKs wrap a plain value.
-    if isinstance(body, dict) and len(body) == 1:
-        key = next(iter(body))
-        body = body[key] if key in ("return_value", "output", "result") else body
-    return outcome(body, failed=None)
 
 
 def _read_response(response: dict[str, Any], table: CallTable, notes: list[str],

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl
-from toolscore_formats.gemini import response_outcome
+from toolscore_formats.calls import response_outcome
 from toolscore_formats.messages import Conversation
 from toolscore_formats.times import iso_timestamp
 from toolscore_formats.usage import RunUsage
