@@ -21,6 +21,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "mlflow",
            "swe_agent",
            "openhands",
+           "codex",
            }
 
 

@@ -14,6 +14,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CHAT = ("agents_sdk", "anthropic", "bedrock_converse", "claude_agent_sdk", "gemini",
         "inspect_ai", "langchain", "openai_chat", "openai_responses", "pydantic_ai", "vercel_ai")
 CHAT = (*CHAT, "openhands")
+CHAT = (*CHAT, "codex")
 NO_REPLIES = ("google_adk", "jaeger", "langfuse", "langsmith", "mcp", "mlflow", "openinference",
               "otel", "swe_agent")
 # The Agents SDK's own trace spans are read by the agents_sdk format, as a span format reads
