@@ -10,6 +10,7 @@ versions of each model request) and bookkeeping lines.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from attrs import evolve
@@ -100,6 +101,28 @@ def _command_end(payload: dict[str, Any]) -> tuple[str | None, Ran] | None:
                         as_str(source.get("aggregated_output")))
 
 
+# The header Codex's exec_command puts before a command's output (``Chunk ID``, ``Wall
+# time: 0.3030 seconds``, ``Process exited with code 1``, ``Original token count``), ended
+# by an ``Output:`` line.
+EXIT_LINE = re.compile(r"Process exited with code (-?\d+)")
+WALL_LINE = re.compile(r"Wall time: (\d+(?:\.\d+)?) seconds")
+
+
+def _header(text: Any) -> Ran | None:
+    """The exit code and wall time in Codex's header of a command's output; None when the
+    header has no exit code (a command still running answers with its session id)."""
+    if not isinstance(text, str) or "\nOutput:\n" not in text:
+        return None
+    header, _, output = text.partition("\nOutput:\n")
+    code = seconds = None
+    for line in header.split("\n"):
+        if (found := EXIT_LINE.fullmatch(line)) is not None:
+            code = int(found.group(1))
+        elif (found := WALL_LINE.fullmatch(line)) is not None:
+            seconds = float(found.group(1))
+    return Ran(code, seconds, output) if code is not None else None
+
+
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens", "cached_input_tokens",
               "cache_write_input_tokens", "reasoning_output_tokens")
 
@@ -152,6 +175,9 @@ class Reader:
         self.items: list[Any] = []
         self.started: dict[str, str | None] = {}
         self.ran: dict[str, Ran] = {}
+        """Exit codes by call id, from Codex's events or an output's JSON metadata."""
+        self.printed: dict[str, Ran] = {}
+        """Exit codes by call id, from the header Codex puts before a command's output."""
         self.model: str | None = None
         self.runs: list[dict[str, int]] = []
         """The running token totals: the last of each run of Codex over the session."""
@@ -190,8 +216,11 @@ class Reader:
     def output(self, payload: dict[str, Any]) -> None:
         """An output as JSON text ``{"output", "metadata": {"exit_code",
         "duration_seconds"}}``, as the ``shell`` and ``apply_patch`` tools of some Codex
-        versions answer."""
+        versions answer, or as text after Codex's header (``exec_command``)."""
         call_id = as_str(payload.get("call_id"))
+        printed = _header(payload.get("output"))
+        if call_id is not None and printed is not None:
+            self.printed[call_id] = printed
         decoded = maybe_json(payload.get("output"))
         metadata = dict_of(decoded, "metadata")
         code = as_int(metadata.get("exit_code"))
@@ -232,7 +261,12 @@ class Reader:
     def call(self, call: ToolCall, unknown: list[str]) -> ToolCall:
         """The call with its time, and its outcome from its exit code when it has one."""
         started = self.started.get(call.id) if call.id is not None else None
-        ran = self.ran.get(call.id) if call.id is not None else None
+        ran = None
+        if call.id is not None and call.tool in COMMAND_TOOLS:
+            # An event's exit code (and its finer duration) before the printed header.
+            ran = self.ran.get(call.id) or self.printed.get(call.id)
+        elif call.id is not None:
+            ran = self.ran.get(call.id)
         if call.is_error is None or ((ran is None or ran.code is None)
                                      and call.tool not in COMMAND_TOOLS):
             return evolve(call, timestamp=started)
@@ -293,8 +327,9 @@ def toolscore_register_trace_formats() -> list[TraceFormat]:
         reads="a Codex CLI rollout (JSON Lines of {timestamp, type, payload}): its Responses "
               "items read as openai_responses reads them (function_call, custom_tool_call, "
               "joined to their outputs by call_id), each call's time from its line, a "
-              "command's exit code and duration from Codex's events or the output's "
-              "metadata (non-zero: failed), turns from the user's messages, the model from "
-              "turn_context and the tokens from the token_count events' running totals",
+              "command's exit code and duration from Codex's events, the output's "
+              "metadata or its header (non-zero: failed), turns from the user's "
+              "messages, the model from turn_context and the tokens from the token_count "
+              "events' running totals",
         detect=detect, parse=parse, near=near,
     )]

@@ -133,14 +133,43 @@ def test_without_a_token_count_the_usage_is_unknown() -> None:
     assert trace.usage is None
 
 
-def test_a_command_without_an_exit_code_has_an_unknown_outcome() -> None:
-    """The 0.171 rollout without its CommandExecution events: the output came back, but
-    nothing says whether the command failed."""
-    lines = [line for line in _lines("codex_rollout.jsonl")
+def test_codex_0_132_exit_codes_come_from_the_header_before_the_output(read: Read) -> None:
+    """0.132 writes no event with the exit code: Codex's header of the output the model got
+    (``Wall time: ... seconds``, ``Process exited with code N``, then ``Output:``) says it."""
+    trace, choice = read("codex_rollout_0_132.jsonl")
+    assert choice.format == "codex"
+    assert [(c.tool, c.id, c.is_error, c.error, c.duration) for c in trace.calls] == [
+        ("exec_command", "call_ls", False, None, 0.4771),
+        ("exec_command", "call_cat", True,
+         "exit code 1: cat: missing.txt: No such file or directory", 0.3549),
+        ("apply_patch", "call_patch", False, None, None),
+    ]
+    # 0.132 runs the totals on across the resumed turn, as 0.171 does.
+    assert trace.usage is not None and trace.usage["total_tokens"] == 5120
+    assert trace.notes == ()
+
+
+def test_an_event_s_exit_code_and_duration_come_before_the_header() -> None:
+    lines = _lines("codex_rollout.jsonl")
+    trace, _ = parse_trace(lines)
+    assert [c.duration for c in trace.calls[:2]] == [0.335925016, 0.264912999]
+    # Without the CommandExecution events, the header's code and wall time.
+    lines = [line for line in lines
              if line["payload"].get("item", {}).get("type") != "CommandExecution"]
     trace, _ = parse_trace(lines)
-    assert [(c.id, c.is_error, c.duration) for c in trace.calls] == [
-        ("call_ls", None, None), ("call_cat", None, None), ("call_patch", False, None)]
+    assert [(c.is_error, c.duration) for c in trace.calls] == [
+        (False, 0.3361), (True, 0.2651), (False, None)]
+
+
+def test_a_command_answered_without_an_exit_code_has_an_unknown_outcome(read: Read) -> None:
+    """Codex 0.132 offers the model no ``shell`` tool: it answers the calls
+    ``unsupported call: shell``, with no exit code and no error flag."""
+    trace, _ = read("codex_rollout_0_132_shell.jsonl")
+    assert [(c.tool, c.id, c.result, c.is_error) for c in trace.calls] == [
+        ("shell", "call_ls", "unsupported call: shell", None),
+        ("shell", "call_cat", "unsupported call: shell", None),
+        ("apply_patch", "call_patch", "unsupported custom tool call: apply_patch", False),
+    ]
     assert trace.notes == ("2 command calls answered without an exit code (call_ls, "
                            "call_cat): outcome unknown",)
 
