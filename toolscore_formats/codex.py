@@ -3,8 +3,8 @@ Responses API items Codex records, read by the ``openai_responses`` reader, with
 time, a command's exit code and duration from Codex's own lines, and the session's tokens.
 
 Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` first, then
-``response_item`` (a Responses item), ``event_msg`` (what Codex showed: messages, command
-ends, token counts), ``turn_context`` (the model and settings of a turn, or in older
+``response_item`` (a Responses item), ``event_msg`` (what Codex showed: messages, finished
+commands, token counts), ``turn_context`` (the model and settings of a turn, or in older
 versions of each model request) and bookkeeping lines.
 """
 
@@ -85,20 +85,15 @@ class Ran:
 
 
 def _command_end(payload: dict[str, Any]) -> tuple[str | None, Ran] | None:
-    """An ``exec_command_end`` event, or an ``item_completed`` event of a
-    ``CommandExecution`` item: the call id it answers, the exit code, the duration."""
-    kind = name_of(payload, "type")
-    if kind == "exec_command_end":
-        source = payload
-        call_id = as_str(payload.get("call_id"))
-    elif kind == "item_completed" and name_of(dict_of(payload, "item"), "type") == \
+    """An ``item_completed`` event of a ``CommandExecution`` item: the call id it answers,
+    the exit code, the duration."""
+    item = dict_of(payload, "item")
+    if name_of(payload, "type") != "item_completed" or name_of(item, "type") != \
             "CommandExecution":
-        source = payload["item"]
-        call_id = as_str(source.get("id"))
-    else:
         return None
-    return call_id, Ran(as_int(source.get("exit_code")), _seconds(source.get("duration")),
-                        as_str(source.get("aggregated_output")))
+    return as_str(item.get("id")), Ran(as_int(item.get("exit_code")),
+                                       _seconds(item.get("duration")),
+                                       as_str(item.get("aggregated_output")))
 
 
 # The header Codex's exec_command puts before a command's output (``Chunk ID``, ``Wall
@@ -175,7 +170,8 @@ class Reader:
         self.items: list[Any] = []
         self.started: dict[str, str | None] = {}
         self.ran: dict[str, Ran] = {}
-        """Exit codes by call id, from Codex's events or an output's JSON metadata."""
+        """Exit codes by call id, from Codex's CommandExecution events or an output's JSON
+        metadata."""
         self.printed: dict[str, Ran] = {}
         """Exit codes by call id, from the header Codex puts before a command's output."""
         self.model: str | None = None
