@@ -180,7 +180,6 @@ class Reader:
         self.fresh = True
         """Whether the next total starts a run (a process of Codex knows no usage yet)."""
         self.reasoning = 0
-        self.compacted = 0
 
     def line(self, kind: str, payload: dict[str, Any], timestamp: Any) -> None:
         if kind == "response_item":
@@ -189,8 +188,6 @@ class Reader:
             self.model = as_str(payload.get("model")) or self.model
         elif kind == "event_msg":
             self.event(payload)
-        elif kind == "compacted":
-            self.compacted += 1
 
     def item(self, payload: dict[str, Any], timestamp: Any) -> None:
         kind = name_of(payload, "type")
@@ -290,10 +287,6 @@ class Reader:
         if self.reasoning:
             notes.append(f"{count(self.reasoning, 'reasoning item')} (the model's reasoning) "
                          "not read")
-        if self.compacted:
-            notes.append(f"{count(self.compacted, 'compacted line')} (history Codex "
-                         "summarised) not read: the calls before a compaction are read from "
-                         "their own lines")
         return notes
 
 

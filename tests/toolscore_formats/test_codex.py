@@ -195,6 +195,14 @@ def test_a_reasoning_item_is_noted_not_read() -> None:
     assert len(trace.calls) == 3
 
 
+def test_rollout_lines_without_the_session_meta_line_are_still_codex() -> None:
+    lines = _lines("codex_rollout_0_132.jsonl")[1:]
+    trace, choice = parse_trace(lines)
+    assert (choice.format, choice.reason) == (
+        "codex", 'Codex CLI rollout lines ("response_item" / "event_msg" with a "payload")')
+    assert len(trace.calls) == 3
+
+
 def test_a_broken_line_is_a_near_miss_and_one_error_line_naming_it(tmp_path: Path) -> None:
     lines: list[Any] = _lines("codex_rollout_shell.jsonl")
     del lines[9]["payload"]
