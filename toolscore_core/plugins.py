@@ -60,6 +60,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.mini_swe_agent",
     "toolscore_formats.openhands",
     "toolscore_formats.gemini_cli",
+    "toolscore_formats.codex",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

@@ -23,6 +23,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "mini_swe_agent",
            "openhands",
            "gemini_cli",
+           "codex",
            }
 
 
