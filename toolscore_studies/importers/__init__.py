@@ -16,3 +16,11 @@ def load_json(path: str, fix: str) -> Any:
             return json.load(handle)
     except (UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"not JSON ({exc})", place="$", fix=fix) from None
+
+
+def inner_place(place: str | None) -> str:
+    """A place inside a run's message list, as a suffix of the run's own place ($[2] -> [2];
+    another place in brackets after it)."""
+    if not place or place == "$":
+        return ""
+    return place[1:] if place.startswith("$") else f" ({place})"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import evolve
 
 from toolscore import InputError, Trace, hookimpl
-from toolscore_studies.importers import load_json
+from toolscore_studies.importers import inner_place, load_json
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
     from toolscore import ImportedRun, ImportSource, RunImporter
@@ -64,7 +64,7 @@ def _run(source: ImportSource, entry: Any, place: str) -> ImportedRun:
     try:
         trace = source.parse_trace(chat, "openai_chat")
     except InputError as exc:
-        raise InputError(exc.problem, place=f"{place}.messages{_inner(exc.place)}",
+        raise InputError(exc.problem, place=f"{place}.messages{inner_place(exc.place)}",
                          fix=exc.fix) from None
     pipeline = entry.get("pipeline_name")
     trace = _with_errors(trace, answers, pipeline if isinstance(pipeline, str) else None)
@@ -189,13 +189,6 @@ def _with_errors(trace: Trace, answers: list[tuple[str | None, str | None]],
 def _prompt(chat: list[dict[str, Any]]) -> str | None:
     """The user task as the agent was given it: the first user message."""
     return next((m["content"] for m in chat if m["role"] == "user"), None)
-
-
-def _inner(place: str | None) -> str:
-    """A place inside the message list, as a suffix of its own ($[2] -> [2])."""
-    if not place or place == "$":
-        return ""
-    return place[1:] if place.startswith("$") else f" ({place})"
 
 
 @hookimpl

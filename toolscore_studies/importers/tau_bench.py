@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, hookimpl
-from toolscore_studies.importers import load_json
+from toolscore_studies.importers import inner_place, load_json
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
     from toolscore import ImportedRun, ImportSource, RunImporter
@@ -41,7 +41,7 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
         try:
             trace = source.parse_trace(messages, "openai_chat")
         except InputError as exc:
-            raise InputError(exc.problem, place=f"{place}.traj{_inner(exc.place)}",
+            raise InputError(exc.problem, place=f"{place}.traj{inner_place(exc.place)}",
                              fix=exc.fix) from None
         trial = entry.get("trial", 0)
         if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
@@ -67,13 +67,6 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
-
-
-def _inner(place: str | None) -> str:
-    """A place inside the trajectory, as a suffix of its own ($[2] -> [2])."""
-    if not place or place == "$":
-        return ""
-    return place[1:] if place.startswith("$") else f" ({place})"
 
 
 @hookimpl
