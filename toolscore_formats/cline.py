@@ -21,6 +21,9 @@ TOOL_ERROR = "The tool execution failed with the following error:"
 DENIED = "The user denied this operation."
 # The user's own words in a user message (responses.ts: the task, feedback after
 # attempt_completion or a denial, a message on resuming the task).
+# A command's exit code as Cline words it (src/integrations/terminal/CommandOrchestrator.ts):
+# "Command failed with exit code N." starts the result of a command that failed.
+EXIT_FAILED = "Command failed with exit code "
 SPOKEN = ("<task>", "<feedback>", "<user_message>")
 COMPLETION = "attempt_completion"
 
@@ -175,13 +178,14 @@ def _answer(blocks: list[Any], waiting: list[CallRow], index: int, notes: list[s
 
 
 def _settle(row: CallRow, output: str, *, failed: bool) -> None:
-    """A call's outcome from Cline's text: its tool-error and user-denied texts are failures."""
+    """A call's outcome from Cline's text: its tool-error, user-denied and non-zero exit code
+    texts are failures (the whole text the error), any other text the result."""
     if output.startswith(TOOL_ERROR):
         error = output[len(TOOL_ERROR):].strip()
         if error.startswith("<error>") and error.endswith("</error>"):
             error = error[len("<error>"):-len("</error>")].strip()
         row.settle(result=None, is_error=True, error=error or None)
-    elif output.startswith(DENIED) or failed:
+    elif output.startswith((DENIED, EXIT_FAILED)) or failed:
         row.settle(result=None, is_error=True, error=output)
     else:
         row.settle(result=output, is_error=False, error=None)

@@ -129,3 +129,16 @@ def test_the_users_feedback_starts_a_turn_and_tool_results_do_not() -> None:
     assert [(call.tool, call.turn) for call in trace.calls] == [
         ("attempt_completion", None), ("search_files", 1), ("search_files", 1)]
     assert trace.final_answer is None  # the run went on after the completion
+
+
+def test_a_command_that_exits_non_zero_is_a_failure(read: Read) -> None:
+    # Cline words a command's exit code itself: "Command failed with exit code 1."
+    trace, choice = read("cline_failed_command.json")
+    assert choice.format == "cline"
+    (command,) = trace.calls
+    assert command.args is not None
+    assert command.args["command"] == (
+        "gsutil mb -p ggn-nmfs-wcrmmrapp-dev-1 -l us-central1 gs://dev-nmfs-mra-media/")
+    assert (command.is_error, command.result) == (True, None)
+    assert isinstance(command.error, str)
+    assert command.error.startswith("Command failed with exit code 1.\nOutput:\nERROR: (gsutil)")
