@@ -46,8 +46,10 @@ def parse(document: Any) -> Trace:
     model: str | None = None
     waiting: list[CallRow] = []  # the last assistant message's calls, in order
     skipped = {"environment_details": 0, "image": 0}
-    for index, message in talk.walk(document, place="$",
-                                    problem='a message is {"role", "content"}'):
+    for index, message in enumerate(document):
+        if not isinstance(message, dict):
+            raise InputError('a message is not an object', place=f"$[{index}]",
+                             fix='give each message as {"role", "content"}, as Cline saves it')
         role = message.get("role")
         content = message.get("content")
         blocks = content if isinstance(content, list) else [
@@ -70,8 +72,8 @@ def parse(document: Any) -> Trace:
                 talk.table.start_turn()
             waiting = _answer(blocks, waiting, index, notes, skipped)
         else:
-            raise InputError(f"role {role!r} is not one Cline writes", place=f"$[{index}].role",
-                             fix="use user or assistant")
+            raise InputError(f"role {role!r} is not one Cline writes",
+                             place=f"$[{index}].role", fix="use user or assistant")
     for row in waiting:
         notes.append(f"{row.tool!r} ({row.id}): the history ends before its result: "
                      "outcome unknown")

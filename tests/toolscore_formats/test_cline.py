@@ -118,7 +118,10 @@ def test_a_message_that_is_not_an_object_is_one_input_error(tmp_path: Path) -> N
     path.write_text(json.dumps(messages), encoding="utf-8")
     with pytest.raises(InputError) as caught:
         load_trace(path, trace_format="cline")
-    assert "$[1]" in str(caught.value) and "\n" not in str(caught.value)
+    line = str(caught.value)
+    assert "\n" not in line
+    assert str(path) in line and "$[1]" in line and "a message is not an object" in line
+    assert 'give each message as {"role", "content"}' in line
 
 
 def test_the_users_feedback_starts_a_turn_and_tool_results_do_not() -> None:
