@@ -1,4 +1,4 @@
-"""Cline task histories (``api_conversation_history.json``, also Roo Code's): the Anthropic
+"""Cline task histories (``api_conversation_history.json``): the Anthropic
 messages Cline sent, whose ``tool_use`` blocks are the calls and whose results come back as
 user text, ``[<tool> for '<target>'] Result:`` and the output, not ``tool_result`` blocks."""
 

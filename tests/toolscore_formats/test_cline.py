@@ -145,3 +145,20 @@ def test_a_command_that_exits_non_zero_is_a_failure(read: Read) -> None:
     assert (command.is_error, command.result) == (True, None)
     assert isinstance(command.error, str)
     assert command.error.startswith("Command failed with exit code 1.\nOutput:\nERROR: (gsutil)")
+
+
+def test_tool_result_blocks_newer_cline_writes_are_joined_by_id() -> None:
+    # When Cline knows a call's id it wraps the same "[tool ...] Result:" text in a
+    # tool_result block (ToolResultUtils in cline/cline): the real answers, so wrapped, and
+    # given in the reverse order, still reach their own calls.
+    messages = _history("cline_several_calls.json")
+    calls = [block for block in messages[0]["content"] if block["type"] == "tool_use"]
+    texts = messages[1]["content"][:2]
+    messages[1]["content"] = [
+        {"type": "tool_result", "tool_use_id": call["id"], "content": text["text"]}
+        for call, text in reversed(list(zip(calls, texts, strict=True)))]
+    trace, choice = parse_trace(messages)
+    assert choice.format == "cline"
+    first, second = trace.calls
+    assert isinstance(first.result, str) and first.result.startswith("Found 4 results.")
+    assert isinstance(second.result, str) and second.result.startswith("Found 1 result.")
