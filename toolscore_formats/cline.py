@@ -1,6 +1,7 @@
-"""Cline task histories (``api_conversation_history.json``): the Anthropic
-messages Cline sent, whose ``tool_use`` blocks are the calls and whose results come back as
-user text, ``[<tool> for '<target>'] Result:`` and the output, not ``tool_result`` blocks."""
+"""Cline task histories (``api_conversation_history.json``): the Anthropic messages Cline
+sent, whose ``tool_use`` blocks are the calls and whose results come back as user text,
+``[<tool> for '<target>'] Result:`` and the output (or a ``tool_result`` block holding that
+text, when Cline knows the call's id)."""
 
 from __future__ import annotations
 
@@ -15,15 +16,16 @@ from toolscore_formats.usage import RunUsage
 from toolscore_formats.values import as_int, as_str, name_of
 
 # Cline's own texts for a call that gave no result (cline/cline
-# src/core/prompts/responses.ts: formatResponse.toolError and toolDenied; a denial with
-# feedback starts with the same sentence).
+# src/core/prompts/responses.ts: formatResponse.toolError and toolDenied; a file tool adds
+# what became of the file after the denial, and feedback comes in a block of its own).
 TOOL_ERROR = "The tool execution failed with the following error:"
 DENIED = "The user denied this operation."
-# The user's own words in a user message (responses.ts: the task, feedback after
-# attempt_completion or a denial, a message on resuming the task).
 # A command's exit code as Cline words it (src/integrations/terminal/CommandOrchestrator.ts):
 # "Command failed with exit code N." starts the result of a command that failed.
 EXIT_FAILED = "Command failed with exit code "
+# The user's own words in a user message: the task (<task>), feedback after a result
+# (<feedback>, src/core/task/tools/utils/ToolResultUtils.ts), a message on resuming the
+# task (<user_message>, responses.ts taskResumption).
 SPOKEN = ("<task>", "<feedback>", "<user_message>")
 COMPLETION = "attempt_completion"
 
