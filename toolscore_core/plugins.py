@@ -61,6 +61,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "toolscore_formats.openhands",
     "toolscore_formats.gemini_cli",
     "toolscore_formats.codex",
+    "toolscore_formats.cline",
     "toolscore_checks.metrics.selection_accuracy",
     "toolscore_checks.metrics.argument_f1",
     "toolscore_checks.metrics.sequence_accuracy",

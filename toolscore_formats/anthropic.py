@@ -8,6 +8,7 @@ from toolscore import InputError, Trace, TraceFormat, hookimpl
 from toolscore_formats.calls import CallTable, outcome
 from toolscore_formats.content import block_content, text_of
 from toolscore_formats.messages import Conversation
+from toolscore_formats.shapes import is_cline_history
 from toolscore_formats.values import as_str, name_of
 
 USE_BLOCKS = frozenset(("tool_use", "server_tool_use", "mcp_tool_use"))
@@ -45,7 +46,8 @@ def detect(document: Any) -> str | None:
             and document.get("role") == "assistant" and isinstance(document.get("content"), list):
         return 'an Anthropic Messages response ("type": "message" with content blocks)'
     messages = messages_of(document)
-    if messages and _has_blocks(messages):
+    if messages and _has_blocks(messages) and not is_cline_history(document):
+        # A Cline task history is Cline's (its results are user text, read by ``cline``).
         return "a list of Anthropic messages with tool_use / tool_result content blocks"
     return None
 

@@ -4,6 +4,7 @@ SDK UI message list), kept here so no format module imports another."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from toolscore_formats.values import name_of
@@ -53,3 +54,40 @@ def is_mlflow_span(item: Any) -> bool:
         return False
     attributes = item.get("attributes")
     return isinstance(attributes, dict) and any(key in attributes for key in MLFLOW_SPAN_KEYS)
+
+
+# Cline's header of a tool's result, the text it sends back in a user message: "[<tool> for
+# '<target>'] Result:", or "[<tool>] Result:" for a tool without a target (attempt_completion),
+# as real task histories show; the target may hold any character, "]" and newlines too.
+CLINE_RESULT = re.compile(r"\[(?P<tool>[A-Za-z0-9_.:-]+)(?: for .*?)?\] Result:", re.DOTALL)
+
+
+def cline_result(block: Any) -> re.Match[str] | None:
+    """The header of a Cline tool result, when a content block is one."""
+    if not isinstance(block, dict) or block.get("type") != "text" or \
+            not isinstance(block.get("text"), str):
+        return None
+    return CLINE_RESULT.match(block["text"])
+
+
+def is_cline_history(document: Any) -> bool:
+    """A Cline task's ``api_conversation_history.json``: a list of Anthropic messages whose
+    assistant messages carry Cline's own ``modelInfo`` or ``metrics``, or whose user text
+    answers a ``tool_use`` with Cline's ``[...] Result:`` header."""
+    if not isinstance(document, list) or not document:
+        return False
+    called = False
+    for message in document:
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            return False
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        if message["role"] == "assistant":
+            if isinstance(message.get("modelInfo"), dict) or isinstance(
+                    message.get("metrics"), dict):
+                return True
+            called = any(name_of(block, "type") == "tool_use" for block in blocks
+                         if isinstance(block, dict))
+        elif called and any(cline_result(block) for block in blocks):
+            return True
+    return False

@@ -24,6 +24,7 @@ FORMATS = {"toolscore", "openai_chat", "openai_responses", "anthropic", "gemini"
            "openhands",
            "gemini_cli",
            "codex",
+           "cline",
            }
 
 

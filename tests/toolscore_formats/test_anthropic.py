@@ -85,28 +85,3 @@ def test_server_tool_blocks_are_calls_and_mark_an_anthropic_list() -> None:
     orphan = [messages[0], {"role": "assistant", "content": messages[1]["content"][1:]}]
     with pytest.raises(InputError, match="the anthropic reader found no tool calls"):
         parse_trace(orphan)
-
-
-def test_a_cline_task_history_reads_its_tool_use_calls_and_leaves_their_outcome_unknown(
-        read: Read) -> None:
-    # Real Cline api_conversation_history.json (native tool calls). Cline answers each
-    # tool_use with user text "[tool_name ...] Result:", never a tool_result block, so
-    # no result is joined to a call: the outcome is unknown (null), not a success.
-    trace, choice = read("cline_api_conversation_history.json")
-    assert choice.format == "anthropic"
-    assert [(call.tool, call.id) for call in trace.calls] == [
-        ("execute_command", "tooluse_r5lNKAaKu3JfIhHSdhQXFz"),
-        ("read_file", "tooluse_cMBSkR3XhaCVTZgBRvx49Y")]
-    create, read_file = trace.calls
-    assert create.args is not None and read_file.args is not None
-    assert create.args["command"] == (
-        "gcloud sql databases create dev_entanglement_db --instance=nmfs-mra-db-instance"
-        " --project=ggn-nmfs-wcrmmrapp-dev-1")
-    assert read_file.args["path"] == ".gitignore"
-    assert all((call.result, call.is_error, call.error) == (None, None, None)
-               for call in trace.calls)
-    assert trace.replies == ("Step 1 complete. Now creating the dev database:",
-                             "Now let me check the .gitignore file and create the "
-                             ".env.local file:")
-    # The run ends on a call: no final answer; Cline's modelInfo / metrics are not read.
-    assert (trace.final_answer, trace.model, trace.usage) == (None, None, None)

@@ -14,7 +14,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 CHAT = ("agents_sdk", "anthropic", "bedrock_converse", "claude_agent_sdk", "gemini",
         "inspect_ai", "langchain", "openai_chat", "openai_responses", "pydantic_ai", "vercel_ai")
 CHAT = (*CHAT, "openhands")
-CHAT = (*CHAT, "gemini_cli", "codex")
+CHAT = (*CHAT, "gemini_cli", "codex", "cline")
 NO_REPLIES = ("google_adk", "jaeger", "langfuse", "langsmith", "mcp", "mlflow", "openinference",
               "otel", "swe_agent")
 NO_REPLIES = (*NO_REPLIES, "mini_swe_agent")
