@@ -16,6 +16,7 @@ from toolscore import InputError, Trace, TraceFormat, count, hookimpl
 from toolscore_formats.calls import CallRow, CallTable
 from toolscore_formats.shapes import is_mini_swe_agent_trajectory
 from toolscore_formats.times import iso_timestamp
+from toolscore_formats.trajectories import submitted_answer
 from toolscore_formats.values import as_float, as_int, as_str, dict_of
 
 SUBMITTED = "Submitted"
@@ -187,12 +188,7 @@ def parse(document: Any) -> Trace:
     table = CallTable()
     notes: list[str] = []
     _read_messages(document["messages"], table, notes, status)
-    if status is not None and status != SUBMITTED:
-        notes.append(f"the run ended with exit_status {status!r}")
-    submission = info.get("submission")
-    answer = submission if isinstance(submission, str) and submission.strip() else None
-    if answer is None:
-        notes.append("no submission (info.submission is empty): no final answer")
+    answer = submitted_answer(info, SUBMITTED, notes)
     stats = dict_of(info, "model_stats")
     cost = as_float(stats.get("instance_cost"))
     model = as_str(dict_of(dict_of(info, "config"), "model").get("model_name"))

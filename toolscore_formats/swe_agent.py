@@ -12,6 +12,7 @@ from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl
 from toolscore_formats.calls import CallTable
+from toolscore_formats.trajectories import submitted_answer
 from toolscore_formats.values import as_float, as_int, as_str, dict_of, maybe_json
 
 INFO_KEYS = frozenset(("exit_status", "submission", "model_stats"))
@@ -143,13 +144,7 @@ def parse(document: Any) -> Trace:
                      f"(trajectory {', '.join(map(str, text_read))}): the tool named by the "
                      "action's first word, the action as its command")
     info = document["info"]
-    status = as_str(info.get("exit_status"))
-    if status is not None and status != "submitted":
-        notes.append(f"the run ended with exit_status {status!r}")
-    submission = info.get("submission")
-    answer = submission if isinstance(submission, str) and submission.strip() else None
-    if answer is None:
-        notes.append("no submission (info.submission is empty): no final answer")
+    answer = submitted_answer(info, "submitted", notes)
     stats = dict_of(info, "model_stats")
     return Trace(calls=table.calls(), final_answer=answer, model=_model(document),
                  usage=_usage(stats, notes), run_cost=_cost(stats), notes=tuple(notes))
