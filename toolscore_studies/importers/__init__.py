@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from toolscore import InputError
@@ -24,3 +25,11 @@ def inner_place(place: str | None) -> str:
     if not place or place == "$":
         return ""
     return place[1:] if place.startswith("$") else f" ({place})"
+
+
+def finite_number(value: Any) -> float | None:
+    """A measured number (a time, a cost) as the file gives it; None for anything else: text,
+    a flag, NaN or an infinity (Python's JSON reads those), so nothing unmeasured is a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)

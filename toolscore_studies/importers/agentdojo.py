@@ -4,14 +4,13 @@ security verdicts on it."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from attrs import evolve
 
 from toolscore import InputError, Trace, hookimpl
-from toolscore_studies.importers import inner_place, load_json
+from toolscore_studies.importers import finite_number, inner_place, load_json
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
     from toolscore import ImportedRun, ImportSource, RunImporter
@@ -68,10 +67,9 @@ def _run(source: ImportSource, entry: Any, place: str) -> ImportedRun:
                          fix=exc.fix) from None
     pipeline = entry.get("pipeline_name")
     trace = _with_errors(trace, answers, pipeline if isinstance(pipeline, str) else None)
-    duration = entry.get("duration")
-    if (isinstance(duration, bool) or not isinstance(duration, int | float)
-            or not math.isfinite(duration) or duration < 0):
-        duration = None  # not measured, or not a time
+    duration = finite_number(entry.get("duration"))
+    if duration is not None and duration < 0:
+        duration = None  # not a time
     task_id = f"{entry['suite_name']}/{entry['user_task_id']}"
     if injection is not None:
         # The same pair under two attacks is two conditions, not two trials of one task.
@@ -79,7 +77,7 @@ def _run(source: ImportSource, entry: Any, place: str) -> ImportedRun:
     return ImportedRun(
         task_id=task_id, trace=trace, trial=1, prompt=_prompt(chat),
         passed=entry["utility"], verdict=_verdict(entry, injection, attack), place=place,
-        duration=float(duration) if duration is not None else None)
+        duration=duration)
 
 
 def _verdict(entry: Mapping[str, Any], injection: str | None,

@@ -5,11 +5,11 @@ file."""
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, ToolCall, Trace, hookimpl
+from toolscore_studies.importers import finite_number
 from toolscore_studies.importers.bfcl_turns import is_multi_turn, read_turns
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
@@ -143,16 +143,11 @@ def _python_calls(text: str) -> tuple[ToolCall, ...] | None:
     return tuple(out)
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        and math.isfinite(value) else None
-
-
 def _total(value: Any) -> float | None:
     """A number, or the sum of a multi-turn entry's per-step numbers (a list of turns, each
     a list of steps); None when any of them is not a number."""
     if not isinstance(value, list):
-        return _number(value)
+        return finite_number(value)
     if not value:
         return None  # nothing measured is no zero
     parts = [_total(v) for v in value]

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolscore import InputError, hookimpl
-from toolscore_studies.importers import load_json
+from toolscore_studies.importers import finite_number, load_json
 from toolscore_studies.importers.inspect_scores import decide, kept_scores
 
 if TYPE_CHECKING:  # the importer's records load when runs are imported (read, the hook)
@@ -69,8 +69,7 @@ def _run(source: ImportSource, place: str, sample: Any, scorer: str | None,
     return ImportedRun(
         task_id=str(sample["id"]), trace=trace, trial=epoch, prompt=_prompt(sample.get("input")),
         passed=passed, verdict=verdict, place=place, error=error, no_verdict=why,
-        duration=float(total) if isinstance(total, int | float) and
-        not isinstance(total, bool) else None)
+        duration=finite_number(total))
 
 
 def _json_samples(path: str) -> Iterator[Any]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import evolve
 
 from toolscore import InputError, ToolCall, count, hookimpl
-from toolscore_studies.importers import load_json
+from toolscore_studies.importers import finite_number, load_json
 
 # τ²-bench's rule is τ-bench's (tau2/metrics/agent_metrics.py, is_successful): a reward
 # within 1e-6 of 1 is a success; no reward (a simulation that never ran, which τ²-bench
@@ -179,11 +179,6 @@ def _get(value: Any, *keys: str) -> Any:
     return value
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
-
-
 def read(source: ImportSource) -> Iterator[ImportedRun]:
     from toolscore import ImportedRun
 
@@ -231,7 +226,7 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
                      "(requestor user) left out: they are not the agent's")
         trace = evolve(trace, calls=with_errors(trace.calls, adapted.failed), notes=notes,
                        model=model if isinstance(model, str) else trace.model,
-                       run_cost=_number(simulation.get("agent_cost")))
+                       run_cost=finite_number(simulation.get("agent_cost")))
         verdict = verdict_of(simulation)
         task = tasks.get(str(simulation["task_id"]))
         yield ImportedRun(
@@ -239,7 +234,7 @@ def read(source: ImportSource) -> Iterator[ImportedRun]:
             trial=1 if trial is None else trial + 1,
             prompt=prompt_of(task) if task is not None else None,
             passed=is_success(verdict["reward"]), verdict=verdict, place=place,
-            duration=_number(simulation.get("duration")))
+            duration=finite_number(simulation.get("duration")))
 
 
 def _inner(place: str | None, adapted: Adapted) -> str:
