@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import EXAMPLES, read_rows, run_cli
-from toolscore_core.errors import InputError
+from tests.toolscore_studies.importers import assert_refused
 from toolscore_studies.importing import import_runs
 from toolscore_studies.summary import summarize_file
 
@@ -176,12 +176,7 @@ def test_the_summary_gives_agentdojo_s_utility_rate(tmp_path: Path) -> None:
 ])
 def test_a_bad_file_is_one_line_naming_the_place_and_nothing_is_written(
         tmp_path: Path, document: object, message: str) -> None:
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(document), encoding="utf-8")
-    out = tmp_path / "runs.jsonl"
-    with pytest.raises(InputError, match=message):
-        import_runs("agentdojo", str(bad), str(out))
-    assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+    assert_refused(tmp_path, "agentdojo", document, message)
 
 
 def test_a_truncated_run_file_on_the_command_line_is_exit_2(tmp_path: Path) -> None:

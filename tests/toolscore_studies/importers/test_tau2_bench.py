@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.helpers import EXAMPLES, read_json, read_rows, run_cli
+from tests.toolscore_studies.importers import assert_refused
 from toolscore_cli.app import cli
 from toolscore_core.errors import InputError
 from toolscore_studies.importing import import_runs
@@ -136,12 +137,7 @@ def _simulation(**fields: Any) -> dict[str, Any]:
 ])
 def test_a_bad_file_is_one_line_naming_the_place_and_nothing_is_written(
         tmp_path: Path, document: object, message: str) -> None:
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(document), encoding="utf-8")
-    out = tmp_path / "runs.jsonl"
-    with pytest.raises(InputError, match=message):
-        import_runs("tau2_bench", str(bad), str(out))
-    assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+    assert_refused(tmp_path, "tau2_bench", document, message)
 
 
 def test_the_cli_says_so_in_one_line_with_exit_2(tmp_path: Path) -> None:

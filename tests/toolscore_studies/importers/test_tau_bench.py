@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import EXAMPLES, read_rows
-from toolscore_core.errors import InputError
+from tests.toolscore_studies.importers import assert_refused
 from toolscore_studies.importing import import_runs
 from toolscore_studies.summary import summarize_file
 
@@ -62,12 +62,7 @@ def test_importing_again_gives_the_same_bytes(tmp_path: Path) -> None:
 ])
 def test_a_bad_file_is_one_line_naming_the_place_and_nothing_is_written(
         tmp_path: Path, document: object, message: str) -> None:
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(document), encoding="utf-8")
-    out = tmp_path / "runs.jsonl"
-    with pytest.raises(InputError, match=message):
-        import_runs("tau_bench", str(bad), str(out))
-    assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+    assert_refused(tmp_path, "tau_bench", document, message)
 
 
 def test_a_run_that_crashed_keeps_its_error_in_the_verdict(tmp_path: Path) -> None:
