@@ -35,6 +35,13 @@ class Reply:
     body: bytes | None = None
 
 
+def tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions tool call for a scripted ``Reply`` to answer with (the fixture
+    generators' model asks for its calls so)."""
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
 @define
 class Seen:
     """A request the server received."""
