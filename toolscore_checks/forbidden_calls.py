@@ -21,12 +21,6 @@ from toolscore import (
 )
 
 
-def rule_matches(rule: ForbiddenRule, call: ToolCall) -> bool | None:
-    """Whether a call breaks a rule; None when it cannot be told (:func:`rule_decision`
-    says why)."""
-    return rule_decision(rule, call)[0]
-
-
 UNDECODABLE = "arguments that did not decode"
 UNREAD = "arguments not in the trace"
 
