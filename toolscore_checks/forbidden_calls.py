@@ -20,7 +20,6 @@ from toolscore import (
     to_repr,
 )
 
-
 UNDECODABLE = "arguments that did not decode"
 UNREAD = "arguments not in the trace"
 
