@@ -234,6 +234,19 @@ def _distinct_spans(spans: list[ToolSpan],
     return kept
 
 
+def _first_free(queue: deque[Request] | None, tool: ToolSpan) -> Request | None:
+    """The first request of ``queue`` no span ran yet that ``tool`` may take: a span with an
+    id takes only a request without one (else the ids would differ). Requests a span took
+    leave the front of the queue, so each is looked at about once."""
+    while queue and queue[0].span is not None:
+        queue.popleft()
+    if not queue:
+        return None
+    if queue[0].call_id is None or tool.call_id is None:
+        return queue[0]
+    return next((r for r in queue if r.span is None and r.call_id is None), None)
+
+
 def _join(spans: list[ToolSpan], requests: list[Request]) -> tuple[int, int]:
     """Give each execute_tool span the request it ran: by call id, else the first request of
     that tool no span ran yet with the span's arguments, else the first in order. Returns how
@@ -255,23 +268,22 @@ def _join(spans: list[ToolSpan], requests: list[Request]) -> tuple[int, int]:
         else:
             waiting.append(tool)
     unrun: dict[str, deque[Request]] = {}
+    # The same requests by tool and arguments, for a span whose arguments are known: parallel
+    # calls of one tool need not start in the order the model asked for them.
+    same: dict[int, deque[Request]] = {}
     for request in requests:
         if request.span is None:
             unrun.setdefault(request.tool, deque()).append(request)
+            if request.args is not None:
+                same.setdefault(_shape_key(request.tool, request.args), deque()).append(request)
     for tool in waiting:
         if tool.call_id is not None and tool.call_id in by_id:
             continue
-        queue = unrun.get(tool.name or "", deque())
-        while queue and queue[0].span is not None:
-            queue.popleft()
-        # A span with an id takes only a request without one (else the ids would differ).
-        free = [r for r in queue if r.span is None and (r.call_id is None or
-                                                        tool.call_id is None)]
-        # The request with the span's own arguments, else the first: parallel calls of one
-        # tool need not start in the order the model asked for them.
         args = tool.call["args"] if tool.call is not None else None
-        request = next((r for r in free if args is not None and r.args == args),
-                       free[0] if free else None)
+        request = _first_free(same.get(_shape_key(tool.name or "", args)), tool) \
+            if args is not None and same else None
+        if request is None:
+            request = _first_free(unrun.get(tool.name or ""), tool)
         if request is not None:
             request.span = tool
             tool.request = request
