@@ -7,13 +7,15 @@
 
 Prints (1) rows/s regrading 20,000 rows with --jobs 2 whose calls all differ (no two rows
 share an evaluation, as in a study of a non-deterministic agent), each of ``--repeat`` runs
-and the best, against the target of at least 4,000 rows/s. The rows differ where two runs
-of a working agent differ: each run's call ids, results, durations and timestamps are its
-own, and so is the "flag" argument, which the contract matches by type (``$type: bool``);
-every third run gets one argument wrong, so some runs fail. No call carries an argument
-the contract does not name: a run whose every call did would be a broken agent, and every
-such pair goes to pairing's assignment (a study's regrade costs that only where calls
-really differ from the contract). (2) rows/s regrading 100,000
+and the best, against the target of at least 4,000 rows/s, and beside it the floor: the CPU
+per row of ``evaluate()`` of the rows' calls alone (no JSON read or written), in one
+process, against the CPU per row the target allows on ``--jobs`` CPUs. The rows differ
+where two runs of a working agent differ: each run's call ids, results, durations and
+timestamps are its own, and so is the "flag" argument, which the contract matches by type
+(``$type: bool``); every third run gets one argument wrong, so some runs fail. No call
+carries an argument the contract does not name: a run whose every call did would be a
+broken agent, and every such pair goes to pairing's assignment (a study's regrade costs
+that only where calls really differ from the contract). (2) rows/s regrading 100,000
 rows where trials repeat their evidence (100 distinct call sequences, as a deterministic
 agent produces), against the target of at least 5,000 rows/s; (3) peak RSS regrading
 10,000 vs 1,000,000 rows, each in a fresh process, and the ratio (main process and
@@ -122,6 +124,41 @@ def child(source: str, output: str, jobs: int, spec_path: str) -> None:
     }))
 
 
+def floor(source: str, spec_path: str, rows: int) -> None:
+    """Print (JSON) the least CPU a regrade of these rows can cost per row: ``evaluate()`` of
+    a row's calls alone (its calls and contract already read, no JSON made), in one
+    process, best of three passes. Whatever else a regrade does, it evaluates every row
+    whose evidence no other row shares."""
+    import yaml
+
+    from toolscore_core.contracts import parse_contract
+    from toolscore_core.plugins import default_registry
+    from toolscore_studies.records import evaluate_trace, trace_from_row
+
+    with open(source, "rb") as lines:
+        decoded = [json.loads(lines.readline()) for _ in range(rows)]
+    with open(spec_path, encoding="utf-8") as text:
+        tasks = yaml.safe_load(text)["tasks"]
+    contracts = {name: parse_contract({"expected": task["expected"]})
+                 for name, task in tasks.items()}
+    registry = default_registry()
+    traces = [trace_from_row(row) for row in decoded]
+
+    def evaluate(n: int) -> None:
+        evaluate_trace(contracts[decoded[n]["task_id"]], traces[n], weights=None,
+                       honesty=None, validate_side_effects=False, registry=registry)
+
+    for n in range(min(rows, 100)):  # first use: imports, caches
+        evaluate(n)
+    best = float("inf")
+    for _ in range(3):
+        began = time.process_time()
+        for n in range(rows):
+            evaluate(n)
+        best = min(best, (time.process_time() - began) / rows * 1e6)
+    print(json.dumps({"evaluate_us": best}))
+
+
 def _cpu_seconds() -> float:
     """CPU seconds (user and system) of this process and of its ended children (the
     workers, once the pool is shut down): what the regrade cost, however crowded the
@@ -168,6 +205,20 @@ def _best_of(runs: int, source: Path, jobs: int, spec_path: Path) -> tuple[float
     return max(rates), min(cpu)
 
 
+def print_floor(source: Path, spec_path: Path, rows: int, jobs: int) -> None:
+    """The least a row can cost (:func:`floor`, in a process of its own) beside what the
+    target allows a row on ``jobs`` CPUs."""
+    done = subprocess.run([sys.executable, __file__, "--floor", str(source), str(spec_path),
+                           str(rows)], capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"the floor failed (exit code {done.returncode}): {done.stderr.strip()}")
+    found = json.loads(done.stdout)
+    allowed = jobs * 1e6 / TARGET_DISTINCT_ROWS_PER_S
+    print(f"    floor: evaluate() of a row's calls alone, {rows:,} of these rows in one "
+          f"process, {found['evaluate_us']:,.0f} µs of CPU per row; the target allows "
+          f"{allowed:,.0f} µs per row on {jobs} CPUs (load {load()})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
@@ -176,7 +227,11 @@ def main() -> None:
     parser.add_argument("--throughput-only", action="store_true",
                         help="Skip the memory part (which regrades 1,000,000 rows).")
     parser.add_argument("--child", nargs=4, metavar=("SRC", "OUT", "JOBS", "SPEC"))
+    parser.add_argument("--floor", nargs=3, metavar=("SRC", "SPEC", "ROWS"))
     args = parser.parse_args()
+    if args.floor:
+        floor(args.floor[0], args.floor[1], int(args.floor[2]))
+        return
     if args.child:
         source, output, jobs, spec_path = args.child
         child(source, output, int(jobs), spec_path)
@@ -201,6 +256,7 @@ def main() -> None:
           f"best of {args.repeat} {best:,.0f} rows/s (target >= "
           f"{TARGET_DISTINCT_ROWS_PER_S:,}); CPU {cpu:,.0f} µs per row ("
           f"{args.jobs * 1e6 / cpu:,.0f} rows/s on {args.jobs} CPUs of its own)", flush=True)
+    print_floor(source, spec_path, min(distinct_rows, 2_000), args.jobs)
 
     repeated = templates(variants=20)  # 100 distinct evidence sets
     generate(source, throughput_rows, repeated)
