@@ -1,4 +1,5 @@
-"""Calls being read: a table that joins each call to its result by id or by position."""
+"""Calls being read: a table that joins each call to its result by id or by position; the
+tool spans without a call id, found for the model's requests."""
 
 from __future__ import annotations
 
