@@ -355,6 +355,8 @@ def _same_request(llms: list[OISpan]) -> dict[str, str]:
             by_answer.setdefault(answer, []).append((span.start, span.end, span))
     outer: dict[str, str] = {}
     for group in by_answer.values():
+        if len({span.trace for _, _, span in group}) < 2:
+            continue  # a repeat is another trace's: one trace's spans repeat none
         for start, end, inner in group:
             around = next((span for (s, e, span) in group if span is not inner and
                            span.span_id is not None and span.trace != inner.trace and
