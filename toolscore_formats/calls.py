@@ -1,7 +1,9 @@
-"""Calls being read: a table that joins each call to its result by id or by position."""
+"""Calls being read: a table that joins each call to its result by id or by position; the
+tool spans without a call id, found for the model's requests."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from toolscore import ToolCall
@@ -148,3 +150,99 @@ def response_outcome(response: dict[str, Any]) -> dict[str, Any]:
         key = next(iter(body))
         body = body[key] if key in ("return_value", "output", "result") else body
     return outcome(body, failed=None)
+
+
+# --- tool spans without a call id, joined to the model's requests
+
+
+def start_floors(starts: list[float]) -> list[float]:
+    """For each request's start, the earliest of it and the starts after it: a tool span
+    that started before that is no candidate for any of those requests (``Unjoined.first``'s
+    ``floor``)."""
+    floors = starts[:]
+    for index in range(len(floors) - 2, -1, -1):
+        floors[index] = min(floors[index], floors[index + 1])
+    return floors
+
+
+def _equal_key(value: Any) -> Any:
+    """A hashable stand-in for a JSON value: equal values (by ``==``: 1, 1.0 and True too)
+    have equal keys."""
+    if isinstance(value, dict):
+        return (dict, frozenset((key, _equal_key(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return (list, tuple(_equal_key(item) for item in value))
+    return value
+
+
+_UNHASHABLE = object()  # the key of arguments holding a value that has no hash
+
+
+def _args_key(tool: str, args: dict[str, Any]) -> tuple[str, Any]:
+    key = (tool, _equal_key(args))
+    try:
+        hash(key)
+    except TypeError:
+        return (tool, _UNHASHABLE)
+    return key
+
+
+class _Rows:
+    """Rows in row order, each with its start and arguments; those before ``head`` are taken
+    or started before every later request (dropped for good)."""
+
+    __slots__ = ("head", "items")
+
+    def __init__(self) -> None:
+        self.items: list[tuple[int, float, dict[str, Any] | None]] = []
+        self.head = 0
+
+    def first(self, taken: set[int], after: float, floor: float,
+              args: dict[str, Any] | None) -> int | None:
+        items, head = self.items, self.head
+        while head < len(items) and (items[head][0] in taken or items[head][1] < floor):
+            head += 1
+        self.head = head
+        for position in range(head, len(items)):
+            index, start, own = items[position]
+            if index not in taken and start >= after and (args is None or own == args):
+                return index
+        return None
+
+
+class Unjoined:
+    """The tool spans no request took yet (by index), by tool and by tool and arguments, for
+    joining the model's requests to tool spans without a call id: each span is looked at
+    about once however long the trace, when the requests come in the order they started.
+
+    ``taken``: the indexes taken, shared with the caller (a span joined by its id is taken
+    too)."""
+
+    def __init__(self, taken: set[int]) -> None:
+        self.taken = taken
+        self._by_tool: dict[str, _Rows] = {}
+        self._by_args: dict[tuple[str, Any], _Rows] = {}
+
+    def add(self, index: int, tools: Iterable[str], args: dict[str, Any] | None,
+            start: float) -> None:
+        """A span, after those added before it: its index, the tool names a request may give
+        it, its arguments and its start (``math.inf``: a candidate whenever a request came)."""
+        for tool in tools:
+            self._by_tool.setdefault(tool, _Rows()).items.append((index, start, None))
+            if args is not None:
+                self._by_args.setdefault(_args_key(tool, args), _Rows()).items.append(
+                    (index, start, args))
+
+    def first(self, tool: str, args: dict[str, Any] | None, after: float,
+              floor: float) -> int | None:
+        """The first span of ``tool`` not taken that started at ``after`` or later: the first
+        with arguments equal to ``args`` (by ``==``), else the first (parallel calls of one
+        tool need not start in the order the model asked for them). ``floor``: the earliest
+        ``after`` of this request and every later one (``start_floors``)."""
+        if args is not None:
+            same = self._by_args.get(_args_key(tool, args))
+            found = same.first(self.taken, after, floor, args) if same is not None else None
+            if found is not None:
+                return found
+        rows = self._by_tool.get(tool)
+        return rows.first(self.taken, after, floor, None) if rows is not None else None

@@ -3,11 +3,12 @@ outputs ask for."""
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, NamedTuple
 
 from toolscore import JSON_FAILURES, InputError, Trace, TraceFormat, count, hookimpl, loads
-from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.calls import CallRow, CallTable, Unjoined, outcome, start_floors
 from toolscore_formats.content import block_content
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.lc_messages import message_fields
@@ -244,6 +245,17 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
               for index, tool in enumerate(tools)}
     by_id = {tool.row.id: index for index, tool in enumerate(tools) if tool.row.id is not None}
     taken: set[int] = set()
+    # A request without an id may go to any tool span, one with an id to a span without one
+    # (a span with its own id is joined by it); for each chat, the earliest start of it and
+    # the chats after it.
+    free, idless = Unjoined(taken), Unjoined(taken)
+    for index, tool in enumerate(tools):
+        start = tool.span.start if tool.span.start is not None else math.inf
+        free.add(index, tool.names, tool.row.args, start)
+        if tool.row.id is None:
+            idless.add(index, tool.names, tool.row.args, start)
+    floors = start_floors([chat.start if chat.start is not None else -math.inf
+                           for chat in chats])
     seen: set[str] = set()
     results: dict[str, Any] = {}
     for chat in chats:
@@ -252,9 +264,10 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
         messages = inputs.get("messages") if isinstance(inputs, dict) else inputs
         results.update(results_in(messages))
     asked: list[list[int]] = []  # by chat: the tool spans its answer asked for, in order
-    for chat in chats:
+    for chat, floor in zip(chats, floors, strict=True):
         position = 0
         asked.append([])
+        after = chat.start if chat.start is not None else -math.inf
         for request in requests_in(chat.value(OUTPUTS)):
             if request.id is not None:
                 if request.id in seen:
@@ -263,7 +276,12 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
             position += 1
             match = by_id.get(request.id) if request.id is not None else None
             if match is None:
-                match = _next_tool(tools, taken, request, chat)
+                # The untaken tool span of the request's tool that started after the chat:
+                # the one with the request's arguments, else the first.
+                args = decode_args(request.arguments)[0] if request.arguments is not None \
+                    else None
+                match = (free if request.id is None else idless).first(
+                    request.tool, args, after, floor)
             if match is not None:
                 taken.add(match)
                 _fill(tools[match].row, request)
@@ -289,24 +307,6 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
             for index in members:
                 places[index] = (first, *places[index][1:])
     return places
-
-
-def _next_tool(tools: list[Tool], taken: set[int], request: Request,
-               chat: MlflowSpan) -> int | None:
-    """The untaken tool span of the request's tool that started after the chat: the one
-    with the request's arguments, else the first (parallel calls of one tool need not start
-    in the order the model asked for them)."""
-    free = []
-    for index, tool in enumerate(tools):
-        if index in taken or request.tool not in tool.names:
-            continue
-        if tool.row.id is not None and request.id is not None:
-            continue  # a tool span with its own id is joined by it
-        if chat.start is None or tool.span.start is None or tool.span.start >= chat.start:
-            free.append(index)
-    args = decode_args(request.arguments)[0] if request.arguments is not None else None
-    return next((index for index in free if args is not None and tools[index].row.args == args),
-                free[0] if free else None)
 
 
 def _fill(row: CallRow, request: Request) -> None:

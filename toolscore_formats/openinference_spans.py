@@ -4,6 +4,7 @@ of spans (whichever envelope carried them: the openinference and jaeger readers)
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 from attrs import evolve
 
 from toolscore import InputError, ToolCall, Trace, count
+from toolscore_formats.calls import Unjoined, start_floors
 from toolscore_formats.chat import read_messages
 from toolscore_formats.openinference_tools import tool_arguments, tool_name, tool_outcome
 from toolscore_formats.spans import OPENINFERENCE_KIND, Span, SpanTree
@@ -227,6 +229,14 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
         rows.append(((span.start if span.start is not None else -1, span.order, 0), call))
     by_id = {call.id: index for index, (_, call) in enumerate(rows) if call.id is not None}
     taken: set[int] = set()
+    # The id-less TOOL spans a request may go to (as rows: an unrun request without an id
+    # is one too), and for each LLM span the earliest start of it and the spans after it.
+    free = Unjoined(taken)
+    for index, (key, call) in enumerate(rows):
+        if call.id is None:
+            free.add(index, (call.tool,), call.args, key[0])
+    floors = start_floors([span.start if span.start is not None else -math.inf
+                           for span in llms])
     notes: list[str] = []
     asked: set[str] = set()
     history: dict[str, ToolCall] = {}
@@ -236,9 +246,10 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
             if call.id is not None and (known is None or known.is_error is None):
                 history[call.id] = call
     grouped: dict[int, list[int]] = {}  # by LLM span: the TOOL span rows it asked for
-    for span in llms:
+    for span, floor in zip(llms, floors, strict=True):
         # An unrun call sits after the calls asked before it in the same message.
         place = (span.end if span.end is not None else -1, span.order, 0)
+        after = span.start if span.start is not None else -math.inf
         for call in _conversation_calls(span.messages(OUTPUT)):
             match = by_id.get(call.id) if call.id is not None else None
             if call.id is not None:
@@ -247,11 +258,7 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
                 # an id-less TOOL span of the tool that started after the LLM span: the one
                 # with the call's arguments, else the first (parallel calls of one tool need
                 # not start in the order the model asked for them)
-                free = [i for i, (key, c) in enumerate(rows) if i not in taken and
-                        c.id is None and c.tool == call.tool and
-                        (span.start is None or key[0] >= span.start)]
-                match = next((i for i in free if call.args is not None and
-                              rows[i][1].args == call.args), free[0] if free else None)
+                match = free.first(call.tool, call.args, after, floor)
             answer = history.get(call.id) if call.id is not None else None
             if match is not None:
                 rows[match] = (rows[match][0], _asked(rows[match][1], call, answer))
@@ -268,6 +275,8 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
             rows.append((place, answer or call))
             if call.id is not None:
                 by_id[call.id] = len(rows) - 1
+            else:
+                free.add(len(rows) - 1, (call.tool,), call.args, place[0])
             notes.append(f"the LLM asked for {call.tool}"
                          f"{f' ({call.id})' if call.id else ''}, but no TOOL span ran it")
     if positional:
@@ -346,6 +355,8 @@ def _same_request(llms: list[OISpan]) -> dict[str, str]:
             by_answer.setdefault(answer, []).append((span.start, span.end, span))
     outer: dict[str, str] = {}
     for group in by_answer.values():
+        if len({span.trace for _, _, span in group}) < 2:
+            continue  # a repeat is another trace's: one trace's spans repeat none
         for start, end, inner in group:
             around = next((span for (s, e, span) in group if span is not inner and
                            span.span_id is not None and span.trace != inner.trace and

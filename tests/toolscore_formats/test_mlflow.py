@@ -285,3 +285,42 @@ def test_parallel_calls_of_one_tool_join_by_arguments_in_the_models_order() -> N
     assert [(c.id, c.args) for c in trace.calls[:2]] == [
         ("call_weather_paris", {"city": "Paris"}), ("call_weather_berlin", {"city": "Berlin"})]
     assert trace.calls[1].timestamp < trace.calls[0].timestamp  # Berlin's span started first
+
+
+def _tool_span(document: dict[str, Any], city: str) -> dict[str, Any]:
+    return next(span for span in _spans(document) if span["name"] == "get_weather" and
+                json.loads(_attributes(span)["mlflow.spanInputs"]) == {"city": city})
+
+
+def test_a_tool_span_that_started_before_the_chat_span_did_not_run_its_request() -> None:
+    # Constructed from mlflow_3_agent_trace.json: Berlin's get_weather span (and the
+    # fetch_forecast inside it) moved before the first chat span. The chat's request for
+    # Berlin is not joined to it: it ran no tool, with a note; the span keeps no id.
+    document = copy.deepcopy(_load("mlflow_3_agent_trace.json"))
+    berlin = _tool_span(document, "Berlin")
+    chat = next(span for span in _spans(document) if span["name"] == "Completions")
+    shift = int(berlin["start_time_unix_nano"]) - int(chat["start_time_unix_nano"]) + 1000
+    for span in _spans(document):
+        if span is berlin or span.get("parent_span_id") == berlin["span_id"]:
+            for key in ("start_time_unix_nano", "end_time_unix_nano"):
+                span[key] = int(span[key]) - shift
+    trace, _ = parse_trace(document)
+    assert [(c.id, c.args, c.result) for c in trace.calls[:3]] == [
+        (None, {"city": "Berlin"}, "Berlin: cloudy, 14 C"),
+        ("call_weather_berlin", {"city": "Berlin"}, '"Berlin: cloudy, 14 C"'),
+        ("call_weather_paris", {"city": "Paris"}, "Paris: sunny, 21 C")]
+    assert "Completions asked for get_weather (call_weather_berlin), but no TOOL span ran " \
+        "it" in trace.notes
+
+
+def test_without_a_tool_span_of_its_arguments_a_request_takes_the_first_that_started() -> None:
+    # Constructed from mlflow_3_agent_trace.json: the get_weather spans' inputs are the city's
+    # text (not an object), so neither has a request's arguments. Each request takes the
+    # first span left (Paris's started first), and the model's arguments stand in.
+    document = copy.deepcopy(_load("mlflow_3_agent_trace.json"))
+    for city in ("Paris", "Berlin"):
+        _attributes(_tool_span(document, city))["mlflow.spanInputs"] = json.dumps(city)
+    trace, _ = parse_trace(document)
+    assert [(c.id, c.args, c.result) for c in trace.calls[:2]] == [
+        ("call_weather_paris", {"city": "Paris"}, "Paris: sunny, 21 C"),
+        ("call_weather_berlin", {"city": "Berlin"}, "Berlin: cloudy, 14 C")]

@@ -231,3 +231,38 @@ def test_parallel_tool_spans_of_one_tool_join_by_arguments_in_the_models_order()
     assert [(c.id, c.args, c.result) for c in trace.calls] == [
         ("call_p", {"city": "Paris"}, "sunny in Paris"),
         ("call_b", {"city": "Berlin"}, "sunny in Berlin")]
+
+
+def test_a_tool_span_that_started_before_the_llm_span_did_not_run_its_request() -> None:
+    # Constructed: a get_weather(Paris) span ran before the LLM span asked for Paris (an
+    # earlier turn's call, its request not recorded). The request goes to the span that
+    # started after the LLM span, though its arguments differ; the earlier span keeps none.
+    ask = {"role": "assistant", "tool_calls": [("call_p", "get_weather", '{"city": "Paris"}')]}
+    spans = [_tool("early", 500, "Paris"), _llm("l1", 1_000, 2_000, [USER], [ask]),
+             _tool("late", 2_100, "Berlin")]
+    trace, _ = parse_trace(spans)
+    assert [(c.id, c.args, c.result) for c in trace.calls] == [
+        (None, {"city": "Paris"}, "sunny in Paris"),
+        ("call_p", {"city": "Berlin"}, "sunny in Berlin")]
+
+
+def test_a_request_takes_the_first_started_of_the_tool_spans_it_could_be() -> None:
+    # Constructed: the two Rome requests go to the two TOOL spans with their arguments (the
+    # first to start takes the first request; 2 and 2.0 are one number), though Berlin's
+    # started before them; Oslo's, which no span has, takes the first span left.
+    ask = {"role": "assistant", "tool_calls": [
+        ("call_1", "get_weather", '{"city": "Rome", "days": 2}'),
+        ("call_2", "get_weather", '{"city": "Rome", "days": 2}'),
+        ("call_3", "get_weather", '{"city": "Oslo"}')]}
+    rome_late, rome_early = _tool("r2", 2_300, "Rome"), _tool("r1", 2_200, "Rome")
+    for span in (rome_late, rome_early):
+        span["attributes"]["input.value"] = '{"city": "Rome", "days": 2.0}'
+    spans = [_llm("l1", 1_000, 2_000, [USER], [ask]), _tool("p", 2_400, "Paris"), rome_late,
+             _tool("b", 2_100, "Berlin"), rome_early]
+    trace, _ = parse_trace(spans)
+    assert [(c.id, c.args, c.result) for c in trace.calls] == [
+        ("call_1", {"city": "Rome", "days": 2.0}, "sunny in Rome"),
+        ("call_2", {"city": "Rome", "days": 2.0}, "sunny in Rome"),
+        ("call_3", {"city": "Berlin"}, "sunny in Berlin"),
+        (None, {"city": "Paris"}, "sunny in Paris")]
+    assert trace.calls[0].timestamp < trace.calls[1].timestamp
