@@ -250,6 +250,7 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
         # An unrun call sits after the calls asked before it in the same message.
         place = (span.end if span.end is not None else -1, span.order, 0)
         after = span.start if span.start is not None else -math.inf
+        unrun: list[int] = []  # its id-less requests no TOOL span ran (rows added)
         for call in _conversation_calls(span.messages(OUTPUT)):
             match = by_id.get(call.id) if call.id is not None else None
             if call.id is not None:
@@ -276,9 +277,13 @@ def _from_tool_spans(tools: list[OISpan], llms: list[OISpan]) -> tuple[list[Tool
             if call.id is not None:
                 by_id[call.id] = len(rows) - 1
             else:
-                free.add(len(rows) - 1, (call.tool,), call.args, place[0])
+                unrun.append(len(rows) - 1)
             notes.append(f"the LLM asked for {call.tool}"
                          f"{f' ({call.id})' if call.id else ''}, but no TOOL span ran it")
+        # Another LLM span's request may be one of these (a second instrumentation of the
+        # same model call), never another request of this response: each is a call.
+        for index in unrun:
+            free.add(index, (rows[index][1].tool,), rows[index][1].args, rows[index][0][0])
     if positional:
         notes.append(f"{count(len(positional), 'smolagents TOOL span')} with positional "
                      'arguments (input.value {"args": [...]}: their names are not in the span) '

@@ -266,3 +266,20 @@ def test_a_request_takes_the_first_started_of_the_tool_spans_it_could_be() -> No
         ("call_3", {"city": "Berlin"}, "sunny in Berlin"),
         (None, {"city": "Paris"}, "sunny in Paris")]
     assert trace.calls[0].timestamp < trace.calls[1].timestamp
+
+
+def test_two_unrun_requests_of_one_tool_without_ids_are_two_calls() -> None:
+    # Constructed: the LLM asks for get_weather twice and get_time once, without call ids;
+    # a TOOL span ran get_time, none ran get_weather: each weather request is a call of its
+    # own, with its own arguments.
+    ask = {"role": "assistant", "tool_calls": [(None, "get_weather", '{"city": "Paris"}'),
+                                               (None, "get_weather", '{"city": "Rome"}'),
+                                               (None, "get_time", "{}")]}
+    clock = _tool("t", 2_100, "Paris")
+    clock["name"] = clock["attributes"]["tool.name"] = "get_time"
+    clock["attributes"]["input.value"] = "{}"
+    trace, _ = parse_trace([_llm("l1", 1_000, 2_000, [USER], [ask]), clock])
+    assert [(c.tool, c.args, c.is_error) for c in trace.calls] == [
+        ("get_weather", {"city": "Paris"}, None), ("get_weather", {"city": "Rome"}, None),
+        ("get_time", {}, False)]
+    assert trace.notes == ("the LLM asked for get_weather, but no TOOL span ran it",) * 2
