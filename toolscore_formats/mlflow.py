@@ -264,9 +264,11 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
         messages = inputs.get("messages") if isinstance(inputs, dict) else inputs
         results.update(results_in(messages))
     asked: list[list[int]] = []  # by chat: the tool spans its answer asked for, in order
+    unrun: list[list[int]] = []  # by chat: the rows of its requests no tool span ran
     for chat, floor in zip(chats, floors, strict=True):
         position = 0
         asked.append([])
+        unrun.append([])
         after = chat.start if chat.start is not None else -math.inf
         for request in requests_in(chat.value(OUTPUTS)):
             if request.id is not None:
@@ -296,15 +298,17 @@ def _join(tools: list[Tool], chats: list[MlflowSpan], table: CallTable,
                 row.settle(**outcome(results[request.id], failed=None))
             end = chat.end if chat.end is not None else chat.sort_key()[0]
             places[len(table) - 1] = (end, position, chat.order)
+            unrun[-1].append(len(table) - 1)
             notes.append(f"{chat.name} asked for {request.tool}"
                          f"{f' ({request.id})' if request.id else ''}, but no TOOL span ran it")
     # The calls one answer asked for are in the order it asked for them, from the first
     # one's start: which of a framework's concurrent tool spans starts first is the
-    # scheduler's doing, not the agent's.
-    for members in asked:
+    # scheduler's doing, not the agent's. A request no tool span ran takes its place among
+    # them too.
+    for members, added in zip(asked, unrun, strict=True):
         if members:
             first = min(places[index][0] for index in members)
-            for index in members:
+            for index in members + added:
                 places[index] = (first, *places[index][1:])
     return places
 

@@ -295,7 +295,8 @@ def _tool_span(document: dict[str, Any], city: str) -> dict[str, Any]:
 def test_a_tool_span_that_started_before_the_chat_span_did_not_run_its_request() -> None:
     # Constructed from mlflow_3_agent_trace.json: Berlin's get_weather span (and the
     # fetch_forecast inside it) moved before the first chat span. The chat's request for
-    # Berlin is not joined to it: it ran no tool, with a note; the span keeps no id.
+    # Berlin is not joined to it: it ran no tool, with a note; the span keeps no id. The
+    # request stays where the model asked for it, after Paris's.
     document = copy.deepcopy(_load("mlflow_3_agent_trace.json"))
     berlin = _tool_span(document, "Berlin")
     chat = next(span for span in _spans(document) if span["name"] == "Completions")
@@ -307,8 +308,8 @@ def test_a_tool_span_that_started_before_the_chat_span_did_not_run_its_request()
     trace, _ = parse_trace(document)
     assert [(c.id, c.args, c.result) for c in trace.calls[:3]] == [
         (None, {"city": "Berlin"}, "Berlin: cloudy, 14 C"),
-        ("call_weather_berlin", {"city": "Berlin"}, '"Berlin: cloudy, 14 C"'),
-        ("call_weather_paris", {"city": "Paris"}, "Paris: sunny, 21 C")]
+        ("call_weather_paris", {"city": "Paris"}, "Paris: sunny, 21 C"),
+        ("call_weather_berlin", {"city": "Berlin"}, '"Berlin: cloudy, 14 C"')]
     assert "Completions asked for get_weather (call_weather_berlin), but no TOOL span ran " \
         "it" in trace.notes
 
