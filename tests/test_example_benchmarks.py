@@ -90,6 +90,46 @@ def test_bfcl_study_made_from_the_possible_answers_gives_bfcls_verdicts(tmp_path
     assert "simple_python, multiple, parallel, parallel_multiple only" in refused.stderr
 
 
+def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
+    """Answers BFCL's checker passes: calls of two functions in the other order, ``null``
+    where the possible answer gives it for a float (the checker's "variable" case), ``[]``
+    and ``""`` for optional parameters, which the checker compares with the ``""`` it lists."""
+    docs = [{"name": "math.power", "parameters": {"type": "dict", "required": ["base"],
+                                                  "properties": {
+             "base": {"type": "integer"}, "mod": {"type": "float"},
+             "deck": {"type": "array", "items": {"type": "string"}},
+             "unit": {"type": "string"}}}},
+            {"name": "find", "parameters": {"type": "dict", "required": ["city"],
+                                            "properties": {"city": {"type": "string"}}}}]
+    question = {"id": "parallel_multiple_0", "function": docs,
+                "question": [[{"role": "user", "content": "2 squared; then find Paris"}]]}
+    possible = {"id": "parallel_multiple_0", "ground_truth": [
+        {"math.power": {"base": [2], "mod": [None, ""], "deck": [["a"], ""], "unit": ["", "m"]}},
+        {"find": {"city": ["Paris"]}}]}
+    answer = {"id": "parallel_multiple_0", "result": [
+        {"find": json.dumps({"city": "PARIS"})},
+        {"math_power": json.dumps({"base": 2, "mod": None, "deck": [], "unit": ""})}]}
+    (tmp_path / "possible_answer").mkdir()
+    questions = tmp_path / "BFCL_v4_parallel_multiple.json"
+    questions.write_text(json.dumps(question) + "\n", encoding="utf-8")
+    (tmp_path / "possible_answer" / questions.name).write_text(json.dumps(possible) + "\n",
+                                                              encoding="utf-8")
+    result = tmp_path / "result.json"
+    result.write_text(json.dumps(answer) + "\n", encoding="utf-8")
+    score = tmp_path / "score.json"
+    score.write_text(json.dumps({"accuracy": 1.0, "correct_count": 1, "total_count": 1}) + "\n",
+                     encoding="utf-8")
+    subprocess.run([sys.executable, str(HERE / "bfcl" / "make_study.py"), str(questions),
+                    "-o", str(tmp_path / "study.yaml")], check=True)
+    import_runs("bfcl", str(result), str(tmp_path / "runs.jsonl"),
+                inputs={"score": str(score), "questions": str(questions)})
+    summary = regrade_file(tmp_path / "runs.jsonl", tmp_path / "runs.v2.jsonl",
+                           RegradeSettings(spec=str(tmp_path / "study.yaml")))
+    assert not summary.flips
+    ((_, row),) = _rows(tmp_path / "runs.v2.jsonl").items()
+    assert row["outcome"] == "passed" and row["evaluation"]["score"] == 1.0
+
+
 def test_tau_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
     runs = tmp_path / "tau.jsonl"
     import_runs("tau_bench", str(HERE / "tau_bench" / "gpt-4o-airline.json"), str(runs))
