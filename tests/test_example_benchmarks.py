@@ -4,6 +4,8 @@ the benchmark's own verdicts, for the reasons the benchmark gives."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,9 @@ def _rows(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
     return {(r["task_id"], r["trial"]): r for r in rows}
 
 
-def test_bfcl_verdicts_agree_answer_by_answer(tmp_path: Path) -> None:
+def _bfcl_regraded(tmp_path: Path, spec: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """The seven BFCL answers, imported with the leaderboard's verdicts and regraded under
+    ``spec``, which must flip none of them."""
     bfcl = HERE / "bfcl"
     rows: dict[tuple[str, int], dict[str, Any]] = {}
     for category in ("simple_python", "multiple", "parallel"):
@@ -28,9 +32,14 @@ def test_bfcl_verdicts_agree_answer_by_answer(tmp_path: Path) -> None:
                     inputs={"score": str(bfcl / "score" / f"BFCL_v4_{category}_score.json"),
                             "questions": str(bfcl / f"BFCL_v4_{category}.json")})
         summary = regrade_file(runs, tmp_path / f"{category}.v2.jsonl",
-                               RegradeSettings(spec=str(bfcl / "study.yaml")))
+                               RegradeSettings(spec=str(spec)))
         assert summary.written_through == 0 and not summary.flips
         rows.update(_rows(tmp_path / f"{category}.v2.jsonl"))
+    return rows
+
+
+def test_bfcl_verdicts_agree_answer_by_answer(tmp_path: Path) -> None:
+    rows = _bfcl_regraded(tmp_path, HERE / "bfcl" / "study.yaml")
     outcomes = {task: r["outcome"] for (task, _), r in rows.items()}
     assert outcomes == {task: "passed" if r["imported"]["verdict"]["valid"] else "failed"
                         for (task, _), r in rows.items()}
@@ -49,6 +58,76 @@ def test_bfcl_verdicts_agree_answer_by_answer(tmp_path: Path) -> None:
     # one call of the two (wrong_count): the left-out call is optional, since a BFCL
     # answer has no outcome, so the score (argument F1 of the pair) fails it
     assert rows[("parallel_0", 1)]["evaluation"]["score"] < 1.0
+
+
+def test_bfcl_study_made_from_the_possible_answers_gives_bfcls_verdicts(tmp_path: Path) -> None:
+    bfcl = HERE / "bfcl"
+    spec = tmp_path / "study.yaml"
+    made = subprocess.run(
+        [sys.executable, str(bfcl / "make_study.py"), "-o", str(spec),
+         *(str(bfcl / f"BFCL_v4_{c}.json") for c in ("simple_python", "multiple", "parallel"))],
+        capture_output=True, text=True, check=False)
+    assert made.returncode == 0, made.stderr
+    rows = _bfcl_regraded(tmp_path, spec)
+    assert len(rows) == 7
+    assert {task: r["outcome"] for (task, _), r in rows.items()} == {
+        task: "passed" if r["imported"]["verdict"]["valid"] else "failed"
+        for (task, _), r in rows.items()}
+    # the rules study.yaml states by hand, made from the function docs
+    expected = {(task, c["tool"]): c["args"] for (task, _), r in rows.items()
+                for c in r["evaluation"]["calls"]["expected"]}
+    assert expected[("simple_python_2", "math_hypot")]["z"] == \
+        "Optional(AllOf([IsType('int'), 0]))"
+    assert expected[("simple_python_13", "calculate_area_under_curve")]["interval"] == \
+        "List([1.0, 3.0], order='same', extra='forbid', each=IsType('float'))"
+    assert expected[("simple_python_51", "calculate_entropy_change")]["isothermal"] == \
+        "Optional(True)"
+    # a category the AST checker judges otherwise is refused
+    refused = subprocess.run([sys.executable, str(bfcl / "make_study.py"),
+                              str(bfcl / "BFCL_v4_multi_turn_base.json")],
+                             capture_output=True, text=True, check=False)
+    assert refused.returncode != 0
+    assert "simple_python, multiple, parallel, parallel_multiple only" in refused.stderr
+
+
+def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
+    """Answers BFCL's checker passes: calls of two functions in the other order, ``null``
+    where the possible answer gives it for a float (the checker's "variable" case), ``[]``
+    and ``""`` for optional parameters, which the checker compares with the ``""`` it lists."""
+    docs = [{"name": "math.power", "parameters": {"type": "dict", "required": ["base"],
+                                                  "properties": {
+             "base": {"type": "integer"}, "mod": {"type": "float"},
+             "deck": {"type": "array", "items": {"type": "string"}},
+             "unit": {"type": "string"}}}},
+            {"name": "find", "parameters": {"type": "dict", "required": ["city"],
+                                            "properties": {"city": {"type": "string"}}}}]
+    question = {"id": "parallel_multiple_0", "function": docs,
+                "question": [[{"role": "user", "content": "2 squared; then find Paris"}]]}
+    possible = {"id": "parallel_multiple_0", "ground_truth": [
+        {"math.power": {"base": [2], "mod": [None, ""], "deck": [["a"], ""], "unit": ["", "m"]}},
+        {"find": {"city": ["Paris"]}}]}
+    answer = {"id": "parallel_multiple_0", "result": [
+        {"find": json.dumps({"city": "PARIS"})},
+        {"math_power": json.dumps({"base": 2, "mod": None, "deck": [], "unit": ""})}]}
+    (tmp_path / "possible_answer").mkdir()
+    questions = tmp_path / "BFCL_v4_parallel_multiple.json"
+    questions.write_text(json.dumps(question) + "\n", encoding="utf-8")
+    (tmp_path / "possible_answer" / questions.name).write_text(json.dumps(possible) + "\n",
+                                                              encoding="utf-8")
+    result = tmp_path / "result.json"
+    result.write_text(json.dumps(answer) + "\n", encoding="utf-8")
+    score = tmp_path / "score.json"
+    score.write_text(json.dumps({"accuracy": 1.0, "correct_count": 1, "total_count": 1}) + "\n",
+                     encoding="utf-8")
+    subprocess.run([sys.executable, str(HERE / "bfcl" / "make_study.py"), str(questions),
+                    "-o", str(tmp_path / "study.yaml")], check=True)
+    import_runs("bfcl", str(result), str(tmp_path / "runs.jsonl"),
+                inputs={"score": str(score), "questions": str(questions)})
+    summary = regrade_file(tmp_path / "runs.jsonl", tmp_path / "runs.v2.jsonl",
+                           RegradeSettings(spec=str(tmp_path / "study.yaml")))
+    assert not summary.flips
+    ((_, row),) = _rows(tmp_path / "runs.v2.jsonl").items()
+    assert row["outcome"] == "passed" and row["evaluation"]["score"] == 1.0
 
 
 def test_tau_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
