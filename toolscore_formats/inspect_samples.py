@@ -188,6 +188,11 @@ def _with_event_calls(table: CallTable, anchors: list[int | None], events: list[
     own: list[str] = []
     sub_agents: dict[str, int] = {}
     scoring = nameless = 0
+    # The messages' calls by the order of their events, swept once: the events left come in
+    # event order, so each one's host (the last call started before it) is found in passing.
+    started = sorted((seq, index) for index, seq in enumerate(anchors) if seq is not None)
+    passed = 0
+    host = -1
     for event in left:
         function = event.event.get("function")
         if event.scorer:
@@ -202,8 +207,9 @@ def _with_event_calls(table: CallTable, anchors: list[int | None], events: list[
         row.duration = duration
         if event.event.get("pending") is not True:
             row.settle(**_outcome(event.event.get("result"), event.event.get("error")))
-        host = max((i for i, seq in enumerate(anchors) if seq is not None and seq < event.seq),
-                   default=-1)
+        while passed < len(started) and started[passed][0] < event.seq:
+            host = max(host, started[passed][1])
+            passed += 1
         hosted.setdefault(host, []).append(row.frozen())
         if event.sub_agent is None:
             own.append(function)

@@ -346,3 +346,15 @@ def test_event_only_calls_scoring_pending_and_nested_sub_events() -> None:
         "1 tool call only in the sample's events, not its messages (bash): read as a call",
         "1 tool event made while scoring: not calls of the agent, not read",
     )
+
+
+def test_an_event_only_call_goes_after_the_last_call_whose_event_came_before_it() -> None:
+    # The messages ask for a then b, but b's event came first: "before" goes before both,
+    # "between" (after b's event, before a's) after b, the last call of the two.
+    events = [{"event": "tool", "id": tid, "function": tid, "arguments": {}}
+              for tid in ("before", "b", "between", "a")]
+    sample = _sample([{"role": "assistant", "content": "", "tool_calls": [
+        {"id": "a", "function": "a", "arguments": {}},
+        {"id": "b", "function": "b", "arguments": {}}]}], events=events)
+    trace = parse_trace(sample)[0]
+    assert [call.tool for call in trace.calls] == ["before", "a", "b", "between"]
