@@ -3,6 +3,8 @@ its generations asked for."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Callable
 from typing import Any
 
 from toolscore import JSON_FAILURES, InputError, Trace, TraceFormat, count, hookimpl, loads
@@ -203,6 +205,7 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
     # millisecond keep the order the model asked for them in.
     places: dict[int, tuple[int, int, int]] = {
         index: (obs.sort_key()[0], 0, obs.index) for index, (obs, _) in enumerate(rows)}
+    tools = _ToolRows(rows)
     taken: set[int] = set()
     seen: set[str] = set()
     results: dict[str, Any] = {}
@@ -218,7 +221,7 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
             position += 1
             match = by_id.get(request.id) if request.id is not None else None
             if match is None:
-                match = _idless_tool(rows, taken, request, generation)
+                match = tools.idless_tool(taken, request, generation)
                 if match is not None and rows[match][1].id is None:
                     rows[match][1].id = request.id
             if match is not None:
@@ -239,20 +242,121 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
     return places
 
 
-def _idless_tool(rows: list[tuple[Observation, CallRow]], taken: set[int], request: Request,
-                 generation: Observation) -> int | None:
-    """The first untaken tool observation of the request's tool that started after the
-    generation did (one with the same arguments first): an id-less observation for a request
-    with an id no observation has, any for a request without one."""
-    open_rows = [index for index, (obs, row) in enumerate(rows)
-                 if index not in taken and (row.id is None or request.id is None) and
-                 row.tool == request.tool and
-                 (generation.start is None or obs.start is None or obs.start >= generation.start)]
-    args, _ = decode_args(request.arguments)
-    same = [index for index in open_rows
-            if args is not None and rows[index][1].args in (args, {"input": args})]
-    chosen = same or open_rows
-    return chosen[0] if chosen else None
+class _Run:
+    """Row indices in order, the first untaken one from any position found in amortised
+    constant time (taken ones are jumped over, by a next-untaken link halved on each walk)."""
+
+    __slots__ = ("indices", "links")
+
+    def __init__(self) -> None:
+        self.indices: list[int] = []
+        self.links = [0]  # links[p]: p while indices[p] is not known taken; an end sentinel
+
+    def add(self, index: int) -> None:
+        self.indices.append(index)
+        self.links.append(len(self.indices))
+
+    def first(self, position: int, taken: set[int], fits: Callable[[int], bool]) -> int | None:
+        """The first index at or after ``position`` not taken and that ``fits``."""
+        indices, links = self.indices, self.links
+        while True:
+            while links[position] != position:
+                links[position] = links[links[position]]
+                position = links[position]
+            if position == len(indices):
+                return None
+            index = indices[position]
+            if index in taken:
+                links[position] = position + 1
+            elif fits(index):
+                return index
+            else:
+                position += 1
+
+
+class _Rows:
+    """Tool observations of one kind: those without a start (open to any generation's
+    request) and those with one, by start (open to a request of a generation that started
+    no later)."""
+
+    __slots__ = ("starts", "timed", "untimed")
+
+    def __init__(self) -> None:
+        self.untimed = _Run()
+        self.timed = _Run()
+        self.starts: list[int] = []
+
+    def add(self, index: int, start: int | None) -> None:
+        if start is None:
+            self.untimed.add(index)
+        else:
+            self.timed.add(index)
+            self.starts.append(start)
+
+    def first(self, since: int | None, taken: set[int],
+              fits: Callable[[int], bool]) -> int | None:
+        """The first untaken row that ``fits``, among those a generation that started at
+        ``since`` (None: unknown) may have asked for."""
+        found = (self.untimed.first(0, taken, fits),
+                 self.timed.first(bisect_left(self.starts, since) if since is not None else 0,
+                                  taken, fits))
+        return min((index for index in found if index is not None), default=None)
+
+
+_DEEP = object()
+
+
+def _key(value: Any, depth: int = 0) -> Any:
+    """A hashable key that equal JSON values share (below a few levels, every value shares
+    one: equal keys are still compared)."""
+    if depth > 8:
+        return _DEEP
+    if isinstance(value, dict):
+        return frozenset((name, _key(item, depth + 1)) for name, item in value.items())
+    if isinstance(value, list):
+        return tuple(_key(item, depth + 1) for item in value)
+    return value
+
+
+class _ToolRows:
+    """The tool observations a request without a joining id may be: by tool, whether the
+    observation has an id, and its arguments."""
+
+    __slots__ = ("by_args", "by_tool", "rows")
+
+    def __init__(self, rows: list[tuple[Observation, CallRow]]) -> None:
+        self.rows = rows
+        self.by_tool: dict[tuple[str, bool], _Rows] = {}
+        self.by_args: dict[tuple[str, bool, Any], _Rows] = {}
+        for index, (obs, row) in enumerate(rows):
+            self.by_tool.setdefault((row.tool, row.id is None), _Rows()).add(index, obs.start)
+            if row.args is not None:
+                self.by_args.setdefault((row.tool, row.id is None, _key(row.args)),
+                                        _Rows()).add(index, obs.start)
+
+    def idless_tool(self, taken: set[int], request: Request,
+                    generation: Observation) -> int | None:
+        """The first untaken tool observation of the request's tool that started after the
+        generation did (one with the same arguments first): an id-less observation for a
+        request with an id no observation has, any for a request without one."""
+        kinds = (True,) if request.id is not None else (True, False)
+        args, _ = decode_args(request.arguments)
+        rows = self.rows
+
+        def same(index: int) -> bool:
+            return rows[index][1].args in (args, {"input": args})
+
+        found: list[int | None] = []
+        if args is not None:
+            found = [self.by_args[key].first(generation.start, taken, same)
+                     for key in ((request.tool, idless, _key(value)) for idless in kinds
+                                 for value in (args, {"input": args}))
+                     if key in self.by_args]
+        if not any(index is not None for index in found):
+            found = [self.by_tool[(request.tool, idless)].first(
+                generation.start, taken, lambda _: True)
+                for idless in kinds if (request.tool, idless) in self.by_tool]
+        return min((index for index in found if index is not None), default=None)
 
 
 def _fill_arguments(row: CallRow, request: Request) -> None:
