@@ -154,15 +154,31 @@ def _usage(calls: list[SdkSpan], notes: list[str]) -> dict[str, Any] | None:
     return usage.result(notes)
 
 
-def _inside_function(span: SdkSpan, tree: SpanTree[SdkSpan]) -> bool:
-    """Whether the span runs inside a tool (an agent used as a tool runs there)."""
-    parent = tree.parent(span)
-    seen = 0
-    while parent is not None and seen < len(tree.spans):
-        if parent.kind == "function":
-            return True
-        parent, seen = tree.parent(parent), seen + 1
-    return False
+def _outside_functions(generations: list[SdkSpan], tree: SpanTree[SdkSpan]) -> list[SdkSpan]:
+    """The generations not run inside a tool (an agent used as a tool runs there): no
+    function span above them. What is above each span is worked out once, for all the
+    generations below it (spans that are each other's parents, in a cycle, end the walk)."""
+    known: dict[str | None, bool] = {}  # by span id: a function span at or above it
+    outside = []
+    for generation in generations:
+        path: list[str | None] = []
+        on_path: set[str | None] = set()
+        inside = False
+        parent = tree.parent(generation)
+        while parent is not None and parent.span_id not in on_path:
+            if parent.span_id in known:
+                inside = known[parent.span_id]
+                break
+            if parent.kind == "function":
+                inside = known[parent.span_id] = True
+                break
+            on_path.add(parent.span_id)
+            path.append(parent.span_id)
+            parent = tree.parent(parent)
+        known.update(dict.fromkeys(path, inside))
+        if not inside:
+            outside.append(generation)
+    return outside
 
 
 def _handoff_requests(spans: list[SdkSpan], generations: list[SdkSpan]
@@ -316,7 +332,7 @@ def parse_traces(document: Any) -> Trace:
     if unrecorded:
         notes.append(f"{plural(unrecorded, 'function span')} without input or output (traced "
                      "with trace_include_sensitive_data off): arguments and results unknown")
-    generations = [span for span in every_generation if not _inside_function(span, tree)]
+    generations = _outside_functions(every_generation, tree)
     _join_ids(rows, every_generation, handed, notes)
     _given_results(rows + handoffs, every_generation)
     _mcp_outcomes(rows, notes)
