@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from toolscore import InputError, Trace
 from toolscore import count as plural
-from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.calls import CallRow, CallTable, RowsByStart, outcome
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.spans import SpanTree
 from toolscore_formats.times import parse_time, seconds_between
@@ -223,19 +223,20 @@ def _join_ids(rows: list[tuple[SdkSpan, CallRow]], generations: list[SdkSpan],
     """Give each call the id of the tool call its model asked for: the generation's output
     holds the requests (when the trace records it), and the SDK ran them as function spans
     beside the generation, under the same turn (a handoff's request is its call already)."""
-    open_calls: dict[tuple[str | None, str], list[tuple[SdkSpan, CallRow]]] = {}
-    for span, row in rows:  # by start time: each turn's calls of one tool, in order
-        open_calls.setdefault((span.parent, span.data["name"]), []).append((span, row))
+    open_calls: dict[tuple[str | None, str], RowsByStart] = {}
+    for index, (span, _) in enumerate(rows):  # by start time: each turn's calls of one tool
+        open_calls.setdefault((span.parent, span.data["name"]), RowsByStart()).add(
+            index, span.start)
+    taken: set[int] = set()
     unrun: list[str] = []
     for generation in generations:
         handoff_tools = {request.tool for request in handed.get(generation.parent, ())}
         for request in requests_in(generation.data.get("output")):
-            waiting = open_calls.get((generation.parent, request.tool), [])
-            match = next((index for index, (span, _) in enumerate(waiting)
-                          if generation.start is None or span.start is None or
-                          span.start >= generation.start), None)
+            waiting = open_calls.get((generation.parent, request.tool))
+            match = waiting.first(generation.start, taken) if waiting is not None else None
             if match is not None:
-                waiting.pop(match)[1].id = request.id
+                taken.add(match)
+                rows[match][1].id = request.id
             elif request.tool not in handoff_tools:
                 unrun.append(request.tool)
     if unrun:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from toolscore import ToolCall
@@ -92,6 +94,69 @@ def _first_open(rows: deque[CallRow]) -> CallRow | None:
     while rows and rows[0].answered:
         rows.popleft()
     return rows[0] if rows else None
+
+
+class _Run:
+    """Indices in order, the first untaken one from any position found in amortised constant
+    time (taken ones are jumped over, by a next-untaken link halved on each walk)."""
+
+    __slots__ = ("indices", "links")
+
+    def __init__(self) -> None:
+        self.indices: list[int] = []
+        self.links = [0]  # links[p]: p while indices[p] is not known taken; an end sentinel
+
+    def add(self, index: int) -> None:
+        self.indices.append(index)
+        self.links.append(len(self.indices))
+
+    def first(self, position: int, taken: set[int],
+              fits: Callable[[int], bool] | None) -> int | None:
+        """The first index at or after ``position`` not taken and that ``fits`` (if given)."""
+        indices, links = self.indices, self.links
+        while True:
+            while links[position] != position:
+                links[position] = links[links[position]]
+                position = links[position]
+            if position == len(indices):
+                return None
+            index = indices[position]
+            if index in taken:
+                links[position] = position + 1
+            elif fits is None or fits(index):
+                return index
+            else:
+                position += 1
+
+
+class RowsByStart:
+    """Calls of one kind, by their index in the reader's list (in start order), the first
+    not yet taken found in amortised constant time: those without a start (open to any
+    request) and those with one (open to a request made no later than they started)."""
+
+    __slots__ = ("starts", "timed", "untimed")
+
+    def __init__(self) -> None:
+        self.untimed = _Run()
+        self.timed = _Run()
+        self.starts: list[int] = []
+
+    def add(self, index: int, start: int | None) -> None:
+        if start is None:
+            self.untimed.add(index)
+        else:
+            self.timed.add(index)
+            self.starts.append(start)
+
+    def first(self, since: int | None, taken: set[int],
+              fits: Callable[[int], bool] | None = None) -> int | None:
+        """The first untaken index that ``fits``, among the calls a request made at ``since``
+        (None: unknown) may be: those without a start, and those that started then or
+        later."""
+        found = (self.untimed.first(0, taken, fits),
+                 self.timed.first(bisect_left(self.starts, since) if since is not None else 0,
+                                  taken, fits))
+        return min((index for index in found if index is not None), default=None)
 
 
 class CallTable:

@@ -3,12 +3,10 @@ its generations asked for."""
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Callable
 from typing import Any
 
 from toolscore import JSON_FAILURES, InputError, Trace, TraceFormat, count, hookimpl, loads
-from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.calls import CallRow, CallTable, RowsByStart, outcome
 from toolscore_formats.content import block_content
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.lc_messages import message_fields
@@ -242,67 +240,6 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
     return places
 
 
-class _Run:
-    """Row indices in order, the first untaken one from any position found in amortised
-    constant time (taken ones are jumped over, by a next-untaken link halved on each walk)."""
-
-    __slots__ = ("indices", "links")
-
-    def __init__(self) -> None:
-        self.indices: list[int] = []
-        self.links = [0]  # links[p]: p while indices[p] is not known taken; an end sentinel
-
-    def add(self, index: int) -> None:
-        self.indices.append(index)
-        self.links.append(len(self.indices))
-
-    def first(self, position: int, taken: set[int], fits: Callable[[int], bool]) -> int | None:
-        """The first index at or after ``position`` not taken and that ``fits``."""
-        indices, links = self.indices, self.links
-        while True:
-            while links[position] != position:
-                links[position] = links[links[position]]
-                position = links[position]
-            if position == len(indices):
-                return None
-            index = indices[position]
-            if index in taken:
-                links[position] = position + 1
-            elif fits(index):
-                return index
-            else:
-                position += 1
-
-
-class _Rows:
-    """Tool observations of one kind: those without a start (open to any generation's
-    request) and those with one, by start (open to a request of a generation that started
-    no later)."""
-
-    __slots__ = ("starts", "timed", "untimed")
-
-    def __init__(self) -> None:
-        self.untimed = _Run()
-        self.timed = _Run()
-        self.starts: list[int] = []
-
-    def add(self, index: int, start: int | None) -> None:
-        if start is None:
-            self.untimed.add(index)
-        else:
-            self.timed.add(index)
-            self.starts.append(start)
-
-    def first(self, since: int | None, taken: set[int],
-              fits: Callable[[int], bool]) -> int | None:
-        """The first untaken row that ``fits``, among those a generation that started at
-        ``since`` (None: unknown) may have asked for."""
-        found = (self.untimed.first(0, taken, fits),
-                 self.timed.first(bisect_left(self.starts, since) if since is not None else 0,
-                                  taken, fits))
-        return min((index for index in found if index is not None), default=None)
-
-
 _DEEP = object()
 
 
@@ -326,13 +263,13 @@ class _ToolRows:
 
     def __init__(self, rows: list[tuple[Observation, CallRow]]) -> None:
         self.rows = rows
-        self.by_tool: dict[tuple[str, bool], _Rows] = {}
-        self.by_args: dict[tuple[str, bool, Any], _Rows] = {}
+        self.by_tool: dict[tuple[str, bool], RowsByStart] = {}
+        self.by_args: dict[tuple[str, bool, Any], RowsByStart] = {}
         for index, (obs, row) in enumerate(rows):
-            self.by_tool.setdefault((row.tool, row.id is None), _Rows()).add(index, obs.start)
+            self.by_tool.setdefault((row.tool, row.id is None), RowsByStart()).add(index, obs.start)
             if row.args is not None:
                 self.by_args.setdefault((row.tool, row.id is None, _key(row.args)),
-                                        _Rows()).add(index, obs.start)
+                                        RowsByStart()).add(index, obs.start)
 
     def idless_tool(self, taken: set[int], request: Request,
                     generation: Observation) -> int | None:
@@ -353,9 +290,8 @@ class _ToolRows:
                                  for value in (args, {"input": args}))
                      if key in self.by_args]
         if not any(index is not None for index in found):
-            found = [self.by_tool[(request.tool, idless)].first(
-                generation.start, taken, lambda _: True)
-                for idless in kinds if (request.tool, idless) in self.by_tool]
+            found = [self.by_tool[(request.tool, idless)].first(generation.start, taken)
+                     for idless in kinds if (request.tool, idless) in self.by_tool]
         return min((index for index in found if index is not None), default=None)
 
 

@@ -262,3 +262,17 @@ def test_spans_that_are_each_others_parents_end_the_walk_up(span_id: str,
     trace, _ = parse_trace(items)
     assert trace.final_answer == "2 + 3 = 5, and order 7 belongs to billing."
     assert [call.tool for call in trace.calls] == ["add", "fail", "ask_helper"]
+
+
+def test_a_function_span_that_started_before_the_model_asked_is_not_that_requests_run() -> None:
+    items = _lines("agents_sdk_trace.jsonl")
+    generation = _span(items, "generation")
+    get_order = _span(items, "function", "get_order")
+    get_order["started_at"] = "2026-12-06T23:13:17.000000+00:00"  # before the generation
+    assert generation["started_at"] > get_order["started_at"]
+    trace, _ = parse_trace(items)
+    assert [(c.tool, c.id) for c in trace.calls] == [
+        ("get_order", None), ("refund", "call_refund"), ("transfer_to_billing", "call_handoff")]
+    assert trace.notes == (
+        "1 tool call the model asked for ran as no function span, not read as calls: "
+        "get_order",)
