@@ -12,7 +12,7 @@ from toolscore_formats.langfuse_messages import Request, answer_text, requests_i
 from toolscore_formats.lc_messages import message_fields
 from toolscore_formats.times import parse_time, seconds_between
 from toolscore_formats.usage import RunUsage, UsageKeys, innermost, span_counts
-from toolscore_formats.values import as_float, as_str, decode_args, dict_of, maybe_json
+from toolscore_formats.values import as_float, as_str, decode_args, dict_of, json_key, maybe_json
 
 OBSERVATION_TYPES = frozenset(("SPAN", "GENERATION", "EVENT", "TOOL", "AGENT", "CHAIN",
                                "RETRIEVER", "EVALUATOR", "EMBEDDING", "GUARDRAIL"))
@@ -240,21 +240,6 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
     return places
 
 
-_DEEP = object()
-
-
-def _key(value: Any, depth: int = 0) -> Any:
-    """A hashable key that equal JSON values share (below a few levels, every value shares
-    one: equal keys are still compared)."""
-    if depth > 8:
-        return _DEEP
-    if isinstance(value, dict):
-        return frozenset((name, _key(item, depth + 1)) for name, item in value.items())
-    if isinstance(value, list):
-        return tuple(_key(item, depth + 1) for item in value)
-    return value
-
-
 class _ToolRows:
     """The tool observations a request without a joining id may be: by tool, whether the
     observation has an id, and its arguments."""
@@ -268,7 +253,7 @@ class _ToolRows:
         for index, (obs, row) in enumerate(rows):
             self.by_tool.setdefault((row.tool, row.id is None), RowsByStart()).add(index, obs.start)
             if row.args is not None:
-                self.by_args.setdefault((row.tool, row.id is None, _key(row.args)),
+                self.by_args.setdefault((row.tool, row.id is None, json_key(row.args)),
                                         RowsByStart()).add(index, obs.start)
 
     def idless_tool(self, taken: set[int], request: Request,
@@ -286,7 +271,7 @@ class _ToolRows:
         found: list[int | None] = []
         if args is not None:
             found = [self.by_args[key].first(generation.start, taken, same)
-                     for key in ((request.tool, idless, _key(value)) for idless in kinds
+                     for key in ((request.tool, idless, json_key(value)) for idless in kinds
                                  for value in (args, {"input": args}))
                      if key in self.by_args]
         if not any(index is not None for index in found):
