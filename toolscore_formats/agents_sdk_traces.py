@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from toolscore import InputError, Trace
 from toolscore import count as plural
-from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.calls import CallRow, CallTable, RowsByStart, outcome
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.spans import SpanTree
 from toolscore_formats.times import parse_time, seconds_between
@@ -154,15 +154,31 @@ def _usage(calls: list[SdkSpan], notes: list[str]) -> dict[str, Any] | None:
     return usage.result(notes)
 
 
-def _inside_function(span: SdkSpan, tree: SpanTree[SdkSpan]) -> bool:
-    """Whether the span runs inside a tool (an agent used as a tool runs there)."""
-    parent = tree.parent(span)
-    seen = 0
-    while parent is not None and seen < len(tree.spans):
-        if parent.kind == "function":
-            return True
-        parent, seen = tree.parent(parent), seen + 1
-    return False
+def _outside_functions(generations: list[SdkSpan], tree: SpanTree[SdkSpan]) -> list[SdkSpan]:
+    """The generations not run inside a tool (an agent used as a tool runs there): no
+    function span above them. What is above each span is worked out once, for all the
+    generations below it (spans that are each other's parents, in a cycle, end the walk)."""
+    known: dict[str | None, bool] = {}  # by span id: a function span at or above it
+    outside = []
+    for generation in generations:
+        path: list[str | None] = []
+        on_path: set[str | None] = set()
+        inside = False
+        parent = tree.parent(generation)
+        while parent is not None and parent.span_id not in on_path:
+            if parent.span_id in known:
+                inside = known[parent.span_id]
+                break
+            if parent.kind == "function":
+                inside = known[parent.span_id] = True
+                break
+            on_path.add(parent.span_id)
+            path.append(parent.span_id)
+            parent = tree.parent(parent)
+        known.update(dict.fromkeys(path, inside))
+        if not inside:
+            outside.append(generation)
+    return outside
 
 
 def _handoff_requests(spans: list[SdkSpan], generations: list[SdkSpan]
@@ -207,19 +223,20 @@ def _join_ids(rows: list[tuple[SdkSpan, CallRow]], generations: list[SdkSpan],
     """Give each call the id of the tool call its model asked for: the generation's output
     holds the requests (when the trace records it), and the SDK ran them as function spans
     beside the generation, under the same turn (a handoff's request is its call already)."""
-    open_calls: dict[tuple[str | None, str], list[tuple[SdkSpan, CallRow]]] = {}
-    for span, row in rows:  # by start time: each turn's calls of one tool, in order
-        open_calls.setdefault((span.parent, span.data["name"]), []).append((span, row))
+    open_calls: dict[tuple[str | None, str], RowsByStart] = {}
+    for index, (span, _) in enumerate(rows):  # by start time: each turn's calls of one tool
+        open_calls.setdefault((span.parent, span.data["name"]), RowsByStart()).add(
+            index, span.start)
+    taken: set[int] = set()
     unrun: list[str] = []
     for generation in generations:
         handoff_tools = {request.tool for request in handed.get(generation.parent, ())}
         for request in requests_in(generation.data.get("output")):
-            waiting = open_calls.get((generation.parent, request.tool), [])
-            match = next((index for index, (span, _) in enumerate(waiting)
-                          if generation.start is None or span.start is None or
-                          span.start >= generation.start), None)
+            waiting = open_calls.get((generation.parent, request.tool))
+            match = waiting.first(generation.start, taken) if waiting is not None else None
             if match is not None:
-                waiting.pop(match)[1].id = request.id
+                taken.add(match)
+                rows[match][1].id = request.id
             elif request.tool not in handoff_tools:
                 unrun.append(request.tool)
     if unrun:
@@ -316,7 +333,7 @@ def parse_traces(document: Any) -> Trace:
     if unrecorded:
         notes.append(f"{plural(unrecorded, 'function span')} without input or output (traced "
                      "with trace_include_sensitive_data off): arguments and results unknown")
-    generations = [span for span in every_generation if not _inside_function(span, tree)]
+    generations = _outside_functions(every_generation, tree)
     _join_ids(rows, every_generation, handed, notes)
     _given_results(rows + handoffs, every_generation)
     _mcp_outcomes(rows, notes)

@@ -3,7 +3,9 @@ tool spans without a call id, found for the model's requests."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from toolscore import ToolCall
@@ -47,6 +49,117 @@ class CallRow:
                         turn=self.turn)
 
 
+class OpenCalls:
+    """Calls waiting for results, in order: the first still open of them all, of one tool,
+    or with one id (None: without an id), each found in constant time on average (a call
+    once answered stays answered, and is dropped from the queues when next met)."""
+
+    __slots__ = ("_all", "_by_id", "_by_tool", "_count")
+
+    def __init__(self, rows: list[CallRow] | None = None) -> None:
+        self._all: deque[CallRow] = deque()
+        self._by_id: dict[str | None, deque[CallRow]] = {}
+        self._by_tool: dict[str, deque[CallRow]] = {}
+        self._count = 0
+        for row in rows or ():
+            self.add(row)
+
+    def __len__(self) -> int:
+        """How many calls were added, answered or not."""
+        return self._count
+
+    def add(self, row: CallRow) -> None:
+        self._count += 1
+        self._all.append(row)
+        self._by_tool.setdefault(row.tool, deque()).append(row)
+        self._by_id.setdefault(row.id, deque()).append(row)
+
+    def has_id(self, call_id: str) -> bool:
+        """Whether a call with this id was added (answered or not)."""
+        return call_id in self._by_id
+
+    def first(self, tool: str | None = None) -> CallRow | None:
+        """The first open call (of ``tool``, when given)."""
+        if tool is None:
+            return _first_open(self._all)
+        rows = self._by_tool.get(tool)
+        return _first_open(rows) if rows is not None else None
+
+    def first_with_id(self, call_id: str | None) -> CallRow | None:
+        """The first open call with this id (None: the first without one)."""
+        rows = self._by_id.get(call_id)
+        return _first_open(rows) if rows is not None else None
+
+
+def _first_open(rows: deque[CallRow]) -> CallRow | None:
+    while rows and rows[0].answered:
+        rows.popleft()
+    return rows[0] if rows else None
+
+
+class _Run:
+    """Indices in order, the first untaken one from any position found in amortised constant
+    time (taken ones are jumped over, by a next-untaken link halved on each walk)."""
+
+    __slots__ = ("indices", "links")
+
+    def __init__(self) -> None:
+        self.indices: list[int] = []
+        self.links = [0]  # links[p]: p while indices[p] is not known taken; an end sentinel
+
+    def add(self, index: int) -> None:
+        self.indices.append(index)
+        self.links.append(len(self.indices))
+
+    def first(self, position: int, taken: set[int],
+              fits: Callable[[int], bool] | None) -> int | None:
+        """The first index at or after ``position`` not taken and that ``fits`` (if given)."""
+        indices, links = self.indices, self.links
+        while True:
+            while links[position] != position:
+                links[position] = links[links[position]]
+                position = links[position]
+            if position == len(indices):
+                return None
+            index = indices[position]
+            if index in taken:
+                links[position] = position + 1
+            elif fits is None or fits(index):
+                return index
+            else:
+                position += 1
+
+
+class RowsByStart:
+    """Calls of one kind, by their index in the reader's list (in start order), the first
+    not yet taken found in amortised constant time: those without a start (open to any
+    request) and those with one (open to a request made no later than they started)."""
+
+    __slots__ = ("starts", "timed", "untimed")
+
+    def __init__(self) -> None:
+        self.untimed = _Run()
+        self.timed = _Run()
+        self.starts: list[int] = []
+
+    def add(self, index: int, start: int | None) -> None:
+        if start is None:
+            self.untimed.add(index)
+        else:
+            self.timed.add(index)
+            self.starts.append(start)
+
+    def first(self, since: int | None, taken: set[int],
+              fits: Callable[[int], bool] | None = None) -> int | None:
+        """The first untaken index that ``fits``, among the calls a request made at ``since``
+        (None: unknown) may be: those without a start, and those that started then or
+        later."""
+        found = (self.untimed.first(0, taken, fits),
+                 self.timed.first(bisect_left(self.starts, since) if since is not None else 0,
+                                  taken, fits))
+        return min((index for index in found if index is not None), default=None)
+
+
 class CallTable:
     """Calls in invocation order, joined to their results by id or by position.
 
@@ -56,12 +169,11 @@ class CallTable:
     after it belong to that turn (None before the first, or in a format without turns).
     """
 
-    __slots__ = ("_by_id", "_next_open", "_rows", "turn")
+    __slots__ = ("_open", "_rows", "turn")
 
     def __init__(self) -> None:
         self._rows: list[CallRow] = []
-        self._by_id: dict[str, list[CallRow]] = {}
-        self._next_open = 0
+        self._open = OpenCalls()
         self.turn: int | None = None
 
     def start_turn(self) -> None:
@@ -77,43 +189,38 @@ class CallTable:
         row = CallRow(tool if isinstance(tool, str) else str(tool), parsed, raw,
                       as_str(call_id), timestamp, self.turn)
         self._rows.append(row)
-        if row.id is not None:
-            self._by_id.setdefault(row.id, []).append(row)
+        self._open.add(row)
         return row
 
     def has_id(self, call_id: Any) -> bool:
         key = as_str(call_id)
-        return key is not None and key in self._by_id
+        return key is not None and self._open.has_id(key)
 
     def answer(self, call_id: Any, **outcome: Any) -> bool:
         """Give the oldest unanswered call with this id its outcome; False if there is none."""
         key = as_str(call_id)
-        for row in self._by_id.get(key, ()) if key is not None else ():
-            if not row.answered:
-                row.settle(**outcome)
-                return True
-        return False
+        row = self._open.first_with_id(key) if key is not None else None
+        if row is None:
+            return False
+        row.settle(**outcome)
+        return True
 
     def answer_result(self, call_id: Any, result: Any) -> bool:
         """The common case of ``answer``: a result came back and the format flags no error."""
         key = call_id if type(call_id) is str else as_str(call_id)
-        for row in self._by_id.get(key, ()) if key is not None else ():
-            if not row.answered:
-                row.answered, row.result, row.is_error = True, result, False
-                return True
-        return False
+        row = self._open.first_with_id(key) if key is not None else None
+        if row is None:
+            return False
+        row.answered, row.result, row.is_error = True, result, False
+        return True
 
     def answer_next(self, name: str | None = None, **outcome: Any) -> bool:
         """Give the first unanswered call (with this tool name, when given) its outcome."""
-        rows = self._rows
-        while self._next_open < len(rows) and rows[self._next_open].answered:
-            self._next_open += 1
-        for index in range(self._next_open, len(rows)):
-            row = rows[index]
-            if not row.answered and (name is None or row.tool == name):
-                row.settle(**outcome)
-                return True
-        return False
+        row = self._open.first(name)
+        if row is None:
+            return False
+        row.settle(**outcome)
+        return True
 
     def calls(self) -> tuple[ToolCall, ...]:
         return tuple(row.frozen() for row in self._rows)

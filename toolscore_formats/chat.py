@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import InputError, Trace, count
-from toolscore_formats.calls import CallRow, outcome
+from toolscore_formats.calls import OpenCalls, outcome
 from toolscore_formats.content import block_content, text_of
 from toolscore_formats.messages import Conversation
 from toolscore_formats.values import as_str
@@ -23,7 +23,7 @@ class ChatReader:
         self.notes = self.talk.notes
         # The latest assistant message's calls: what a tool message without a usable
         # tool_call_id answers (Ollama and other look-alikes write none), by position.
-        self.turn: list[CallRow] = []
+        self.turn = OpenCalls()
         self.turn_index = -1
         self.paired_by_position = 0
 
@@ -42,7 +42,7 @@ class ChatReader:
             call_id = message.get("tool_call_id")
             if call_id is not None and self.table.answer_result(call_id, result):
                 return
-            if call_id is None or any(row.id is None for row in self._open()):
+            if call_id is None or self.turn.first_with_id(None) is not None:
                 self._answer_by_position(message, result, index)
             else:
                 self.notes.append(f"message {index}: tool result for unknown call id "
@@ -56,16 +56,12 @@ class ChatReader:
             if not self.table.answer_next(name, **outcome(result, failed=None)):
                 self.notes.append(f"message {index}: function result with no open call")
 
-    def _open(self) -> list[CallRow]:
-        return [row for row in self.turn if not row.answered]
-
     def _answer_by_position(self, message: dict[str, Any], result: Any, index: int) -> None:
         """Give the turn's next open call (of the tool the message names, if it names one)
         this result; a result no call can take becomes a call of the tool it names."""
         name = message.get("tool_name", message.get("name"))
         name = name if isinstance(name, str) and name else None
-        open_rows = self._open()
-        row = next((r for r in open_rows if name is None or r.tool == name), None)
+        row = self.turn.first(name)
         if row is not None:
             row.settle(**outcome(result, failed=None))
             self.paired_by_position += 1
@@ -91,7 +87,7 @@ class ChatReader:
                 f"message {self.turn_index}: its tool calls were paired with the "
                 f"{count(self.paired_by_position, 'tool message')} after it by position (no "
                 "tool_call_id joins them)")
-        self.turn = []
+        self.turn = OpenCalls()
         self.paired_by_position = 0
 
     def _assistant(self, message: dict[str, Any], index: int) -> str | None:
@@ -105,7 +101,7 @@ class ChatReader:
                 if isinstance(custom, dict) and isinstance(custom.get("name"), str):
                     # A custom tool's input is free text, not JSON: kept whole under "input".
                     text = custom.get("input")
-                    self.turn.append(self.table.add(
+                    self.turn.add(self.table.add(
                         custom["name"], {"input": text} if isinstance(text, str) else text,
                         call_id=item.get("id")))
                     called = True
@@ -115,7 +111,7 @@ class ChatReader:
                                       "name (not read)")
                     continue
                 # Ollama gives "arguments" as an object: CallTable takes it as it is.
-                self.turn.append(self.table.add(function["name"], function.get("arguments"),
+                self.turn.add(self.table.add(function["name"], function.get("arguments"),
                                                 call_id=item.get("id")))
                 called = True
         legacy = message.get("function_call")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl
-from toolscore_formats.calls import CallRow, outcome
+from toolscore_formats.calls import CallRow, OpenCalls, outcome
 from toolscore_formats.content import block_content, text_of
 from toolscore_formats.messages import Conversation
 from toolscore_formats.shapes import CLINE_RESULT, cline_result, is_cline_history
@@ -135,7 +135,7 @@ def _answer(blocks: list[Any], waiting: list[CallRow], index: int, notes: list[s
     """Settle the waiting calls with the user message's results: ``tool_result`` blocks by
     ``tool_use_id``, ``[...] Result:`` text blocks in order (one block per call). Returns
     no call: a call not answered here never is."""
-    left = list(waiting)
+    left = OpenCalls(waiting)
     resumed = False
     for block in blocks:
         kind = name_of(block, "type") if isinstance(block, dict) else None
@@ -147,13 +147,12 @@ def _answer(blocks: list[Any], waiting: list[CallRow], index: int, notes: list[s
         elif isinstance(text, str) and text.startswith("[TASK RESUMPTION]"):
             resumed = True
         elif kind == "tool_result" and isinstance(block, dict):
-            row = next((row for row in left if row.id is not None
-                        and row.id == as_str(block.get("tool_use_id"))), None)
+            key = as_str(block.get("tool_use_id"))
+            row = left.first_with_id(key) if key is not None else None
             if row is None:
                 notes.append(f"message {index}: tool_result for unknown tool_use_id "
-                             f"{as_str(block.get('tool_use_id'))!r} (not counted as a call)")
+                             f"{key!r} (not counted as a call)")
                 continue
-            left.remove(row)
             output = block_content(block.get("content"), separator="\n")
             if isinstance(output, str):
                 header = CLINE_RESULT.match(output)
@@ -162,22 +161,22 @@ def _answer(blocks: list[Any], waiting: list[CallRow], index: int, notes: list[s
             else:
                 row.settle(**outcome(output, failed=block.get("is_error") is True or None))
         elif (header := cline_result(block)) is not None and isinstance(text, str):
-            if not left:
+            first = left.first()
+            if first is None:
                 notes.append(f"message {index}: a result for {header['tool']!r} answers no "
                              "call (not joined)")
                 continue
             # The header names the call's tool; a few differ from the tool's name
             # ("[subagents]" answers use_subagents): then the next call in order.
-            row = next((row for row in left if row.tool == header["tool"]), left[0])
+            row = left.first(header["tool"]) or first
             if row.tool != header["tool"]:
                 notes.append(f"message {index}: the result headed {header['tool']!r} read as "
                              f"{row.tool!r}'s, the next call waiting")
-            left.remove(row)
             _settle(row, text[header.end():].lstrip("\n "), failed=False)
     why = ("the task was interrupted ([TASK RESUMPTION]) before it" if resumed
            else "no result for it")
-    for row in left:
-        notes.append(f"message {index}: {row.tool!r} ({row.id}): {why}: outcome unknown")
+    notes.extend(f"message {index}: {row.tool!r} ({row.id}): {why}: outcome unknown"
+                 for row in waiting if not row.answered)
     return []
 
 

@@ -92,10 +92,13 @@ def fold(records: list[Any], notes: list[str]) -> dict[str, Any]:
                              place=f"line {index + 1}", fix="remove or repair the line")
         if kind == "rewind":
             rewinds += 1
-            ids = list(messages)
-            cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in messages else 0
-            for key in ids[cut:]:
-                del messages[key]
+            # The messages from the last back to the one rewound to (all, when it is not
+            # there): each message is dropped at most once, however many rewinds come.
+            if record["$rewindTo"] in messages:
+                while messages.popitem()[0] != record["$rewindTo"]:
+                    pass
+            else:
+                messages.clear()
         elif kind == "message":
             messages[record["id"]] = record
         else:

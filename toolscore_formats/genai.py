@@ -479,16 +479,30 @@ class GenAIReader:
         kept: list[ToolSpan] = []
         nested = 0
         parents = self.traceloop_parents
+        # Whether the first tool, agent or workflow span at or above an OpenLLMetry span is a
+        # tool: each span's answer is worked out once, the answer of the spans it was found
+        # through too (a chain of spans that are each other's parents, as a malformed export
+        # may link them, holds none).
+        known: dict[str, bool] = {}
         for tool in spans:
-            parent, hops = tool.parent if tool.traceloop else None, 0
+            current = tool.parent if tool.traceloop else None
+            path: list[str] = []
+            on_path: set[str] = set()
             inside = False
-            # Bounded: a malformed export may link spans in a cycle.
-            while parent is not None and parent in parents and hops < len(parents):
-                parent, kind = parents[parent]
-                if kind == TOOL or kind in AGENT_KINDS:
-                    inside = kind == TOOL
+            while current is not None and current in parents:
+                if current in known:
+                    inside = known[current]
                     break
-                hops += 1
+                if current in on_path:
+                    break
+                parent, kind = parents[current]
+                if kind == TOOL or kind in AGENT_KINDS:
+                    inside = known[current] = kind == TOOL
+                    break
+                on_path.add(current)
+                path.append(current)
+                current = parent
+            known.update(dict.fromkeys(path, inside))
             if inside:
                 nested += 1
             else:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, hookimpl
-from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.calls import CallRow, CallTable, OpenCalls, outcome
 from toolscore_formats.times import iso_timestamp, parse_time
 from toolscore_formats.values import as_float, as_str
 
@@ -159,7 +158,7 @@ def parse(document: Any) -> Trace:
     if partial:
         notes.append(f"{partial} partial (streamed) event(s) not read: the complete events "
                      "repeat their content")
-    if final_answer is not None and open_calls.pending():
+    if final_answer is not None and open_calls.first() is not None:
         final_answer = None  # the run still waits on a tool: its last text is not the answer
     return Trace(calls=table.calls(), final_answer=final_answer, model=model,
                  notes=tuple(notes))
@@ -178,7 +177,7 @@ def _read_response(response: dict[str, Any], open_calls: OpenCalls, notes: list[
             body = body["result"]
         result = outcome(body, failed=None)
     call_id, name = response.get("id"), as_str(response.get("name"))
-    row = open_calls.take(call_id, name)
+    row = _take(open_calls, call_id, name)
     if row is None:
         notes.append(f"event {index}: function_response for {name!r} with no open call "
                      "(not counted as a call)")
@@ -189,42 +188,13 @@ def _read_response(response: dict[str, Any], open_calls: OpenCalls, notes: list[
     row.settle(**result)
 
 
-class OpenCalls:
-    """The calls not yet answered, found by id or by tool name in constant time."""
-
-    __slots__ = ("_all", "_by_id", "_by_name", "_ids")
-
-    def __init__(self) -> None:
-        self._all: deque[CallRow] = deque()
-        self._by_id: dict[str, deque[CallRow]] = {}
-        self._by_name: dict[str, deque[CallRow]] = {}
-        self._ids: set[str] = set()
-
-    def add(self, row: CallRow) -> None:
-        self._all.append(row)
-        self._by_name.setdefault(row.tool, deque()).append(row)
-        if row.id is not None:
-            self._ids.add(row.id)
-            self._by_id.setdefault(row.id, deque()).append(row)
-
-    def pending(self) -> bool:
-        return _first_open(self._all) is not None
-
-    def take(self, call_id: Any, name: str | None) -> CallRow | None:
-        """The call a response answers: by id (a reused id first in, first out), else the
-        oldest open call of that tool (calls without ids, as some models leave them)."""
-        key = as_str(call_id)
-        if key is not None and key in self._ids:
-            return _first_open(self._by_id[key])
-        if name is None:
-            return _first_open(self._all)
-        return _first_open(self._by_name.get(name, deque()))
-
-
-def _first_open(rows: deque[CallRow]) -> CallRow | None:
-    while rows and rows[0].answered:
-        rows.popleft()
-    return rows[0] if rows else None
+def _take(open_calls: OpenCalls, call_id: Any, name: str | None) -> CallRow | None:
+    """The call a response answers: by id (a reused id first in, first out), else the oldest
+    open call of that tool (calls without ids, as some models leave them)."""
+    key = as_str(call_id)
+    if key is not None and open_calls.has_id(key):
+        return open_calls.first_with_id(key)
+    return open_calls.first(name)
 
 
 def _note_error(event: dict[str, Any], index: int, notes: list[str]) -> None:

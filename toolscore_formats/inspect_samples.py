@@ -188,6 +188,11 @@ def _with_event_calls(table: CallTable, anchors: list[int | None], events: list[
     own: list[str] = []
     sub_agents: dict[str, int] = {}
     scoring = nameless = 0
+    # The messages' calls by the order of their events, swept once: the events left come in
+    # event order, so each one's host (the last call started before it) is found in passing.
+    started = sorted((seq, index) for index, seq in enumerate(anchors) if seq is not None)
+    passed = 0
+    host = -1
     for event in left:
         function = event.event.get("function")
         if event.scorer:
@@ -202,8 +207,9 @@ def _with_event_calls(table: CallTable, anchors: list[int | None], events: list[
         row.duration = duration
         if event.event.get("pending") is not True:
             row.settle(**_outcome(event.event.get("result"), event.event.get("error")))
-        host = max((i for i, seq in enumerate(anchors) if seq is not None and seq < event.seq),
-                   default=-1)
+        while passed < len(started) and started[passed][0] < event.seq:
+            host = max(host, started[passed][1])
+            passed += 1
         hosted.setdefault(host, []).append(row.frozen())
         if event.sub_agent is None:
             own.append(function)
@@ -239,13 +245,14 @@ def _tool_events(sample: dict[str, Any]) -> list[_Event]:
         events = list_of(dict_of(sample, "transcript"), "events")
     spans = {span["id"]: span for span in events if isinstance(span, dict) and
              span.get("event") == "span_begin" and isinstance(span.get("id"), str)}
+    made_by = _MadeBy(spans)
     found: list[_Event] = []
 
     def walk(level: list[Any], inside: str | None) -> None:
         for event in level:
             if not isinstance(event, dict) or event.get("event") != "tool":
                 continue
-            agent, scorer = _made_by(spans, event.get("span_id"))
+            agent, scorer = made_by(event.get("span_id"))
             found.append(_Event(len(found), event, inside or agent, scorer))
             nested = list_of(event, "events")
             if nested:
@@ -255,27 +262,100 @@ def _tool_events(sample: dict[str, Any]) -> list[_Event]:
     return found
 
 
-def _made_by(spans: dict[str, dict[str, Any]], span_id: Any) -> tuple[str | None, bool]:
+SCORER_SPANS = ("scorers", "scorer")
+SUB_AGENT_HOSTS = ("tool", "handoff")
+
+
+@attrs.frozen
+class _Above:
+    """What the chain of spans from one span up to the top holds."""
+
+    scorer: bool
+    """A scoring span."""
+    host: bool
+    """A ``tool`` or ``handoff`` span (what runs an agent as a sub-agent)."""
+    sub_agent: str | None
+    """The sub-agent whose span holds an event in the first span (see ``_MadeBy``)."""
+
+
+_TOP = _Above(scorer=False, host=False, sub_agent=None)
+
+
+class _MadeBy:
     """The sub-agent whose span holds an event (None: the top agent's), and if it is scoring.
 
     A sub-agent is an ``agent`` span under a ``tool`` or ``handoff`` span (an agent run as
-    a tool, or handed the conversation); the top agent's span has none above it.
+    a tool, or handed the conversation); the top agent's span has none above it. Each span's
+    chain is read once, whatever the number of events in it or how deep it is: a span's
+    answer is made from its parent's (a malformed export's spans that are each other's
+    parents, in a cycle, are read around the cycle once).
     """
-    agent: str | None = None
-    seen: set[str] = set()
-    sub_agent = None
-    while isinstance(span_id, str) and span_id in spans and span_id not in seen:
-        seen.add(span_id)
-        span = spans[span_id]
-        kind = span.get("type")
-        if kind in ("scorers", "scorer"):
-            return None, True
-        if kind == "agent" and agent is None:
-            agent = name_of(span, "name")
-        elif kind in ("tool", "handoff") and agent is not None and sub_agent is None:
-            sub_agent = agent
-        span_id = span.get("parent_id")
-    return sub_agent, False
+
+    def __init__(self, spans: dict[str, dict[str, Any]]) -> None:
+        self.spans = spans
+        self.above: dict[str, _Above] = {}
+
+    def __call__(self, span_id: Any) -> tuple[str | None, bool]:
+        found = self._above(span_id) if isinstance(span_id, str) else _TOP
+        return (None, True) if found.scorer else (found.sub_agent, False)
+
+    def _parent(self, span_id: str) -> str | None:
+        parent = self.spans[span_id].get("parent_id")
+        return parent if isinstance(parent, str) and parent in self.spans else None
+
+    def _above(self, span_id: str) -> _Above:
+        path: list[str] = []
+        on_path: dict[str, int] = {}
+        current = span_id if span_id in self.spans else None
+        while current is not None and current not in self.above and current not in on_path:
+            on_path[current] = len(path)
+            path.append(current)
+            current = self._parent(current)
+        if current is not None and current in on_path:  # the path ends in a cycle
+            start = on_path[current]
+            self._cycle(path[start:])
+            path = path[:start]
+        for key in reversed(path):
+            parent = self._parent(key)
+            self.above[key] = _step(self.spans[key], self.above[parent] if parent else _TOP)
+        return self.above.get(span_id, _TOP)
+
+    def _cycle(self, cycle: list[str]) -> None:
+        """Spans each the parent of the one before (the last the first's): the walk up from
+        each goes once around the cycle."""
+        size = len(cycle)
+        kinds = [self.spans[key].get("type") for key in cycle]
+        names = [name_of(self.spans[key], "name") if kind == "agent" else None
+                 for key, kind in zip(cycle, kinds, strict=True)]
+        scorer = any(kind in SCORER_SPANS for kind in kinds)
+        host = any(kind in SUB_AGENT_HOSTS for kind in kinds)
+        # Around the cycle twice: from each place, the next named agent span and the next
+        # host span.
+        never = 2 * size
+        next_agent, next_host = [never] * (never + 1), [never] * (never + 1)
+        for place in range(never - 1, -1, -1):
+            next_agent[place] = place if names[place % size] is not None \
+                else next_agent[place + 1]
+            next_host[place] = place if kinds[place % size] in SUB_AGENT_HOSTS \
+                else next_host[place + 1]
+        for first, key in enumerate(cycle):
+            last = first + size - 1
+            agent = next_agent[first]
+            sub_agent = names[agent % size] if agent <= last and \
+                next_host[agent + 1] <= last else None
+            self.above[key] = _Above(scorer=scorer, host=host, sub_agent=sub_agent)
+
+
+def _step(span: dict[str, Any], parent: _Above) -> _Above:
+    """A span's chain: the span, then its parent's."""
+    kind = span.get("type")
+    scorer = kind in SCORER_SPANS or parent.scorer
+    host = kind in SUB_AGENT_HOSTS or parent.host
+    name = name_of(span, "name") if kind == "agent" else None
+    if name is not None:
+        # The nearest named agent span: a sub-agent when a host span is above it.
+        return _Above(scorer=scorer, host=host, sub_agent=name if parent.host else None)
+    return _Above(scorer=scorer, host=host, sub_agent=parent.sub_agent)
 
 
 def _timing(event: dict[str, Any]) -> tuple[str | None, float | None]:

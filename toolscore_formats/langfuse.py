@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from toolscore import JSON_FAILURES, InputError, Trace, TraceFormat, count, hookimpl, loads
-from toolscore_formats.calls import CallRow, CallTable, outcome
+from toolscore_formats.calls import CallRow, CallTable, RowsByStart, outcome
 from toolscore_formats.content import block_content
 from toolscore_formats.langfuse_messages import Request, answer_text, requests_in, results_in
 from toolscore_formats.lc_messages import message_fields
 from toolscore_formats.times import parse_time, seconds_between
 from toolscore_formats.usage import RunUsage, UsageKeys, innermost, span_counts
-from toolscore_formats.values import as_float, as_str, decode_args, dict_of, maybe_json
+from toolscore_formats.values import as_float, as_str, decode_args, dict_of, json_key, maybe_json
 
 OBSERVATION_TYPES = frozenset(("SPAN", "GENERATION", "EVENT", "TOOL", "AGENT", "CHAIN",
                                "RETRIEVER", "EVALUATOR", "EMBEDDING", "GUARDRAIL"))
@@ -203,6 +203,7 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
     # millisecond keep the order the model asked for them in.
     places: dict[int, tuple[int, int, int]] = {
         index: (obs.sort_key()[0], 0, obs.index) for index, (obs, _) in enumerate(rows)}
+    tools = _ToolRows(rows)
     taken: set[int] = set()
     seen: set[str] = set()
     results: dict[str, Any] = {}
@@ -218,7 +219,7 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
             position += 1
             match = by_id.get(request.id) if request.id is not None else None
             if match is None:
-                match = _idless_tool(rows, taken, request, generation)
+                match = tools.idless_tool(taken, request, generation)
                 if match is not None and rows[match][1].id is None:
                     rows[match][1].id = request.id
             if match is not None:
@@ -239,20 +240,44 @@ def _join(rows: list[tuple[Observation, CallRow]], generations: list[Observation
     return places
 
 
-def _idless_tool(rows: list[tuple[Observation, CallRow]], taken: set[int], request: Request,
-                 generation: Observation) -> int | None:
-    """The first untaken tool observation of the request's tool that started after the
-    generation did (one with the same arguments first): an id-less observation for a request
-    with an id no observation has, any for a request without one."""
-    open_rows = [index for index, (obs, row) in enumerate(rows)
-                 if index not in taken and (row.id is None or request.id is None) and
-                 row.tool == request.tool and
-                 (generation.start is None or obs.start is None or obs.start >= generation.start)]
-    args, _ = decode_args(request.arguments)
-    same = [index for index in open_rows
-            if args is not None and rows[index][1].args in (args, {"input": args})]
-    chosen = same or open_rows
-    return chosen[0] if chosen else None
+class _ToolRows:
+    """The tool observations a request without a joining id may be: by tool, whether the
+    observation has an id, and its arguments."""
+
+    __slots__ = ("by_args", "by_tool", "rows")
+
+    def __init__(self, rows: list[tuple[Observation, CallRow]]) -> None:
+        self.rows = rows
+        self.by_tool: dict[tuple[str, bool], RowsByStart] = {}
+        self.by_args: dict[tuple[str, bool, Any], RowsByStart] = {}
+        for index, (obs, row) in enumerate(rows):
+            self.by_tool.setdefault((row.tool, row.id is None), RowsByStart()).add(index, obs.start)
+            if row.args is not None:
+                self.by_args.setdefault((row.tool, row.id is None, json_key(row.args)),
+                                        RowsByStart()).add(index, obs.start)
+
+    def idless_tool(self, taken: set[int], request: Request,
+                    generation: Observation) -> int | None:
+        """The first untaken tool observation of the request's tool that started after the
+        generation did (one with the same arguments first): an id-less observation for a
+        request with an id no observation has, any for a request without one."""
+        kinds = (True,) if request.id is not None else (True, False)
+        args, _ = decode_args(request.arguments)
+        rows = self.rows
+
+        def same(index: int) -> bool:
+            return rows[index][1].args in (args, {"input": args})
+
+        found: list[int | None] = []
+        if args is not None:
+            found = [self.by_args[key].first(generation.start, taken, same)
+                     for key in ((request.tool, idless, json_key(value)) for idless in kinds
+                                 for value in (args, {"input": args}))
+                     if key in self.by_args]
+        if not any(index is not None for index in found):
+            found = [self.by_tool[(request.tool, idless)].first(generation.start, taken)
+                     for idless in kinds if (request.tool, idless) in self.by_tool]
+        return min((index for index in found if index is not None), default=None)
 
 
 def _fill_arguments(row: CallRow, request: Request) -> None:

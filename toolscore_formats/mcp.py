@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import signal
+from collections import deque
 from typing import Any
 
 from toolscore import JSON_FAILURES, InputError, Trace, TraceFormat, count, hookimpl, loads
 from toolscore_formats.calls import CallRow, CallTable, outcome
 from toolscore_formats.content import block_content, text_of
 from toolscore_formats.times import iso_timestamp
-from toolscore_formats.values import as_float, as_str, decode_args, dict_of, name_of
+from toolscore_formats.values import as_float, as_str, decode_args, dict_of, json_key, name_of
 
 SESSION_KIND = "toolscore.mcp_session"
 ANSWERED_BY = {"client_to_server": "server_to_client", "server_to_client": "client_to_server"}
@@ -73,14 +74,17 @@ class _Reader:
 
     def __init__(self) -> None:
         self.table = CallTable()
-        self.pending: dict[tuple[Scope, str | None, str], list[CallRow | None]] = {}
-        self.waiting: list[_Waiting] = []
+        self.pending: dict[tuple[Scope, str | None, str], deque[CallRow | None]] = {}
+        self.waiting: dict[int, _Waiting] = {}
+        """Calls a retry may complete, by ``id``, in the order their answers came."""
+        self.retriable: dict[tuple[str, Scope, str | None, Any], deque[_Waiting]] = {}
+        """The same, by tool, session, side and the state a retry echoes."""
         self.spent: dict[int, float | None] = {}
         """Time the earlier rounds of a retried call took (None: a round was not timed)."""
         self.retries: list[tuple[str, str]] = []
         self.orphans: list[str] = []
         self.notes: list[str] = []
-        self.cancelled: dict[tuple[Scope, str | None, str], list[CallRow | None]] = {}
+        self.cancelled: dict[tuple[Scope, str | None, str], deque[CallRow | None]] = {}
         """Requests their sender cancelled, by key, until an answer the sender ignores."""
         self.cancellations: list[tuple[CallRow, str | None]] = []
         """Cancelled calls and the reason given, in order."""
@@ -101,7 +105,7 @@ class _Reader:
             row = self._request(message, method, key_id, place, scope, side, timestamp)
             if row is not None:
                 row.clock = clock
-            self.pending.setdefault((scope, side, key_id), []).append(row)
+            self.pending.setdefault((scope, side, key_id), deque()).append(row)
             return
         if key_id is None or ("result" not in message and "error" not in message):
             return
@@ -110,13 +114,13 @@ class _Reader:
         if not queue:
             late = self.cancelled.get((scope, asker, key_id))
             if late:
-                cancelled = late.pop(0)
+                cancelled = late.popleft()
                 if cancelled is not None:
                     self.ignored.add(id(cancelled))
             elif _looks_like_tool_answer(message):
                 self.orphans.append(key_id)
             return
-        row = queue.pop(0)
+        row = queue.popleft()
         if row is None:
             return
         elapsed = None
@@ -127,8 +131,10 @@ class _Reader:
         kind = _unfinished(message)
         if kind is not None:
             result = message["result"]
-            self.waiting.append(_Waiting(row, scope, asker, kind, result.get("requestState"),
-                                         spent))
+            waiting = _Waiting(row, scope, asker, kind, result.get("requestState"), spent)
+            self.waiting[id(waiting)] = waiting
+            self.retriable.setdefault((row.tool, scope, asker, json_key(waiting.state)),
+                                      deque()).append(waiting)
             return
         row.settle(**_outcome(message))
         row.duration = spent
@@ -142,8 +148,8 @@ class _Reader:
         key_id = as_str(params.get("requestId"))
         if key_id is None or not (queue := self.pending.get((scope, side, key_id))):
             return
-        row = queue.pop(0)
-        self.cancelled.setdefault((scope, side, key_id), []).append(row)
+        row = queue.popleft()
+        self.cancelled.setdefault((scope, side, key_id), deque()).append(row)
         if row is not None:
             reason = params.get("reason")
             self.cancellations.append((row, reason if isinstance(reason, str) else None))
@@ -184,10 +190,13 @@ class _Reader:
                  ) -> _Waiting | None:
         """The waiting call this retry continues: the same tool, the same echoed state, the
         same session."""
-        for index, waiting in enumerate(self.waiting):
-            if (waiting.row.tool == name and waiting.state == state and waiting.side == side
-                    and waiting.scope == scope):
-                return self.waiting.pop(index)
+        candidates = self.retriable.get((name, scope, side, json_key(state)))
+        if candidates is None:
+            return None
+        for index, waiting in enumerate(candidates):
+            if waiting.state == state:  # the same state, not only the same key
+                del candidates[index]
+                return self.waiting.pop(id(waiting))
         return None
 
     def trace(self, *, notes: tuple[str, ...] = ()) -> Trace:
@@ -207,7 +216,7 @@ class _Reader:
                 "with the id of its first request and the outcome of its last")
         if self.waiting:
             listed = ", ".join(f"{w.row.id} ({w.row.tool}, {w.kind})"
-                               for w in self.waiting[:10])
+                               for w in list(self.waiting.values())[:10])
             more = " ..." if len(self.waiting) > 10 else ""
             self.notes.append(
                 f"{count(len(self.waiting), 'call')} ended on an answer that is not a final "

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl
-from toolscore_formats.calls import CallRow, CallTable
+from toolscore_formats.calls import CallRow, CallTable, OpenCalls
 from toolscore_formats.shapes import is_mini_swe_agent_trajectory
 from toolscore_formats.times import iso_timestamp
 from toolscore_formats.trajectories import submitted_answer
@@ -130,33 +130,31 @@ def _settle(row: CallRow, message: dict[str, Any]) -> None:
 def _read_messages(messages: list[dict[str, Any]], table: CallTable, notes: list[str],
                    status: str | None) -> None:
     """Walk the chat: model messages give calls, tool and user messages after them answer."""
-    pending: list[CallRow] = []
+    pending = OpenCalls()  # the last model message's calls still open
     format_errors: list[int] = []
     unparsed: list[int] = []
     for index, message in enumerate(messages):
         role = message["role"]
         if role == "assistant":
-            pending = []
+            pending = OpenCalls()
             actions = _actions(message)
             if actions is None:
                 unparsed.append(index)
             else:
-                pending = _add_calls(table, message, actions)
+                pending = OpenCalls(_add_calls(table, message, actions))
         elif dict_of(message, "extra").get("interrupt_type") == "FormatError":
             # The agent keeps no model message for an answer it found no command in (or
             # several, or an unknown tool): only this user message, its format-error prompt.
             format_errors.append(index)
-        elif role in ("tool", "user") and pending and _returncode(message) is not None:
+        elif role in ("tool", "user") and (first := pending.first()) is not None and \
+                _returncode(message) is not None:
             call_id = as_str(message.get("tool_call_id"))
-            row = next((r for r in pending if call_id is not None and r.id == call_id),
-                       pending[0])
-            pending.remove(row)
+            row = (pending.first_with_id(call_id) if call_id is not None else None) or first
             _settle(row, message)
-        elif role == "exit" and pending and status == SUBMITTED:
+        elif role == "exit" and (first := pending.first()) is not None and status == SUBMITTED:
             # The environment ends the run when a command's output starts with the submit
             # marker and its exit code is 0: the output after the marker is the exit message.
-            row = pending.pop(0)
-            row.settle(result=message.get("content"), is_error=False, error=None)
+            first.settle(result=message.get("content"), is_error=False, error=None)
     if format_errors:
         notes.append(f"{count(len(format_errors), 'format error')} (messages "
                      f"{', '.join(map(str, format_errors))}): the model's answer held no "

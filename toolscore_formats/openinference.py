@@ -74,7 +74,7 @@ def near(document: Any) -> str | None:
         kinds = any(isinstance(item, dict) and isinstance(item.get("span_kind"), str)
                     for item in document)
         if kinds and len(spans) * 2 >= len(document) and len(spans) < len(document):
-            index = next(i for i in range(len(document)) if i not in set(spans))
+            index = next(i for i, item in enumerate(document) if not is_span(item, flat=True))
             return (f"a list of Phoenix spans ({len(spans)} of {len(document)} items are), but "
                     f"item {index} is not a span (a name and context.span_id)")
     return None

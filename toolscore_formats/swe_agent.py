@@ -8,6 +8,7 @@ the model) and ``info`` (``exit_status``, ``submission``, ``model_stats``).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any
 
 from toolscore import InputError, Trace, TraceFormat, count, hookimpl
@@ -56,20 +57,23 @@ def _model_requests(history: list[Any]) -> list[dict[str, Any]]:
             and not item.get("is_demo") and isinstance(item.get("action"), str)]
 
 
-def _tool_call(step_action: str, requests: list[dict[str, Any]], start: int
-               ) -> tuple[dict[str, Any] | None, int]:
+def _tool_call(step_action: str, requests: list[dict[str, Any]],
+               by_action: dict[str, list[int]], start: int) -> tuple[dict[str, Any] | None, int]:
     """The function call the model made for this step, and where the next search starts.
 
     The history's messages are matched to the steps in order, by their action text: a step
     SWE-agent asked again for (a format error) is in the trajectory but not in the history.
+    ``by_action``: the requests' places by their action text.
     """
-    for index in range(start, len(requests)):
-        if requests[index]["action"] == step_action:
-            calls = requests[index].get("tool_calls")
-            one = calls[0] if isinstance(calls, list) and len(calls) == 1 else None
-            return (one if isinstance(one, dict) and isinstance(one.get("function"), dict)
-                    else None), index + 1
-    return None, start
+    places = by_action.get(step_action, [])
+    found = bisect_left(places, start)
+    if found == len(places):
+        return None, start
+    index = places[found]
+    calls = requests[index].get("tool_calls")
+    one = calls[0] if isinstance(calls, list) and len(calls) == 1 else None
+    return (one if isinstance(one, dict) and isinstance(one.get("function"), dict)
+            else None), index + 1
 
 
 def _model(document: dict[str, Any]) -> str | None:
@@ -113,6 +117,9 @@ def parse(document: Any) -> Trace:
             raise InputError('a step is an object with "action" and "observation" strings',
                              place=f"$.trajectory[{index}]", fix=FIX)
     requests = _model_requests(document["history"])
+    by_action: dict[str, list[int]] = {}
+    for index, request in enumerate(requests):
+        by_action.setdefault(request["action"], []).append(index)
     function_calling = any(item.get("tool_calls") for item in requests)
     table = CallTable()
     notes: list[str] = []
@@ -124,7 +131,7 @@ def parse(document: Any) -> Trace:
         if not action:
             no_action.append(index)
             continue
-        call, start = _tool_call(step["action"], requests, start)
+        call, start = _tool_call(step["action"], requests, by_action, start)
         if call is not None:
             function = call["function"]
             row = table.add(function.get("name"), function.get("arguments"),

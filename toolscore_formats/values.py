@@ -55,6 +55,22 @@ def maybe_json(value: Any) -> Any:
     return value
 
 
+_DEEP = object()
+
+
+def json_key(value: Any, depth: int = 0) -> Any:
+    """A hashable key that equal JSON values share, to find them by in a dict (``1``, ``1.0``
+    and ``true`` alike, as ``==`` has them). Below a few levels every value shares one key:
+    values found by their key are still compared."""
+    if depth > 8:
+        return _DEEP
+    if isinstance(value, dict):
+        return frozenset((name, json_key(item, depth + 1)) for name, item in value.items())
+    if isinstance(value, list):
+        return tuple(json_key(item, depth + 1) for item in value)
+    return value
+
+
 def as_int(value: Any) -> int | None:
     """An integer from an int or a decimal string (OTLP writes 64-bit values as strings)."""
     if type(value) is str and value.isascii() and value.isdigit():

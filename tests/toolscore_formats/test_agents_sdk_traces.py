@@ -247,3 +247,32 @@ def test_detection_wants_the_sdks_span_shape() -> None:
                      {"data": [{"object": "trace.span", "id": "s"}]}):
         with pytest.raises(InputError, match="no trace format recognises"):
             parse_trace(document)
+
+
+@pytest.mark.parametrize("span_id, parent_id", [
+    ("span_e833f7480030448699575b85", "span_d02e89deeb204372b80ba7d5"),  # no function in it
+    ("span_5f02170a3d5646bb8fd23bd6", "span_e833f7480030448699575b85"),  # ask_helper in it
+])
+def test_spans_that_are_each_others_parents_end_the_walk_up(span_id: str,
+                                                            parent_id: str) -> None:
+    # A malformed trace: spans above the helper's model call linked in a cycle. Reading
+    # ends, and the agent's own last model call still answers.
+    items = _lines("agents_sdk_trace_mcp.jsonl")
+    next(item for item in items if item.get("id") == span_id)["parent_id"] = parent_id
+    trace, _ = parse_trace(items)
+    assert trace.final_answer == "2 + 3 = 5, and order 7 belongs to billing."
+    assert [call.tool for call in trace.calls] == ["add", "fail", "ask_helper"]
+
+
+def test_a_function_span_that_started_before_the_model_asked_is_not_that_requests_run() -> None:
+    items = _lines("agents_sdk_trace.jsonl")
+    generation = _span(items, "generation")
+    get_order = _span(items, "function", "get_order")
+    get_order["started_at"] = "2026-12-06T23:13:17.000000+00:00"  # before the generation
+    assert generation["started_at"] > get_order["started_at"]
+    trace, _ = parse_trace(items)
+    assert [(c.tool, c.id) for c in trace.calls] == [
+        ("get_order", None), ("refund", "call_refund"), ("transfer_to_billing", "call_handoff")]
+    assert trace.notes == (
+        "1 tool call the model asked for ran as no function span, not read as calls: "
+        "get_order",)

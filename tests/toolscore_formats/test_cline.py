@@ -162,3 +162,19 @@ def test_tool_result_blocks_newer_cline_writes_are_joined_by_id() -> None:
     first, second = trace.calls
     assert isinstance(first.result, str) and first.result.startswith("Found 4 results.")
     assert isinstance(second.result, str) and second.result.startswith("Found 1 result.")
+
+
+def test_a_result_header_answers_its_tools_call_else_the_next_call_waiting() -> None:
+    messages = _history("cline_several_calls.json")[:2]
+    messages[0]["content"][1]["name"] = "read_file"  # calls: read_file, search_files
+    first_text, second_text = (block["text"] for block in messages[1]["content"][:2])
+    messages[1]["content"][2:] = [{"type": "text", "text": "[search_files] Result:\nmore"}]
+    trace, _ = parse_trace(messages)
+    read, search = trace.calls
+    # The first search_files result skips read_file for the search_files call; the second
+    # finds no search_files call open: the next call waiting (read_file) takes it.
+    assert search.result == first_text.split("] Result:", 1)[1].lstrip("\n ")
+    assert read.result == second_text.split("] Result:", 1)[1].lstrip("\n ")
+    assert "message 1: the result headed 'search_files' read as 'read_file''s, the next call " \
+        "waiting" in trace.notes
+    assert "message 1: a result for 'search_files' answers no call (not joined)" in trace.notes

@@ -205,6 +205,19 @@ def test_a_rewind_drops_the_messages_from_the_one_it_names() -> None:
                            "CLI drops them",)
 
 
+def test_a_rewind_keeps_the_messages_first_written_before_the_one_it_names() -> None:
+    records = _log_records()
+    results = records[7]["id"]  # the user message with the calls' results
+    # The first user message written again keeps its first place, before the one rewound to.
+    rewound, _ = parse_trace([*records, records[2], {"$rewindTo": results}])
+    kept, _ = parse_trace([*records[:7], *records[8:9]])
+    assert rewound.calls == kept.calls and rewound.calls
+    assert all(call.turn == 1 for call in rewound.calls)
+    assert rewound.final_answer is None
+    gone, _ = parse_trace([*records, {"$rewindTo": "not a message"}])
+    assert (gone.calls, gone.final_answer) == ((), None)
+
+
 def test_a_bad_line_of_the_log_is_named(tmp_path: Path) -> None:
     records = _log_records()
     records.insert(3, {"note": "not a record"})

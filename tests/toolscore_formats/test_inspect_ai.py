@@ -346,3 +346,35 @@ def test_event_only_calls_scoring_pending_and_nested_sub_events() -> None:
         "1 tool call only in the sample's events, not its messages (bash): read as a call",
         "1 tool event made while scoring: not calls of the agent, not read",
     )
+
+
+def test_an_event_only_call_goes_after_the_last_call_whose_event_came_before_it() -> None:
+    # The messages ask for a then b, but b's event came first: "before" goes before both,
+    # "between" (after b's event, before a's) after b, the last call of the two.
+    events = [{"event": "tool", "id": tid, "function": tid, "arguments": {}}
+              for tid in ("before", "b", "between", "a")]
+    sample = _sample([{"role": "assistant", "content": "", "tool_calls": [
+        {"id": "a", "function": "a", "arguments": {}},
+        {"id": "b", "function": "b", "arguments": {}}]}], events=events)
+    trace = parse_trace(sample)[0]
+    assert [call.tool for call in trace.calls] == ["before", "a", "b", "between"]
+
+
+def test_spans_that_are_each_others_parents_are_read_once_around() -> None:
+    # A malformed log: the agent span's parent is the tool span under it. From the agent's
+    # span the walk up meets the tool span (a sub-agent's call); from the tool span it meets
+    # the agent span only after it (the sample's own agent's call).
+    spans = [{"event": "span_begin", "id": "helper", "type": "agent", "name": "helper",
+              "parent_id": "run"},
+             {"event": "span_begin", "id": "run", "type": "tool", "name": "ask",
+              "parent_id": "helper"}]
+    events = [*spans,
+              {"event": "tool", "id": "a", "function": "bash", "arguments": {},
+               "span_id": "helper"},
+              {"event": "tool", "id": "b", "function": "ask", "arguments": {}, "span_id": "run"}]
+    trace = parse_trace(_sample([], events=events))[0]
+    assert [call.tool for call in trace.calls] == ["bash", "ask"]
+    assert trace.notes[:2] == (
+        '1 call of the sub-agent "helper" read from the sample\'s events (a sub-agent\'s '
+        "conversation is not in its messages)",
+        "1 tool call only in the sample's events, not its messages (ask): read as a call")

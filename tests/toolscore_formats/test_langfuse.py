@@ -249,3 +249,29 @@ def test_eval_scores_a_langfuse_download_against_a_contract(tmp_path: Path) -> N
     latency = record["metrics"]["latency_metrics"]
     assert (latency["status"], latency["total_duration"], latency["run_duration"]) == (
         "measured", 2.025, 5.843)
+
+
+def _claude_agent_tools(berlin_start: str, new_york_start: str) -> list[tuple[Any, ...]]:
+    document = _load("langfuse_claude_agent.json")
+    for observation in document["observations"]:
+        if observation["type"] == "TOOL":
+            city = json.loads(observation["input"])["input"]["city"]
+            observation["startTime"] = berlin_start if city == "Berlin" else new_york_start
+    trace = parse_trace(document)[0]
+    return [(call.id, call.args, call.timestamp) for call in trace.calls]
+
+
+def test_an_id_less_tool_observation_is_chosen_by_arguments_then_by_start() -> None:
+    berlin, new_york = "toolu_01TKoqQLvY2UWuC49qnD48y7", "toolu_01NtVat4vJLFfVd5TqdLHcA7"
+    # New York's observation started first: Berlin's request (asked at 18.725) still takes
+    # the observation with its arguments.
+    assert _claude_agent_tools("2025-12-22T10:46:19.093Z", "2025-12-22T10:46:19.027Z") == [
+        (new_york, {"city": "New York"}, "2025-12-22T10:46:19.027Z"),
+        (berlin, {"city": "Berlin"}, "2025-12-22T10:46:19.093Z")]
+    # New York's observation started before its request was made (at 18.977): not its run;
+    # the request is a call no observation ran (at its generation's end), and the
+    # observation keeps no id.
+    assert _claude_agent_tools("2025-12-22T10:46:19.027Z", "2025-12-22T10:46:18.800Z") == [
+        (None, {"input": {"city": "New York"}}, "2025-12-22T10:46:18.800Z"),
+        (berlin, {"city": "Berlin"}, "2025-12-22T10:46:19.027Z"),
+        (new_york, {"city": "New York"}, "2025-12-22T10:46:22.849Z")]

@@ -157,3 +157,19 @@ def test_a_run_saved_before_its_exit_message_is_still_mini_swe_agents() -> None:
     document["messages"] = document["messages"][:-1]
     trace, choice = parse_trace(document)
     assert (choice.format, len(trace.calls)) == ("mini_swe_agent", 4)
+
+
+def test_observations_answer_their_call_by_id_else_the_first_call_still_open() -> None:
+    document = _load(SERVER_ERROR)
+    messages = document["messages"]
+    first, second = messages[2], messages[4]
+    # One model message making both calls, answered second first: by id, then one without
+    # an id, which goes to the first call still open.
+    first["tool_calls"] = first["tool_calls"] + second["tool_calls"]
+    first["extra"]["actions"] = first["extra"]["actions"] + second["extra"]["actions"]
+    idless = {key: value for key, value in messages[3].items() if key != "tool_call_id"}
+    document["messages"] = [*messages[:3], messages[5], idless, *messages[6:]]
+    trace = parse_trace(document)[0]
+    assert [(c.id, c.result) for c in trace.calls[:2]] == [
+        (first["tool_calls"][0]["id"], messages[3]["content"]),
+        (second["tool_calls"][0]["id"], messages[5]["content"])]

@@ -221,6 +221,22 @@ def test_id_less_results_answer_calls_that_have_ids() -> None:
     assert [(c.id, c.result, c.is_error) for c in trace.calls] == [("call_x", "ok", False)]
 
 
+def test_results_with_unknown_ids_pair_by_position_while_an_id_less_call_is_open() -> None:
+    messages = [{"role": "assistant", "tool_calls": [
+        {"id": "call_x", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"type": "function", "function": {"name": "g", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_y", "content": "1"},
+        {"role": "tool", "tool_call_id": "call_z", "content": "2"},
+        {"role": "tool", "tool_call_id": "call_w", "content": "3"}]
+    trace, _ = parse_trace(messages)
+    # While g (no id) is open, an unknown id pairs by position (the first open call, then
+    # g); once it is answered, an unknown id is only a note.
+    assert [(c.id, c.result, c.is_error) for c in trace.calls] == [
+        ("call_x", "1", False), (None, "2", False)]
+    assert "message 3: tool result for unknown call id 'call_w' (not counted as a call)" in \
+        trace.notes
+
+
 def test_a_named_result_no_call_asked_for_becomes_a_call_with_a_note() -> None:
     trace, _ = parse_trace(_ollama_turn({"role": "tool", "tool_name": "zzz", "content": "?"}))
     extra = trace.calls[-1]

@@ -145,3 +145,16 @@ def test_a_malformed_step_is_told_and_one_line_when_forced(tmp_path: Path) -> No
         f'error: {trace}: $.trajectory[2]: a step is an object with "action" and '
         '"observation" strings; give the .traj file SWE-agent wrote, unchanged: its steps '
         'are objects with "action" and "observation" strings']
+
+
+def test_steps_take_the_historys_calls_in_order_past_a_step_it_does_not_hold() -> None:
+    document = _load(FUNCTION_CALLING)
+    steps = document["trajectory"]
+    # A step asked again (not in the history) before the first; the first step's action
+    # again after the second: the history's one find_file call is taken already.
+    document["trajectory"] = [{**steps[1], "action": "open nowhere.py"}, steps[0], steps[1],
+                              steps[0], *steps[2:]]
+    trace = parse_trace(document)[0]
+    assert [(c.tool, c.id) for c in trace.calls][:4] == [
+        ("open", None), ("find_file", "call_fJuazlMUN5fQDQ73G6XSpYpx"),
+        ("open", "call_OhmPHGZp0XJ6JRnNkQaYcBMs"), ("find_file", None)]

@@ -29,7 +29,7 @@ import pytest
 
 from tests.toolscore_formats.otlp_exports import seconds, spans_of
 from toolscore import Trace
-from toolscore_core.traces import load_trace
+from toolscore_core.traces import load_trace, parse_trace
 from toolscore_formats.times import iso_from_nanos
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -168,3 +168,22 @@ def test_other_openllmetry_tool_spans_are_read_by_their_genai_attributes() -> No
     # out: the spans take their ids, and no note says they were not counted.
     assert [c.id for c in trace.calls] == ["call_w1", "call_t1"]
     assert trace.notes == ()
+
+
+def test_spans_linked_in_a_cycle_above_the_tools_end_the_walk_up() -> None:
+    # A malformed export: the agent and workflow spans, made plain tasks, each the other's
+    # parent. A tool span under them is inside no tool span; geocode, under get_weather, is.
+    document = json.loads((FIXTURES / "traceloop_otel_decorators_only.json").read_text(
+        encoding="utf-8"))
+    for span in spans_of(document):
+        for attribute in span["attributes"]:
+            if attribute["key"] == "traceloop.span.kind" and \
+                    attribute["value"]["stringValue"] in ("agent", "workflow"):
+                attribute["value"]["stringValue"] = "task"
+        if span["spanId"] == "d75f081297fe9426":
+            span["parentSpanId"] = "678c7b08bbf71665"
+    trace = parse_trace(document)[0]
+    assert [(c.tool, c.result, c.is_error) for c in trace.calls] == [
+        ("get_weather", PARIS, False), ("get_time", "18:00", False),
+        ("get_weather", None, True)]
+    assert trace.notes[0] == NESTED
