@@ -319,15 +319,15 @@ _FOLD_QUOTES = str.maketrans(dict.fromkeys(QUOTES, '"'))
 
 class Text(_Decided):
     """Matches a string equal to ``text`` once both are normalized (docs/contracts.md):
-    NFKC, then quotation marks folded, case folded, punctuation removed, whitespace
-    collapsed or removed, each as its option says."""
+    NFKC, then quotation marks folded, case folded, punctuation removed, the characters of
+    ``remove`` removed, whitespace collapsed or removed, each as its option says."""
 
-    __slots__ = ("_normal", "fold_quotes", "ignore_case", "ignore_punctuation", "nfkc",
-                 "text", "whitespace")
+    __slots__ = ("_normal", "_removed", "fold_quotes", "ignore_case", "ignore_punctuation",
+                 "nfkc", "remove", "text", "whitespace")
 
     def __init__(self, text: str, *, ignore_case: bool = True, whitespace: str = "collapse",
                  ignore_punctuation: bool = False, fold_quotes: bool = True,
-                 nfkc: bool = True) -> None:
+                 nfkc: bool = True, remove: str = "") -> None:
         if whitespace not in WHITESPACE:
             raise ValueError(f"whitespace is one of {', '.join(WHITESPACE)}, not {whitespace!r}")
         self.text = text
@@ -336,6 +336,8 @@ class Text(_Decided):
         self.ignore_punctuation = ignore_punctuation
         self.fold_quotes = fold_quotes
         self.nfkc = nfkc
+        self.remove = remove
+        self._removed = str.maketrans("", "", remove)
         self._normal = self.normalize(text)
 
     def normalize(self, text: str) -> str:
@@ -348,6 +350,8 @@ class Text(_Decided):
             text = text.casefold()
         if self.ignore_punctuation:
             text = "".join(c for c in text if not unicodedata.category(c).startswith("P"))
+        if self.remove:
+            text = text.translate(self._removed)
         if self.whitespace == "collapse":
             return " ".join(text.split())
         if self.whitespace == "ignore":
@@ -358,15 +362,19 @@ class Text(_Decided):
         return isinstance(value, str) and self.normalize(value) == self._normal
 
     def to_json(self) -> dict[str, Any]:
-        return {"$text": self.text, "ignore_case": self.ignore_case,
+        data = {"$text": self.text, "ignore_case": self.ignore_case,
                 "whitespace": self.whitespace, "ignore_punctuation": self.ignore_punctuation,
                 "fold_quotes": self.fold_quotes, "nfkc": self.nfkc}
+        if self.remove:  # only when given: the records of other contracts keep their bytes
+            data["remove"] = self.remove
+        return data
 
     def __repr__(self) -> str:
+        removed = f", remove={self.remove!r}" if self.remove else ""
         return (f"Text({self.text!r}, ignore_case={self.ignore_case!r}, "
                 f"whitespace={self.whitespace!r}, "
                 f"ignore_punctuation={self.ignore_punctuation!r}, "
-                f"fold_quotes={self.fold_quotes!r}, nfkc={self.nfkc!r})")
+                f"fold_quotes={self.fold_quotes!r}, nfkc={self.nfkc!r}{removed})")
 
 
 EXTRA = ("forbid", "allow")
@@ -680,7 +688,8 @@ def from_json(value: Any, *, path: str = "$", file: str | None = None, judged: b
 _NESTED = frozenset((dict, list))
 _OPTIONS: dict[str, tuple[str, ...]] = {
     "$approx": ("rel", "abs"),
-    "$text": ("ignore_case", "whitespace", "ignore_punctuation", "fold_quotes", "nfkc"),
+    "$text": ("ignore_case", "whitespace", "ignore_punctuation", "fold_quotes", "nfkc",
+              "remove"),
     "$object": ("extra",),
     "$list": ("order", "extra", "each"),
 }
@@ -780,10 +789,15 @@ def _parse_matcher(
     if key == "$text":
         if not isinstance(arg, str):
             raise bad('"$text" takes a string', f"write {example}")
+        remove = value.get("remove", "")
+        if not isinstance(remove, str):
+            raise bad(f'"remove" beside "$text" is a string of the characters to remove, not '
+                      f"{remove!r}", 'write {"$text": "New York", "remove": ",.-"}')
         return Text(arg, ignore_case=flag("ignore_case", True),
                     whitespace=choice("whitespace", WHITESPACE, "collapse"),
                     ignore_punctuation=flag("ignore_punctuation", False),
-                    fold_quotes=flag("fold_quotes", True), nfkc=flag("nfkc", True))
+                    fold_quotes=flag("fold_quotes", True), nfkc=flag("nfkc", True),
+                    remove=remove)
     if key == "$object":
         if not isinstance(arg, dict):
             raise bad('"$object" takes an object of keys and their values or matchers',

@@ -370,7 +370,7 @@ def test_unordered_list_needs_a_different_element_for_each_item() -> None:
 
 
 def ref_normal(text: str, ignore_case: bool, whitespace: str, ignore_punctuation: bool,
-               fold_quotes: bool, nfkc: bool) -> str:
+               fold_quotes: bool, nfkc: bool, remove: str = "") -> str:
     """Character by character, in the documented order."""
     import unicodedata
 
@@ -384,6 +384,7 @@ def ref_normal(text: str, ignore_case: bool, whitespace: str, ignore_punctuation
             char = char.casefold()
         if ignore_punctuation:
             char = "".join(c for c in char if unicodedata.category(c)[0] != "P")
+        char = "".join(c for c in char if c not in remove)
         out.append(char)
     text = "".join(out)
     if whitespace == "exact":
@@ -405,7 +406,8 @@ def ref_normal(text: str, ignore_case: bool, whitespace: str, ignore_punctuation
 TEXT = st.text(alphabet="aAbB ßẞﬁ\t\n.,!?-'\"‘’“”«»ＡＢａ１1\u00a0é\u0301", max_size=8)
 text_options = st.fixed_dictionaries({
     "ignore_case": st.booleans(), "whitespace": st.sampled_from(["collapse", "ignore", "exact"]),
-    "ignore_punctuation": st.booleans(), "fold_quotes": st.booleans(), "nfkc": st.booleans()})
+    "ignore_punctuation": st.booleans(), "fold_quotes": st.booleans(), "nfkc": st.booleans(),
+    "remove": st.sampled_from(["", " ,./-_*^", "a'\"", "ß\t"])})
 
 
 @given(TEXT, TEXT, text_options)
@@ -425,6 +427,21 @@ def test_text_defaults_ignore_case_spacing_quotes_and_width_but_not_punctuation(
     assert values_match(loose, "New York")
     assert repr(text) == ("Text(\"New York's\", ignore_case=True, whitespace='collapse', "
                           "ignore_punctuation=False, fold_quotes=True, nfkc=True)")
+
+
+def test_text_removes_just_the_characters_it_is_given() -> None:
+    # BFCL's string rule: lower case, without spaces and ",./-_*^", ' as "; parentheses kept
+    bfcl = from_json({"$text": "Criminal Law Amendment Act", "remove": " ,./-_*^",
+                      "whitespace": "exact"})
+    assert values_match(bfcl, "criminal-law amendment_act.")
+    assert not values_match(bfcl, "Criminal Law (Amendment) Act")
+    quoted = from_json({"$text": "'San Jose'", "remove": " ,./-_*^", "whitespace": "exact"})
+    assert values_match(quoted, '"san jose"')
+    assert not values_match(quoted, "San Jose")
+    assert repr(bfcl) == ("Text('Criminal Law Amendment Act', ignore_case=True, "
+                          "whitespace='exact', ignore_punctuation=False, fold_quotes=True, "
+                          "nfkc=True, remove=' ,./-_*^')")
+    assert from_json(bfcl.to_json()) == bfcl
 
 
 @given(st.dictionaries(st.sampled_from(["a", "b", "c"]), leaves, min_size=1, max_size=3),
@@ -470,7 +487,10 @@ def test_an_absent_optional_argument_is_a_match_in_the_evaluation() -> None:
     ("doc", "place", "words"),
     [
         ({"c": {"$text": "a", "case": True}}, "$.c", "unknown key 'case' beside '$text'; "
-         "$text takes ignore_case, whitespace, ignore_punctuation, fold_quotes, nfkc"),
+         "$text takes ignore_case, whitespace, ignore_punctuation, fold_quotes, nfkc, "
+         "remove"),
+        ({"c": {"$text": "a", "remove": ["-"]}}, "$.c",
+         '"remove" beside "$text" is a string of the characters to remove'),
         ({"c": {"$text": "a", "whitespace": "squash"}}, "$.c",
          '"whitespace" beside "$text" is one of collapse, ignore, exact'),
         ({"c": {"$text": "a", "nfkc": "yes"}}, "$.c", '"nfkc" beside "$text" is true or false'),
