@@ -74,9 +74,15 @@ Dumper.add_representer(Flow, _flow)
 NOTHING = Flow({"$not": Flow({"$any": True})})  # no value matches
 
 
+REMOVED = " ,./-_*^"
+"""The characters ``standardize_string`` removes (spaces, not other whitespace)."""
+
+
 def text(value: str) -> Flow:
-    """A string as ``standardize_string`` compares it: case, spaces, punctuation aside."""
-    return Flow({"$text": value, "ignore_punctuation": True, "whitespace": "ignore"})
+    """A string as ``standardize_string`` compares it: lower case, without the characters
+    it removes, ``'`` as ``"`` (``fold_quotes``); no NFKC, whitespace other than spaces
+    kept."""
+    return Flow({"$text": value, "remove": REMOVED, "whitespace": "exact", "nfkc": False})
 
 
 def one_of(alternatives: list[Any]) -> Any:
