@@ -61,7 +61,8 @@ def parse(document: Any) -> Trace:
             model = as_str(_get(message, "modelInfo", "modelId")) or model
             usage.add(_tokens(message, index, notes))
             completion = next((row for row in waiting if row.tool == COMPLETION), None)
-            reply = text_of([block for block in blocks if name_of(block, "type") == "text"])
+            reply = text_of([block for block in blocks
+                             if isinstance(block, dict) and name_of(block, "type") == "text"])
             final = completion.args.get("result") if completion is not None and isinstance(
                 completion.args, dict) else None
             talk.said(reply, final=None if waiting else reply)

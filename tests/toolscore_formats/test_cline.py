@@ -178,3 +178,14 @@ def test_a_result_header_answers_its_tools_call_else_the_next_call_waiting() -> 
     assert "message 1: the result headed 'search_files' read as 'read_file''s, the next call " \
         "waiting" in trace.notes
     assert "message 1: a result for 'search_files' answers no call (not joined)" in trace.notes
+
+
+def test_a_content_block_that_is_not_an_object_is_passed_over() -> None:
+    # Constructed from the real fixture: a null block beside the assistant's text.
+    document = json.loads((FIXTURES / "cline_api_conversation_history.json").read_text("utf-8"))
+    message = next(m for m in document if m["role"] == "assistant")
+    message["content"].insert(0, None)
+    trace, _ = parse_trace(document, trace_format="cline")
+    assert trace.replies == ("Step 1 complete. Now creating the dev database:",
+                             "Now let me check the .gitignore file and create the "
+                             ".env.local file:")
