@@ -100,7 +100,8 @@ def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
     where the possible answer gives it for a float (the checker's "variable" case), ``[]``
     and ``""`` for optional parameters, which the checker compares with the ``""`` it lists,
     and ``""`` for an integer whose possible values are ``"dontcare"`` and ``""`` (live);
-    and an answer it fails: a parameter with no possible value (``[]``) left out."""
+    and answers it fails: a parameter with no possible value (``[]``) left out, and a call
+    where the question is irrelevant (no call passes)."""
     docs = [{"name": "math.power", "parameters": {"type": "dict", "required": ["base"],
                                                   "properties": {
              "base": {"type": "integer"}, "mod": {"type": "float"},
@@ -112,7 +113,7 @@ def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
                                                      "properties": {
               "artist": {"type": "string"}, "year": {"type": "integer"},
               "queries": {"type": "array", "items": {"type": "string"}}}}}]
-    # per category: (id, function docs, possible answer, the answer, BFCL's verdict)
+    # per category: (id, function docs, possible answer or None, the answer, BFCL's verdict)
     cases = {"parallel_multiple": [
         ("parallel_multiple_0", docs, [
             {"math.power": {"base": [2], "mod": [None, ""], "deck": [["a"], ""],
@@ -125,15 +126,19 @@ def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
                                                         "year": ["", "dontcare"]}}],
          [{"music_lookup": {"artist": "pitbull", "year": ""}}], True),
         ("live_simple_1-1-0", music, [{"music.lookup": {"artist": ["Pitbull"], "queries": []}}],
-         [{"music_lookup": {"artist": "Pitbull"}}], False)]}
+         [{"music_lookup": {"artist": "Pitbull"}}], False)],
+             "irrelevance": [
+        ("irrelevance_0", music, None, [], True),
+        ("irrelevance_1", music, None, [{"music_lookup": {"artist": "Pitbull"}}], False)]}
     (tmp_path / "possible_answer").mkdir()
     verdicts = {}
     for category, items in cases.items():
         questions = _write_lines(tmp_path / f"BFCL_v4_{category}.json", [
             {"id": i, "function": d, "question": [[{"role": "user", "content": "..."}]]}
             for i, d, _, _, _ in items])
-        _write_lines(tmp_path / "possible_answer" / questions.name,
-                     [{"id": i, "ground_truth": p} for i, _, p, _, _ in items])
+        if category != "irrelevance":
+            _write_lines(tmp_path / "possible_answer" / questions.name,
+                         [{"id": i, "ground_truth": p} for i, _, p, _, _ in items])
         result = _write_lines(tmp_path / f"{category}_result.json", [
             {"id": i, "result": [{n: json.dumps(a)} for c in r for n, a in c.items()]}
             for i, _, _, r, _ in items])

@@ -20,13 +20,18 @@ stated as ``study.yaml`` states it by hand:
   ``sequence_accuracy`` weighted 0 (a parallel_multiple answer may call its functions in
   any order); all or nothing: ``pass_threshold: 1.0``; no call is ``required``, since
   BFCL never runs the answers and a required call whose outcome is unknown never passes;
+- an irrelevance question (irrelevance, live_irrelevance: no possible answer) is answered
+  by no call at all, as ``relevance_file_runner`` judges it: ``expected: []``, so any
+  call is an extra one and fails the trajectory, and no call scores 100%;
 - function names with dots become underscores (``math.hypot`` is ``math_hypot``), as the
   checker's ``convert_func_name`` does for function-calling models (``--keep-dots`` for
   prompting models, which answer with the dotted name).
 
 Only the categories checked this way are taken: simple_python, multiple, parallel,
 parallel_multiple and their live kin (live_simple, live_multiple, live_parallel,
-live_parallel_multiple), which ``eval_runner.py`` judges with the same checker.
+live_parallel_multiple), which ``eval_runner.py`` judges with the same checker, and the
+two irrelevance categories. live_relevance (any call passes, of any function) is refused:
+no contract asks for a call without naming its function.
 
     python make_study.py BFCL_v4_simple_python.json BFCL_v4_multiple.json -o study.yaml
 """
@@ -44,8 +49,10 @@ import yaml
 
 # the checker's simple path: the one function offered, whatever name the answer gives
 SIMPLE = ("simple_python", "live_simple")
+# relevance_file_runner: an answer is valid when it makes no call (no possible answer)
+NO_CALL = ("irrelevance", "live_irrelevance")
 CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple",
-              "live_multiple", "live_parallel", "live_parallel_multiple")
+              "live_multiple", "live_parallel", "live_parallel_multiple", *NO_CALL)
 # the doc's type as Python's type, as the checker's PYTHON_TYPE_MAPPING has it
 PYTHON_TYPE = {"string": str, "integer": int, "float": float, "boolean": bool,
                "array": list, "tuple": list, "dict": dict, "any": str}
@@ -59,6 +66,10 @@ HEADER = """\
 # the function doc's type checked ($type, $list each), strings normalized ($text), the
 # expected calls in any order and nothing else (match: unordered; their order weighs
 # nothing in the score), all or nothing (pass_threshold: 1.0).
+"""
+NO_CALL_HEADER = """\
+# Irrelevance questions (eval_runner.py's relevance_file_runner): no call at all
+# (expected: []), so any call is an extra one and fails the trajectory.
 """
 
 
@@ -187,7 +198,8 @@ def category_of(path: Path) -> str:
     if category not in CATEGORIES:
         raise SystemExit(f"error: {path}: make_study.py states BFCL's rules for "
                          f"{', '.join(CATEGORIES)} only; give BFCL_v4_<category>.json of one "
-                         "of them (java and javascript convert types first, relevance and "
+                         "of them (java and javascript convert types first, live_relevance "
+                         "takes a call of any function, which no contract asks for, and "
                          "multi-turn questions are checked otherwise)")
     return category
 
@@ -205,6 +217,8 @@ def prompt(question: dict[str, Any]) -> str:
 
 def tasks(path: Path, keep_dots: bool) -> dict[str, Any]:
     category = category_of(path)
+    if category in NO_CALL:  # no call at all: any call is one the contract does not expect
+        return {qid: {"prompt": prompt(q), "expected": []} for qid, q in lines(path).items()}
     answers = lines(path.parent / "possible_answer" / path.name)
     out: dict[str, Any] = {}
     for qid, question in lines(path).items():
@@ -242,8 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     for path in options.questions:
         spec["tasks"].update(tasks(path, options.keep_dots))
-    written = HEADER.format(sources=", ".join(p.name for p in options.questions)) + \
-        yaml.dump(spec, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+    header = HEADER.format(sources=", ".join(p.name for p in options.questions))
+    if any(category_of(p) in NO_CALL for p in options.questions):
+        header += NO_CALL_HEADER
+    written = header + yaml.dump(spec, Dumper=Dumper, sort_keys=False, allow_unicode=True,
+                                 width=100)
     if options.output is None:
         sys.stdout.write(written)
     else:
