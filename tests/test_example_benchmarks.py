@@ -113,23 +113,26 @@ def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
                                                      "properties": {
               "artist": {"type": "string"}, "year": {"type": "integer"},
               "queries": {"type": "array", "items": {"type": "string"}}}}}]
+    power = [{"math.power": {"base": [2], "mod": [None, ""], "deck": [["a"], ""],
+                             "unit": ["", "m"]}},
+             {"find": {"city": ["Paris"]}}]
     # per category: (id, function docs, possible answer or None, the answer, BFCL's verdict)
-    cases = {"parallel_multiple": [
-        ("parallel_multiple_0", docs, [
-            {"math.power": {"base": [2], "mod": [None, ""], "deck": [["a"], ""],
-                            "unit": ["", "m"]}},
-            {"find": {"city": ["Paris"]}}],
-         [{"find": {"city": "PARIS"}},
-          {"math_power": {"base": 2, "mod": None, "deck": [], "unit": ""}}], True)],
-             "live_simple": [
-        ("live_simple_0-0-0", music, [{"music.lookup": {"artist": ["Pitbull"],
-                                                        "year": ["", "dontcare"]}}],
-         [{"music_lookup": {"artist": "pitbull", "year": ""}}], True),
-        ("live_simple_1-1-0", music, [{"music.lookup": {"artist": ["Pitbull"], "queries": []}}],
-         [{"music_lookup": {"artist": "Pitbull"}}], False)],
-             "irrelevance": [
-        ("irrelevance_0", music, None, [], True),
-        ("irrelevance_1", music, None, [{"music_lookup": {"artist": "Pitbull"}}], False)]}
+    Case = tuple[str, list[Any], Any, list[Any], bool]
+    cases: dict[str, list[Case]] = {
+        "parallel_multiple": [
+            ("parallel_multiple_0", docs, power,
+             [{"find": {"city": "PARIS"}},
+              {"math_power": {"base": 2, "mod": None, "deck": [], "unit": ""}}], True)],
+        "live_simple": [
+            ("live_simple_0-0-0", music,
+             [{"music.lookup": {"artist": ["Pitbull"], "year": ["", "dontcare"]}}],
+             [{"music_lookup": {"artist": "pitbull", "year": ""}}], True),
+            ("live_simple_1-1-0", music,
+             [{"music.lookup": {"artist": ["Pitbull"], "queries": []}}],
+             [{"music_lookup": {"artist": "Pitbull"}}], False)],
+        "irrelevance": [
+            ("irrelevance_0", music, None, [], True),
+            ("irrelevance_1", music, None, [{"music_lookup": {"artist": "Pitbull"}}], False)]}
     (tmp_path / "possible_answer").mkdir()
     verdicts = {}
     for category, items in cases.items():
