@@ -87,13 +87,21 @@ def test_bfcl_study_made_from_the_possible_answers_gives_bfcls_verdicts(tmp_path
                               str(bfcl / "BFCL_v4_multi_turn_base.json")],
                              capture_output=True, text=True, check=False)
     assert refused.returncode != 0
-    assert "simple_python, multiple, parallel, parallel_multiple only" in refused.stderr
+    assert "parallel_multiple, live_simple" in refused.stderr
+
+
+def _write_lines(path: Path, items: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    return path
 
 
 def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
     """Answers BFCL's checker passes: calls of two functions in the other order, ``null``
     where the possible answer gives it for a float (the checker's "variable" case), ``[]``
-    and ``""`` for optional parameters, which the checker compares with the ``""`` it lists."""
+    and ``""`` for optional parameters, which the checker compares with the ``""`` it lists,
+    and ``""`` for an integer whose possible values are ``"dontcare"`` and ``""`` (live);
+    and answers it fails: a parameter with no possible value (``[]``) left out, and a call
+    where the question is irrelevant (no call passes)."""
     docs = [{"name": "math.power", "parameters": {"type": "dict", "required": ["base"],
                                                   "properties": {
              "base": {"type": "integer"}, "mod": {"type": "float"},
@@ -101,33 +109,56 @@ def test_bfcl_study_states_the_checkers_quieter_rules(tmp_path: Path) -> None:
              "unit": {"type": "string"}}}},
             {"name": "find", "parameters": {"type": "dict", "required": ["city"],
                                             "properties": {"city": {"type": "string"}}}}]
-    question = {"id": "parallel_multiple_0", "function": docs,
-                "question": [[{"role": "user", "content": "2 squared; then find Paris"}]]}
-    possible = {"id": "parallel_multiple_0", "ground_truth": [
-        {"math.power": {"base": [2], "mod": [None, ""], "deck": [["a"], ""], "unit": ["", "m"]}},
-        {"find": {"city": ["Paris"]}}]}
-    answer = {"id": "parallel_multiple_0", "result": [
-        {"find": json.dumps({"city": "PARIS"})},
-        {"math_power": json.dumps({"base": 2, "mod": None, "deck": [], "unit": ""})}]}
+    music = [{"name": "music.lookup", "parameters": {"type": "dict", "required": ["artist"],
+                                                     "properties": {
+              "artist": {"type": "string"}, "year": {"type": "integer"},
+              "queries": {"type": "array", "items": {"type": "string"}}}}}]
+    power = [{"math.power": {"base": [2], "mod": [None, ""], "deck": [["a"], ""],
+                             "unit": ["", "m"]}},
+             {"find": {"city": ["Paris"]}}]
+    # per category: (id, function docs, possible answer or None, the answer, BFCL's verdict)
+    Case = tuple[str, list[Any], Any, list[Any], bool]
+    cases: dict[str, list[Case]] = {
+        "parallel_multiple": [
+            ("parallel_multiple_0", docs, power,
+             [{"find": {"city": "PARIS"}},
+              {"math_power": {"base": 2, "mod": None, "deck": [], "unit": ""}}], True)],
+        "live_simple": [
+            ("live_simple_0-0-0", music,
+             [{"music.lookup": {"artist": ["Pitbull"], "year": ["", "dontcare"]}}],
+             [{"music_lookup": {"artist": "pitbull", "year": ""}}], True),
+            ("live_simple_1-1-0", music,
+             [{"music.lookup": {"artist": ["Pitbull"], "queries": []}}],
+             [{"music_lookup": {"artist": "Pitbull"}}], False)],
+        "irrelevance": [
+            ("irrelevance_0", music, None, [], True),
+            ("irrelevance_1", music, None, [{"music_lookup": {"artist": "Pitbull"}}], False)]}
     (tmp_path / "possible_answer").mkdir()
-    questions = tmp_path / "BFCL_v4_parallel_multiple.json"
-    questions.write_text(json.dumps(question) + "\n", encoding="utf-8")
-    (tmp_path / "possible_answer" / questions.name).write_text(json.dumps(possible) + "\n",
-                                                              encoding="utf-8")
-    result = tmp_path / "result.json"
-    result.write_text(json.dumps(answer) + "\n", encoding="utf-8")
-    score = tmp_path / "score.json"
-    score.write_text(json.dumps({"accuracy": 1.0, "correct_count": 1, "total_count": 1}) + "\n",
-                     encoding="utf-8")
-    subprocess.run([sys.executable, str(HERE / "bfcl" / "make_study.py"), str(questions),
-                    "-o", str(tmp_path / "study.yaml")], check=True)
-    import_runs("bfcl", str(result), str(tmp_path / "runs.jsonl"),
-                inputs={"score": str(score), "questions": str(questions)})
-    summary = regrade_file(tmp_path / "runs.jsonl", tmp_path / "runs.v2.jsonl",
-                           RegradeSettings(spec=str(tmp_path / "study.yaml")))
-    assert not summary.flips
-    ((_, row),) = _rows(tmp_path / "runs.v2.jsonl").items()
-    assert row["outcome"] == "passed" and row["evaluation"]["score"] == 1.0
+    verdicts = {}
+    for category, items in cases.items():
+        questions = _write_lines(tmp_path / f"BFCL_v4_{category}.json", [
+            {"id": i, "function": d, "question": [[{"role": "user", "content": "..."}]]}
+            for i, d, _, _, _ in items])
+        if category != "irrelevance":
+            _write_lines(tmp_path / "possible_answer" / questions.name,
+                         [{"id": i, "ground_truth": p} for i, _, p, _, _ in items])
+        result = _write_lines(tmp_path / f"{category}_result.json", [
+            {"id": i, "result": [{n: json.dumps(a)} for c in r for n, a in c.items()]}
+            for i, _, _, r, _ in items])
+        score = _write_lines(tmp_path / f"{category}_score.json", [
+            {"accuracy": 0.0, "correct_count": 0, "total_count": len(items)},
+            *({"id": i, "valid": False} for i, _, _, _, ok in items if not ok)])
+        subprocess.run([sys.executable, str(HERE / "bfcl" / "make_study.py"), str(questions),
+                        "-o", str(tmp_path / f"{category}.yaml")], check=True)
+        import_runs("bfcl", str(result), str(tmp_path / f"{category}.jsonl"),
+                    inputs={"score": str(score), "questions": str(questions)})
+        summary = regrade_file(tmp_path / f"{category}.jsonl", tmp_path / f"{category}.v2.jsonl",
+                               RegradeSettings(spec=str(tmp_path / f"{category}.yaml")))
+        assert not summary.flips
+        verdicts.update({task: r["outcome"] for (task, _), r in
+                         _rows(tmp_path / f"{category}.v2.jsonl").items()})
+    assert verdicts == {i: "passed" if ok else "failed"
+                        for items in cases.values() for i, _, _, _, ok in items}
 
 
 def test_tau_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:

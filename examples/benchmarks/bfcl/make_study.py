@@ -13,17 +13,25 @@ stated as ``study.yaml`` states it by hand:
   is a list in the possible answer's order (``$list``), its items type-checked against
   ``items.type`` (``each``); a ``dict`` is an ``$object`` whose keys may be optional;
 - where the possible answer's values are of another type than the doc's (BFCL's
-  "variable" case), a value of that type is accepted and compared exactly, as BFCL does;
+  "variable" case), a value of that type is accepted and compared exactly, as BFCL does
+  (with the ``""`` it lists, when a string passes the type check);
+- a parameter with no possible value (``[]``) matches nothing, given or left out;
 - exactly the expected calls, in any order, nothing else: ``match: unordered``, and
   ``sequence_accuracy`` weighted 0 (a parallel_multiple answer may call its functions in
   any order); all or nothing: ``pass_threshold: 1.0``; no call is ``required``, since
   BFCL never runs the answers and a required call whose outcome is unknown never passes;
+- an irrelevance question (irrelevance, live_irrelevance: no possible answer) is answered
+  by no call at all, as ``relevance_file_runner`` judges it: ``expected: []``, so any
+  call is an extra one and fails the trajectory, and no call scores 100%;
 - function names with dots become underscores (``math.hypot`` is ``math_hypot``), as the
   checker's ``convert_func_name`` does for function-calling models (``--keep-dots`` for
   prompting models, which answer with the dotted name).
 
-Only the categories checked this way are taken: simple_python, multiple, parallel and
-parallel_multiple.
+Only the categories checked this way are taken: simple_python, multiple, parallel,
+parallel_multiple and their live kin (live_simple, live_multiple, live_parallel,
+live_parallel_multiple), which ``eval_runner.py`` judges with the same checker, and the
+two irrelevance categories. live_relevance (any call passes, of any function) is refused:
+no contract asks for a call without naming its function.
 
     python make_study.py BFCL_v4_simple_python.json BFCL_v4_multiple.json -o study.yaml
 """
@@ -39,7 +47,12 @@ from typing import Any
 
 import yaml
 
-CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple")
+# the checker's simple path: the one function offered, whatever name the answer gives
+SIMPLE = ("simple_python", "live_simple")
+# relevance_file_runner: an answer is valid when it makes no call (no possible answer)
+NO_CALL = ("irrelevance", "live_irrelevance")
+CATEGORIES = ("simple_python", "multiple", "parallel", "parallel_multiple", "live_simple",
+              "live_multiple", "live_parallel", "live_parallel_multiple", *NO_CALL)
 # the doc's type as Python's type, as the checker's PYTHON_TYPE_MAPPING has it
 PYTHON_TYPE = {"string": str, "integer": int, "float": float, "boolean": bool,
                "array": list, "tuple": list, "dict": dict, "any": str}
@@ -53,6 +66,10 @@ HEADER = """\
 # the function doc's type checked ($type, $list each), strings normalized ($text), the
 # expected calls in any order and nothing else (match: unordered; their order weighs
 # nothing in the score), all or nothing (pass_threshold: 1.0).
+"""
+NO_CALL_HEADER = """\
+# Irrelevance questions (eval_runner.py's relevance_file_runner): no call at all
+# (expected: []), so any call is an extra one and fails the trajectory.
 """
 
 
@@ -86,6 +103,9 @@ def text(value: str) -> Flow:
 
 
 def one_of(alternatives: list[Any]) -> Any:
+    """The alternatives; none (a possible answer of ``[]``) is a value nothing matches."""
+    if not alternatives:
+        return NOTHING
     return alternatives[0] if len(alternatives) == 1 else Flow({"$anyof": alternatives})
 
 
@@ -112,7 +132,8 @@ def dict_value(possible: dict[str, list[Any]]) -> Flow:
     """One possible dict (the checker's dict_checker): each key's values, "" optional."""
     keys: dict[str, Any] = {}
     for key, values in possible.items():
-        matcher = one_of([plain_or_text(v) for v in values if v != ""] or [text("")])
+        # "" is a string compared like the others: a key given as "" matches it
+        matcher = one_of([plain_or_text(v) for v in values])
         keys[key] = Flow({"$optional": matcher}) if "" in values else matcher
     return Flow({"$object": keys})
 
@@ -129,7 +150,9 @@ def parameter(doc: dict[str, Any], values: list[Any], required: bool) -> Any:
     optional = "" in values and not required
     if own is not None and own is not expected and not (expected is float and own is int):
         # the "variable" case: a value of the possible answer's type, compared exactly
-        matcher = one_of(alternatives)
+        # with the possible values, "" among them when a string passes the type check
+        matcher = one_of(alternatives + ([""] if "" in values and str in (expected, own)
+                                         else []))
     elif expected is str:
         # "" is a string the checker normalizes like the others: an empty value matches
         matcher = one_of([plain_or_text(v) for v in values])
@@ -173,9 +196,10 @@ def category_of(path: Path) -> str:
     match = re.fullmatch(r"BFCL_v\d+_(.+)\.json", path.name)
     category = match.group(1) if match else None
     if category not in CATEGORIES:
-        raise SystemExit(f"error: {path}: make_study.py states the AST checker of "
+        raise SystemExit(f"error: {path}: make_study.py states BFCL's rules for "
                          f"{', '.join(CATEGORIES)} only; give BFCL_v4_<category>.json of one "
-                         "of them (java and javascript convert types first, live and "
+                         "of them (java and javascript convert types first, live_relevance "
+                         "takes a call of any function, which no contract asks for, and "
                          "multi-turn questions are checked otherwise)")
     return category
 
@@ -193,6 +217,8 @@ def prompt(question: dict[str, Any]) -> str:
 
 def tasks(path: Path, keep_dots: bool) -> dict[str, Any]:
     category = category_of(path)
+    if category in NO_CALL:  # no call at all: any call is one the contract does not expect
+        return {qid: {"prompt": prompt(q), "expected": []} for qid, q in lines(path).items()}
     answers = lines(path.parent / "possible_answer" / path.name)
     out: dict[str, Any] = {}
     for qid, question in lines(path).items():
@@ -200,7 +226,7 @@ def tasks(path: Path, keep_dots: bool) -> dict[str, Any]:
         calls = []
         for call in answers[qid]["ground_truth"]:
             ((name, possible),) = call.items()
-            if category == "simple_python":
+            if category in SIMPLE:
                 doc = docs[0]  # the checker takes the one function offered, by its name
             else:
                 doc = next((d for d in docs if d["name"] == name), None)
@@ -230,8 +256,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     for path in options.questions:
         spec["tasks"].update(tasks(path, options.keep_dots))
-    written = HEADER.format(sources=", ".join(p.name for p in options.questions)) + \
-        yaml.dump(spec, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=100)
+    header = HEADER.format(sources=", ".join(p.name for p in options.questions))
+    if any(category_of(p) in NO_CALL for p in options.questions):
+        header += NO_CALL_HEADER
+    written = header + yaml.dump(spec, Dumper=Dumper, sort_keys=False, allow_unicode=True,
+                                 width=100)
     if options.output is None:
         sys.stdout.write(written)
     else:
