@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from tests.helpers import EXAMPLES, check_in
 from toolscore_studies.importing import import_runs
 from toolscore_studies.regrade import RegradeSettings, regrade_file
@@ -182,6 +184,69 @@ def test_tau_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
     # task 44: "4" in no reply (r_outputs 0), found in a reply, not the final answer
     for trial, status in ((1, "pass"), (2, "fail"), (3, "pass"), (4, "fail")):
         assert check_in(rows[("44", trial)], "expected-outputs")["status"] == status
+
+
+def test_tau_bench_study_made_from_the_tasks_gives_tau_benchs_verdicts(tmp_path: Path) -> None:
+    tau = HERE / "tau_bench"
+    spec = tmp_path / "study.yaml"
+    subprocess.run([sys.executable, str(tau / "make_study.py"), str(tau / "gpt-4o-airline.json"),
+                    "-o", str(spec)], check=True)
+    runs = tmp_path / "tau.jsonl"
+    import_runs("tau_bench", str(tau / "gpt-4o-airline.json"), str(runs))
+    summary = regrade_file(runs, tmp_path / "tau.v2.jsonl", RegradeSettings(spec=str(spec)))
+    assert summary.written_through == 0 and not summary.flips
+    rows = _rows(tmp_path / "tau.v2.jsonl")
+    assert len(rows) == 12
+    assert {k: r["outcome"] for k, r in rows.items()} == {
+        k: "passed" if r["imported"]["verdict"]["reward"] == 1.0 else "failed"
+        for k, r in rows.items()}
+    # the rules study.yaml states by hand, made from the tasks' actions and outputs
+    made = yaml.safe_load(spec.read_text(encoding="utf-8"))
+    assert made["defaults"]["judge_tools"][:2] == ["book_reservation", "cancel_reservation"]
+    assert {k: made["defaults"][k] for k in ("match", "closed", "pass_threshold")} == {
+        "match": "superset", "closed": True, "pass_threshold": 1.0}
+    assert made["tasks"]["1"]["expected"] == [
+        {"tool": "cancel_reservation", "args": {"reservation_id": "Z7GOZK"}}]
+    assert made["tasks"]["35"]["expected"] == []  # a read and transfer_to_human_agents
+    assert made["tasks"]["44"]["expected_outputs"] == ["4"]
+
+
+def test_tau_bench_study_takes_the_writes_in_any_order_and_the_flights_looked_up(
+        tmp_path: Path) -> None:
+    """τ-bench's database keeps neither the order of these writes nor a flight's origin,
+    destination and price as the call gave them (the tool looks them up): a run that
+    makes the task's writes in another order, its flights with those keys, passes."""
+    flights = [{"flight_number": "HAT056", "date": "2024-05-25"}]
+    passengers = [{"first_name": "Omar", "last_name": "Rossi", "dob": "1970-06-06"}]
+    actions: list[dict[str, Any]] = [
+        {"name": "get_reservation_details", "kwargs": {"reservation_id": "FQ8APE"}},
+        {"name": "update_reservation_flights", "kwargs": {
+            "reservation_id": "FQ8APE", "cabin": "economy", "flights": flights,
+            "payment_id": "gift_card_8190333"}},
+        {"name": "update_reservation_passengers", "kwargs": {
+            "reservation_id": "FQ8APE", "passengers": passengers}}]
+    given = [{**flights[0], "origin": "EWR", "destination": "IAH"}]
+    calls = [("update_reservation_passengers", actions[2]["kwargs"]),
+             ("update_reservation_flights", {**actions[1]["kwargs"], "flights": given})]
+    traj: list[dict[str, Any]] = [{"role": "user", "content": "Upgrade FQ8APE, please."}]
+    for i, (name, args) in enumerate(calls):
+        traj += [{"role": "assistant", "content": None, "tool_calls": [
+                     {"id": f"c{i}", "type": "function",
+                      "function": {"name": name, "arguments": json.dumps(args)}}]},
+                 {"role": "tool", "tool_call_id": f"c{i}", "name": name, "content": "{}"}]
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps([{"task_id": 5, "trial": 0, "reward": 1.0, "traj": traj,
+                                    "info": {"task": {"user_id": "omar_rossi_1241",
+                                                      "actions": actions, "outputs": [],
+                                                      "instruction": "..."}}}]),
+                       encoding="utf-8")
+    spec = tmp_path / "study.yaml"
+    subprocess.run([sys.executable, str(HERE / "tau_bench" / "make_study.py"), str(results),
+                    "-o", str(spec)], check=True)
+    import_runs("tau_bench", str(results), str(tmp_path / "runs.jsonl"))
+    regrade_file(tmp_path / "runs.jsonl", tmp_path / "runs.v2.jsonl",
+                 RegradeSettings(spec=str(spec)))
+    assert _rows(tmp_path / "runs.v2.jsonl")[("5", 1)]["outcome"] == "passed"
 
 
 def test_tau2_bench_verdicts_agree_run_by_run(tmp_path: Path) -> None:
