@@ -45,7 +45,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from study_yaml import Flow, write_study  # examples/benchmarks/study_yaml.py
 
 # the checker's simple path: the one function offered, whatever name the answer gives
 SIMPLE = ("simple_python", "live_simple")
@@ -71,21 +72,6 @@ NO_CALL_HEADER = """\
 # Irrelevance questions (eval_runner.py's relevance_file_runner): no call at all
 # (expected: []), so any call is an extra one and fails the trajectory.
 """
-
-
-class Flow(dict[str, Any]):
-    """A mapping written on one line: a matcher reads as the contracts write it."""
-
-
-class Dumper(yaml.SafeDumper):
-    """YAML's safe dumper, with matchers on one line."""
-
-
-def _flow(dumper: Dumper, data: Flow) -> yaml.Node:
-    return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
-
-
-Dumper.add_representer(Flow, _flow)
 
 
 NOTHING = Flow({"$not": Flow({"$any": True})})  # no value matches
@@ -259,12 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     header = HEADER.format(sources=", ".join(p.name for p in options.questions))
     if any(category_of(p) in NO_CALL for p in options.questions):
         header += NO_CALL_HEADER
-    written = header + yaml.dump(spec, Dumper=Dumper, sort_keys=False, allow_unicode=True,
-                                 width=100)
-    if options.output is None:
-        sys.stdout.write(written)
-    else:
-        options.output.write_text(written, encoding="utf-8")
+    write_study(spec, header, options.output)
     return 0
 
 

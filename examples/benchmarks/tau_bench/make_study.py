@@ -42,7 +42,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from study_yaml import Flow, write_study  # examples/benchmarks/study_yaml.py
 
 # each domain's tools whose invoke changes the data (tau_bench/envs/<domain>/tools/)
 WRITES = {
@@ -77,21 +78,6 @@ HEADER = """\
 # (error_when); each of the task's outputs in a reply (expected_outputs); all or nothing
 # (pass_threshold: 1.0).
 """
-
-
-class Flow(dict[str, Any]):
-    """A mapping written on one line: a matcher reads as the contracts write it."""
-
-
-class Dumper(yaml.SafeDumper):
-    """YAML's safe dumper, with matchers on one line."""
-
-
-def _flow(dumper: Dumper, data: Flow) -> yaml.Node:
-    return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
-
-
-Dumper.add_representer(Flow, _flow)
 
 
 def named_tools(results: list[dict[str, Any]]) -> set[str]:
@@ -169,12 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         "tasks": tasks(results, domain),
     }
     header = HEADER.format(source=options.results.name, domain=domain)
-    written = header + yaml.dump(spec, Dumper=Dumper, sort_keys=False, allow_unicode=True,
-                                 width=100)
-    if options.output is None:
-        sys.stdout.write(written)
-    else:
-        options.output.write_text(written, encoding="utf-8")
+    write_study(spec, header, options.output)
     return 0
 
 
