@@ -42,6 +42,19 @@ def tool_call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, A
             "function": {"name": name, "arguments": json.dumps(arguments)}}
 
 
+def weather_script(prefix: str = "") -> list[Reply]:
+    """The fixture generators' weather conversation: Paris's weather and Tokyo's time asked
+    together and answered, then Atlantis's weather (which the tool refuses) and the reply.
+    ``prefix``: what the framework puts before a tool's name (Semantic Kernel's plugin)."""
+    return [
+        Reply(tool_calls=[tool_call("call_w1", f"{prefix}get_weather", {"city": "Paris"}),
+                          tool_call("call_t1", f"{prefix}get_time", {"city": "Tokyo"})]),
+        Reply(content="Paris: sunny, 21 C. Tokyo: 18:00."),
+        Reply(tool_calls=[tool_call("call_w2", f"{prefix}get_weather", {"city": "Atlantis"})]),
+        Reply(content="I could not get the weather in Atlantis."),
+    ]
+
+
 @define
 class Seen:
     """A request the server received."""
